@@ -1,0 +1,73 @@
+/**
+ * The relay's configuration, read once per process from the environment. Handlers receive
+ * it as a value; the protocol core never reads the environment.
+ */
+import type { TableNames } from '../store/table-definitions.ts';
+import { optionalString, positiveInteger, requiredString } from './env-readers.ts';
+import type { Environment } from './env-readers.ts';
+
+export interface RelayLimits {
+  /** Largest request body `POST /events` accepts, in bytes (413 above it). */
+  maxBodyBytes: number;
+  /** Most events in one NDJSON batch (413 above it). */
+  maxBatchEvents: number;
+  /**
+   * Largest single event, in bytes. Fan-out posts each event as one WebSocket message, and
+   * API Gateway caps a message at 128 KiB, so a larger event could be stored but never delivered.
+   */
+  maxEventBytes: number;
+  /** Most resume positions in one `from` (AEP-0003 §6.5 `limit-exceeded` above it). */
+  maxFromPositions: number;
+  /** Most subscriptions one WebSocket connection may hold. */
+  maxSubscriptionsPerConnection: number;
+}
+
+export interface RelayConfig {
+  region: string;
+  tables: TableNames;
+  /** DynamoDB endpoint override (DynamoDB Local); absent in AWS. */
+  dynamoEndpoint?: string;
+  /** Newest events per session that replay serves (advertised as `replay.buffer`). */
+  replayBuffer: number;
+  retentionDays: number;
+  /** Lifetime of live-only items: agent-scoped events and redelivery markers. */
+  liveOnlySeconds: number;
+  limits: RelayLimits;
+  /** Which bindings this deployment serves (AEP_SURFACE_STREAM / AEP_SURFACE_SOCKET = on), so discovery only advertises what exists. */
+  surface: { stream: boolean; socket: boolean };
+}
+
+export const DEFAULT_LIMITS: RelayLimits = {
+  maxBodyBytes: 1024 * 1024,
+  maxBatchEvents: 1000,
+  maxEventBytes: 120 * 1024,
+  maxFromPositions: 256,
+  maxSubscriptionsPerConnection: 32,
+};
+
+export function readRelayConfig(env: Environment): RelayConfig {
+  const dynamoEndpoint = optionalString(env, 'AEP_DYNAMODB_ENDPOINT');
+  return {
+    region: optionalString(env, 'AWS_REGION') ?? 'us-east-1',
+    tables: {
+      events: requiredString(env, 'AEP_EVENTS_TABLE'),
+      connections: requiredString(env, 'AEP_CONNECTIONS_TABLE'),
+      tenants: requiredString(env, 'AEP_TENANTS_TABLE'),
+    },
+    ...(dynamoEndpoint === undefined ? {} : { dynamoEndpoint }),
+    replayBuffer: positiveInteger(env, 'AEP_REPLAY_BUFFER', 1000),
+    retentionDays: positiveInteger(env, 'AEP_RETENTION_DAYS', 30),
+    liveOnlySeconds: positiveInteger(env, 'AEP_LIVE_ONLY_SECONDS', 3600),
+    limits: {
+      maxBodyBytes: positiveInteger(env, 'AEP_MAX_BODY_BYTES', DEFAULT_LIMITS.maxBodyBytes),
+      maxBatchEvents: positiveInteger(env, 'AEP_MAX_BATCH', DEFAULT_LIMITS.maxBatchEvents),
+      maxEventBytes: positiveInteger(env, 'AEP_MAX_EVENT_BYTES', DEFAULT_LIMITS.maxEventBytes),
+      maxFromPositions: positiveInteger(env, 'AEP_MAX_FROM', DEFAULT_LIMITS.maxFromPositions),
+      maxSubscriptionsPerConnection: positiveInteger(env, 'AEP_MAX_SUBSCRIPTIONS', DEFAULT_LIMITS.maxSubscriptionsPerConnection),
+    },
+    surface: {
+      stream: optionalString(env, 'AEP_SURFACE_STREAM') === 'on',
+      socket: optionalString(env, 'AEP_SURFACE_SOCKET') === 'on',
+    },
+  };
+}

@@ -1,0 +1,43 @@
+/**
+ * The relay's one error family. Each error carries the spec's word for what went wrong
+ * (`code`), the HTTP status where the binding is HTTP, and an optional detail that is safe
+ * to show the client. Anything that is not a RelayError becomes a bare 500.
+ */
+export class RelayError extends Error {
+  constructor(
+    readonly code: string,
+    readonly status: number,
+    readonly detail?: string,
+    readonly extra?: Record<string, unknown>,
+    options?: { cause?: unknown },
+  ) {
+    super(detail === undefined ? code : `${code}: ${detail}`, options);
+    this.name = 'RelayError';
+  }
+
+  /** The JSON body a client receives. */
+  body(): Record<string, unknown> {
+    return { error: this.code, ...(this.detail === undefined ? {} : { detail: this.detail }), ...this.extra };
+  }
+}
+
+/** 401: no usable credentials (AEP-0003 §8.1). */
+export const unauthenticated = (detail = 'a valid bearer token is required') => new RelayError('unauthenticated', 401, detail);
+/** 403: authenticated, but this token may not do this (scope, agent binding, control policy). */
+export const forbidden = (detail: string) => new RelayError('unauthorized', 403, detail);
+/** 426: the request names no supported protocol version (AEP-0003 §3.2). */
+export const versionUnsupported = (versions: readonly string[]) =>
+  new RelayError('version-unsupported', 426, `send the AEP-Version header with one of: ${versions.join(', ')}`, { versions: [...versions] });
+/** 400: an event fails envelope validation (AEP-0003 §3.2). */
+export const invalidEvent = (detail: string, extra?: Record<string, unknown>) => new RelayError('invalid-event', 400, detail, extra);
+/** 413: the body or batch is over a limit. */
+export const payloadTooLarge = (code: 'payload-too-large' | 'too-many-events' | 'event-too-large', detail: string) => new RelayError(code, 413, detail);
+/** 415: a content type the binding does not take. */
+export const unsupportedMediaType = (detail: string) => new RelayError('unsupported-media-type', 415, detail);
+/** 429: a tenant quota was hit. */
+export const limitExceeded = (detail: string) => new RelayError('limit-exceeded', 429, detail);
+/** 503: storage is unavailable after retries; the client retries with the same event ids. */
+export const unavailable = (detail = 'the event store is unavailable, retry with the same event ids', cause?: unknown) =>
+  new RelayError('unavailable', 503, detail, undefined, { cause });
+export const notFound = () => new RelayError('not-found', 404, 'no such route');
+export const badRequest = (code: string, detail: string) => new RelayError(code, 400, detail);

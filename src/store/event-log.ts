@@ -1,0 +1,288 @@
+/**
+ * The tenant-scoped, durable event log on DynamoDB: admission with `(source, id)` dedupe,
+ * and the replay reads the bindings serve.
+ *
+ * Item kinds (attribute `kind`), all in the events table:
+ * - `event`: one stored event. Session-scoped events live in their session's partition and
+ *   carry a `pos` for the `byPosition` index; agent-scoped events (AEP-0001 §5.2: no
+ *   session, no position) live in their agent's partition without `pos`, so the index stays
+ *   sparse and they are fanned out live but never replayed.
+ * - `redelivery`: a short-lived marker written when a duplicate arrives. It produces a
+ *   stream record, so the one fan-out path also forwards redeliveries live (AEP-0003 §5:
+ *   admission dedupes, live fan-out forwards as received) while the log keeps one copy.
+ * - `session`: the tenant's registry of sessions held, for replay-all (AEP-0003 §5).
+ */
+import { PutItemCommand, QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { AepEvent } from '../protocol/event.ts';
+import type { Position } from '../protocol/positions.ts';
+import { isAgentScopedType } from '../protocol/type-grammar.ts';
+import { isConditionFailure, num, readString, str } from './attribute-values.ts';
+import type { Item } from './attribute-values.ts';
+import { eventKeys } from './keys.ts';
+import { positionKey, positionOfKey, seqLessKey } from './position-key.ts';
+import { POSITION_INDEX } from './table-definitions.ts';
+
+/** An event that passed validation, with the exact text it arrived as (AEP-0004 §4.4 byte identity). */
+export interface AdmittedEvent {
+  event: AepEvent;
+  raw: string;
+}
+
+export type AppendOutcome = 'stored' | 'duplicate';
+
+/** One item read back from a session's history, in position order. */
+export interface HistoryItem {
+  raw: string;
+  /** The index key it sorts under (see `position-key.ts`). */
+  positionKey: string;
+}
+
+export interface ReplayResult {
+  /** Set when the requested position predates the served window (AEP-0003 §5 `replay-exhausted`). */
+  exhaustedEarliest?: Position;
+  /** The served events after the requested position, oldest first. */
+  items: HistoryItem[];
+}
+
+export interface Page<T> {
+  items: T[];
+  /** Opaque cursor for the next page; absent on the last one. */
+  cursor?: string;
+}
+
+export interface EventLogOptions {
+  tableName: string;
+  /** Replay serves at most the newest `replayBuffer` events of a session (advertised as `replay.buffer`). */
+  replayBuffer: number;
+  /** Stored events expire this many days after admission (DynamoDB TTL). */
+  retentionDays: number;
+  /** Lifetime of live-only items (agent-scoped events, redelivery markers), in seconds. */
+  liveOnlySeconds: number;
+  now: () => number;
+  mintId: () => string;
+  /**
+   * How long this process trusts that a session is already in the registry before
+   * refreshing it (saves one write per event on a warm container).
+   */
+  registryRefreshMs?: number;
+}
+
+const SECONDS_PER_DAY = 86_400;
+
+export class EventLog {
+  private readonly registeredSessions = new Map<string, number>();
+
+  constructor(
+    private readonly client: DynamoDBClient,
+    private readonly options: EventLogOptions,
+  ) {}
+
+  /**
+   * Stores an event once per `(tenant, source, id)`. A duplicate writes nothing to the log;
+   * it leaves a redelivery marker so fan-out still forwards it (AEP-0003 §5).
+   */
+  async append(tenant: string, admitted: AdmittedEvent): Promise<AppendOutcome> {
+    const { event } = admitted;
+    const nowMs = this.options.now();
+    const agentScoped = isAgentScopedType(event.type) || event.session === undefined;
+    const item: Item = {
+      pk: str(agentScoped ? eventKeys.agentPartition(tenant, event.agent) : eventKeys.sessionPartition(tenant, event.session as string)),
+      sk: str(eventKeys.eventSort(event.source, event.id)),
+      kind: str('event'),
+      raw: str(admitted.raw),
+      expiresAt: num(expiry(nowMs, agentScoped ? this.options.liveOnlySeconds : this.options.retentionDays * SECONDS_PER_DAY)),
+    };
+    if (!agentScoped) {
+      const session = event.session as string;
+      await this.registerSession(tenant, session, nowMs);
+      item.pos = str(
+        event.seq === undefined
+          ? seqLessKey(await this.newestPositionKey(tenant, session), this.options.mintId())
+          : positionKey(event.epoch ?? 0, event.seq),
+      );
+    }
+    try {
+      await this.client.send(
+        new PutItemCommand({
+          TableName: this.options.tableName,
+          Item: item,
+          ConditionExpression: 'attribute_not_exists(pk)',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return 'stored';
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      // Forward the stored copy: a true redelivery is byte-identical, and an id collision
+      // (a different event reusing `(source, id)`, AEP-0001 §7.4) must not smuggle new content.
+      await this.writeRedeliveryMarker(tenant, readString(error.Item, 'raw') ?? admitted.raw, nowMs);
+      return 'duplicate';
+    }
+  }
+
+  /**
+   * Replay of one session (AEP-0003 §5): the events after `after` (or the whole served window
+   * when absent), limited to the newest `replayBuffer` events. When more than that lie after
+   * the requested position, the result says where the served window starts.
+   */
+  async replay(tenant: string, session: string, after?: Position): Promise<ReplayResult> {
+    const window = this.options.replayBuffer;
+    const newestFirst: HistoryItem[] = [];
+    let exclusiveStartKey: Item | undefined;
+    let overflow = false;
+    do {
+      const page = await this.client.send(
+        new QueryCommand({
+          TableName: this.options.tableName,
+          IndexName: POSITION_INDEX,
+          KeyConditionExpression: after === undefined ? 'pk = :pk' : 'pk = :pk AND pos > :after',
+          ExpressionAttributeValues: {
+            ':pk': str(eventKeys.sessionPartition(tenant, session)),
+            ...(after === undefined ? {} : { ':after': str(positionKey(after.epoch, after.seq)) }),
+          },
+          ProjectionExpression: '#raw, pos',
+          ExpressionAttributeNames: { '#raw': 'raw' },
+          ScanIndexForward: false,
+          ConsistentRead: true,
+          Limit: window + 1 - newestFirst.length,
+          ExclusiveStartKey: exclusiveStartKey,
+        }),
+      );
+      for (const record of page.Items ?? []) {
+        if (newestFirst.length === window) {
+          overflow = true;
+          break;
+        }
+        newestFirst.push(historyItem(record));
+      }
+      exclusiveStartKey = page.LastEvaluatedKey;
+    } while (!overflow && exclusiveStartKey !== undefined && newestFirst.length <= window);
+    const items = newestFirst.reverse();
+    const earliest = items[0];
+    if (overflow && after !== undefined && earliest !== undefined) {
+      return { exhaustedEarliest: positionOfKey(session, earliest.positionKey), items };
+    }
+    return { items };
+  }
+
+  /** Events of a session strictly after a position, oldest first, one bounded page at a time. */
+  async readAfter(tenant: string, session: string, after: Position | undefined, limit: number, cursor?: string): Promise<Page<HistoryItem>> {
+    const page = await this.client.send(
+      new QueryCommand({
+        TableName: this.options.tableName,
+        IndexName: POSITION_INDEX,
+        KeyConditionExpression: after === undefined ? 'pk = :pk' : 'pk = :pk AND pos > :after',
+        ExpressionAttributeValues: {
+          ':pk': str(eventKeys.sessionPartition(tenant, session)),
+          ...(after === undefined ? {} : { ':after': str(positionKey(after.epoch, after.seq)) }),
+        },
+        ProjectionExpression: '#raw, pos',
+          ExpressionAttributeNames: { '#raw': 'raw' },
+        ConsistentRead: true,
+        Limit: clampLimit(limit),
+        ExclusiveStartKey: decodeCursor(cursor),
+      }),
+    );
+    return pageOf((page.Items ?? []).map(historyItem), page.LastEvaluatedKey);
+  }
+
+  /** The earliest position replay serves for a session, or undefined when it holds none. */
+  async earliestServedPosition(tenant: string, session: string): Promise<Position | undefined> {
+    const { items } = await this.replay(tenant, session);
+    const earliest = items[0];
+    return earliest === undefined ? undefined : positionOfKey(session, earliest.positionKey);
+  }
+
+  /** Sessions the tenant holds history for, one bounded page at a time. */
+  async listSessions(tenant: string, limit: number, cursor?: string): Promise<Page<string>> {
+    const page = await this.client.send(
+      new QueryCommand({
+        TableName: this.options.tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': str(eventKeys.sessionRegistryPartition(tenant)) },
+        ProjectionExpression: 'sk',
+        ConsistentRead: true,
+        Limit: clampLimit(limit),
+        ExclusiveStartKey: decodeCursor(cursor),
+      }),
+    );
+    return pageOf((page.Items ?? []).map((record) => readString(record, 'sk') ?? ''), page.LastEvaluatedKey);
+  }
+
+  /** Keeps the session in the tenant's registry; refreshed at most once per `registryRefreshMs` per process. */
+  private async registerSession(tenant: string, session: string, nowMs: number): Promise<void> {
+    const cacheKey = `${tenant}\u0000${session}`;
+    const refreshMs = this.options.registryRefreshMs ?? 60_000;
+    const last = this.registeredSessions.get(cacheKey);
+    if (last !== undefined && nowMs - last < refreshMs) return;
+    await this.client.send(
+      new UpdateItemCommand({
+        TableName: this.options.tableName,
+        Key: { pk: str(eventKeys.sessionRegistryPartition(tenant)), sk: str(session) },
+        UpdateExpression: 'SET kind = :kind, lastSeen = :now, expiresAt = :expires',
+        ExpressionAttributeValues: {
+          ':kind': str('session'),
+          ':now': num(nowMs),
+          ':expires': num(expiry(nowMs, this.options.retentionDays * SECONDS_PER_DAY)),
+        },
+      }),
+    );
+    if (this.registeredSessions.size > 10_000) this.registeredSessions.clear();
+    this.registeredSessions.set(cacheKey, nowMs);
+  }
+
+  private async newestPositionKey(tenant: string, session: string): Promise<string | undefined> {
+    const page = await this.client.send(
+      new QueryCommand({
+        TableName: this.options.tableName,
+        IndexName: POSITION_INDEX,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': str(eventKeys.sessionPartition(tenant, session)) },
+        ProjectionExpression: 'pos',
+        ScanIndexForward: false,
+        ConsistentRead: true,
+        Limit: 1,
+      }),
+    );
+    return readString(page.Items?.[0], 'pos');
+  }
+
+  private async writeRedeliveryMarker(tenant: string, raw: string, nowMs: number): Promise<void> {
+    await this.client.send(
+      new PutItemCommand({
+        TableName: this.options.tableName,
+        Item: {
+          pk: str(eventKeys.redeliveryPartition(tenant)),
+          sk: str(this.options.mintId()),
+          kind: str('redelivery'),
+          raw: str(raw),
+          expiresAt: num(expiry(nowMs, this.options.liveOnlySeconds)),
+        },
+      }),
+    );
+  }
+}
+
+function expiry(nowMs: number, lifetimeSeconds: number): number {
+  return Math.floor(nowMs / 1000) + lifetimeSeconds;
+}
+
+function historyItem(record: Item): HistoryItem {
+  return { raw: readString(record, 'raw') ?? '', positionKey: readString(record, 'pos') ?? '' };
+}
+
+const MAX_PAGE = 1000;
+
+function clampLimit(limit: number): number {
+  return Math.max(1, Math.min(MAX_PAGE, Math.floor(limit)));
+}
+
+function pageOf<T>(items: T[], lastEvaluatedKey: Item | undefined): Page<T> {
+  return lastEvaluatedKey === undefined ? { items } : { items, cursor: Buffer.from(JSON.stringify(lastEvaluatedKey)).toString('base64url') };
+}
+
+function decodeCursor(cursor: string | undefined): Item | undefined {
+  if (cursor === undefined) return undefined;
+  return JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Item;
+}

@@ -1,0 +1,54 @@
+/**
+ * Every DynamoDB key the relay writes, composed in one place. Tenant ids are restricted
+ * to `[a-z0-9-]` (see `tenant-id.ts`), so a `#` after the tenant always ends it; session
+ * and agent names are producer-controlled (AEP-0001 §12) and therefore only ever appear as
+ * the last component of a key, where any character is safe.
+ */
+import { createHash } from 'node:crypto';
+
+/** Fixed-length digest of a source URI, so `(source, id)` fits a sort key unambiguously. */
+export function sourceDigest(source: string): string {
+  return createHash('sha256').update(source).digest('hex').slice(0, 24);
+}
+
+export const eventKeys = {
+  /** Partition of one session's history within a tenant. */
+  sessionPartition: (tenant: string, session: string) => `T#${tenant}#S#${session}`,
+  /** Partition of one agent's agent-scoped events (live only, never replayed). */
+  agentPartition: (tenant: string, agent: string) => `T#${tenant}#A#${agent}`,
+  /** The dedupe key: one item per `(source, id)` within the partition the event belongs to. */
+  eventSort: (source: string, id: string) => `E#${sourceDigest(source)}#${id}`,
+  /** Redelivery markers: one short-lived item per forwarded duplicate. */
+  redeliveryPartition: (tenant: string) => `T#${tenant}#R`,
+  /** The tenant's registry of sessions it holds history for. */
+  sessionRegistryPartition: (tenant: string) => `T#${tenant}#SESSIONS`,
+};
+
+export const connectionKeys = {
+  /** Everything one connection owns: its record, subscriptions and claims. */
+  connectionPartition: (tenant: string, connectionId: string) => `T#${tenant}#C#${connectionId}`,
+  connectionRecord: 'CONN',
+  subscriptionRecord: (subscriptionId: string) => `SUB#${subscriptionId}`,
+  claimRecord: (session: string) => `CLAIM#${session}`,
+  /** Subscriptions pinned to a session, found by fan-out without scanning the tenant. */
+  sessionSubscriptions: (tenant: string, session: string) => `T#${tenant}#SUBS#S#${session}`,
+  /** Subscriptions not pinned to a session (read once per fan-out batch per tenant). */
+  tenantSubscriptions: (tenant: string) => `T#${tenant}#SUBS#ANY`,
+  subscriptionIndexSort: (connectionId: string, subscriptionId: string) => `${connectionId}#${subscriptionId}`,
+  /** Claimants of a session (AEP-0004 §4.5: several claims are kept, never merged). */
+  sessionClaims: (tenant: string, session: string) => `T#${tenant}#CLAIMS#${session}`,
+  /** All live claims of a tenant, for the roster (AEP-0003 §4.1). */
+  tenantClaims: (tenant: string) => `T#${tenant}#CLAIMS`,
+  claimIndexSort: (session: string, connectionId: string) => `${connectionId}#${session}`,
+};
+
+export const tenantKeys = {
+  tenantPartition: (tenant: string) => `T#${tenant}`,
+  tenantRecord: 'TENANT',
+  tokenRecord: (tokenId: string) => `TOKEN#${tokenId}`,
+  /** Token lookup by hash: the one key not prefixed by a tenant, since the tenant is what it finds. */
+  tokenHashPartition: (tokenHash: string) => `H#${tokenHash}`,
+  tokenHashSort: 'TOKEN',
+  /** Registry of all tenants, for the operator's listing. */
+  tenantRegistryPartition: 'TENANTS',
+};

@@ -1,0 +1,50 @@
+/**
+ * Sort-key encoding of a session history position for the `byPosition` index.
+ *
+ * Sequenced events (AEP-0001 §7) sort by `(epoch, seq)`: both are zero-padded to 16 digits
+ * (every safe integer fits), so string order is numeric order.
+ *
+ * Seq-less events the relay stores (commands, `attention.routed`: AEP-0001 §5.2's
+ * foreign-emitter exception) have no position of their own. They are placed directly after
+ * the newest sequenced position the session held when they arrived, and among themselves in
+ * arrival order by a relay-minted ULID: `{anchor}~{ulid}`. A resume "strictly after (e, s)"
+ * therefore includes every seq-less event that arrived after (e, s) was stored. A session
+ * with no sequenced event yet anchors at `-`, which sorts before every position.
+ */
+import type { Position } from '../protocol/positions.ts';
+
+const DIGITS = 16;
+const SEQ_LESS_MARK = '~';
+const EMPTY_ANCHOR = '-';
+
+function pad(value: number): string {
+  return value.toString().padStart(DIGITS, '0');
+}
+
+/** Index sort key of a sequenced position. */
+export function positionKey(epoch: number, seq: number): string {
+  return `${pad(epoch)}.${pad(seq)}`;
+}
+
+/** Index sort key of a seq-less event anchored after `anchorKey` (a key read from the index, or undefined). */
+export function seqLessKey(anchorKey: string | undefined, arrivalId: string): string {
+  const anchor = anchorKey === undefined ? EMPTY_ANCHOR : anchorOf(anchorKey);
+  return `${anchor}${SEQ_LESS_MARK}${arrivalId}`;
+}
+
+/** The sequenced position part of any index key (a seq-less key's anchor). */
+function anchorOf(key: string): string {
+  const mark = key.indexOf(SEQ_LESS_MARK);
+  return mark === -1 ? key : key.slice(0, mark);
+}
+
+/**
+ * The position an index key stands at: its own for a sequenced event, its anchor for a
+ * seq-less one (`{epoch: 0, seq: 0}` when it precedes every position).
+ */
+export function positionOfKey(session: string, key: string): Position {
+  const anchor = anchorOf(key);
+  if (anchor === EMPTY_ANCHOR) return { session, epoch: 0, seq: 0 };
+  const [epochDigits = '0', seqDigits = '0'] = anchor.split('.');
+  return { session, epoch: Number(epochDigits), seq: Number(seqDigits) };
+}

@@ -1,0 +1,82 @@
+/**
+ * The relay's DynamoDB tables, declared once. The CDK stack (`infra/`) and the local stack
+ * (`local/`) both build their tables from these definitions, so what is tested locally is
+ * what is deployed.
+ *
+ * Every partition key starts with the tenant (`T#{tenant}#…`) except token lookups, which
+ * are keyed by a token hash because the tenant is what the lookup finds out.
+ */
+
+export type KeyAttributeType = 'S' | 'N';
+
+export interface KeyAttribute {
+  name: string;
+  type: KeyAttributeType;
+}
+
+export interface LocalIndexDefinition {
+  indexName: string;
+  /** Shares the table's partition key; only the sort key differs. */
+  sortKey: KeyAttribute;
+  /** `ALL` so replay reads events straight from the index, with no second read per item. */
+  projection: 'ALL' | 'KEYS_ONLY';
+}
+
+export interface TableDefinition {
+  /** Logical id, used in construct ids and environment variable names. */
+  id: 'Events' | 'Connections' | 'Tenants';
+  partitionKey: KeyAttribute;
+  sortKey: KeyAttribute;
+  localIndexes: LocalIndexDefinition[];
+  /** Attribute holding an epoch-seconds expiry; DynamoDB deletes the item after it passes. */
+  timeToLiveAttribute?: string;
+  /** Whether the table streams new images (drives fan-out). */
+  streamNewImages: boolean;
+}
+
+/** Name of the position index on the events table (replay reads it in `(epoch, seq)` order). */
+export const POSITION_INDEX = 'byPosition';
+
+/**
+ * The event log. One partition per (tenant, session); an item per event, keyed by
+ * `(source, id)` so that admission dedupe is a single conditional put. The `byPosition`
+ * local index orders a session's events by position for replay, with strongly consistent
+ * reads (a local index supports them, a global one does not).
+ */
+export const EVENTS_TABLE: TableDefinition = {
+  id: 'Events',
+  partitionKey: { name: 'pk', type: 'S' },
+  sortKey: { name: 'sk', type: 'S' },
+  localIndexes: [{ indexName: POSITION_INDEX, sortKey: { name: 'pos', type: 'S' }, projection: 'ALL' }],
+  timeToLiveAttribute: 'expiresAt',
+  streamNewImages: true,
+};
+
+/** Connection state: hello declarations, subscriptions and session claims. */
+export const CONNECTIONS_TABLE: TableDefinition = {
+  id: 'Connections',
+  partitionKey: { name: 'pk', type: 'S' },
+  sortKey: { name: 'sk', type: 'S' },
+  localIndexes: [],
+  timeToLiveAttribute: 'expiresAt',
+  streamNewImages: false,
+};
+
+/** Tenants and their hashed tokens. */
+export const TENANTS_TABLE: TableDefinition = {
+  id: 'Tenants',
+  partitionKey: { name: 'pk', type: 'S' },
+  sortKey: { name: 'sk', type: 'S' },
+  localIndexes: [],
+  timeToLiveAttribute: 'expiresAt',
+  streamNewImages: false,
+};
+
+export const TABLE_DEFINITIONS: readonly TableDefinition[] = [EVENTS_TABLE, CONNECTIONS_TABLE, TENANTS_TABLE];
+
+/** The physical names a deployment gives its tables. */
+export interface TableNames {
+  events: string;
+  connections: string;
+  tenants: string;
+}
