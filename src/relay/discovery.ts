@@ -1,0 +1,44 @@
+/**
+ * The discovery document (AEP-0003 §3.4), built from what this deployment actually serves,
+ * and the capability block the relay's WebSocket `hello` reply reuses (AEP-0003 §4).
+ */
+import { CAPTURE_LEVELS } from '../protocol/levels.ts';
+import type { JsonObject } from '../protocol/event.ts';
+import { SUPPORTED_VERSIONS } from '../protocol/event.ts';
+
+export interface DiscoverySurface {
+  replayBuffer: number;
+  stream: boolean;
+  socket: boolean;
+  /** Whether command routing (AEP-0004) is wired on the socket. */
+  control: boolean;
+  /** Whether the roster frame (AEP-0003 §4.1) is answered. */
+  roster: boolean;
+}
+
+/** Capabilities shared by discovery and the relay's hello. */
+export function relayCapabilities(surface: DiscoverySurface): JsonObject {
+  return {
+    filters: ['attr-match'],
+    // `buffer` counts the newest events per session that replay serves.
+    replay: { buffer: surface.replayBuffer, all: true },
+    capture: [...CAPTURE_LEVELS],
+    // The relay routes commands (AEP-0004 §4) but accepts none itself.
+    ...(surface.control ? { control: { accepts: [] } } : {}),
+    ...(surface.roster ? { roster: {} } : {}),
+    experimental: {},
+  };
+}
+
+export function discoveryDocument(surface: DiscoverySurface): JsonObject {
+  return {
+    aep: [...SUPPORTED_VERSIONS],
+    role: 'collector',
+    endpoints: {
+      events: '/events',
+      ...(surface.stream ? { stream: '/stream' } : {}),
+      ...(surface.socket ? { socket: '/socket' } : {}),
+    },
+    capabilities: relayCapabilities(surface),
+  };
+}
