@@ -1,0 +1,44 @@
+/**
+ * `npm start`: runs the relay on this machine. Environment: AEP_PORT (default 8787),
+ * AEP_DEV_TOKEN (fixes the dev token), AEP_REPLAY_BUFFER (events per session replay serves),
+ * AEP_DATA_DIR (default .aep-local). Flag: --in-memory for a throwaway run.
+ */
+import { resolve } from 'node:path';
+import { startStack } from './stack.ts';
+
+const inMemory = process.argv.includes('--in-memory');
+const port = Number(process.env.AEP_PORT ?? 8787);
+if (!Number.isInteger(port) || port < 0 || port > 65535) {
+  console.error(`AEP_PORT must be a port number, got ${JSON.stringify(process.env.AEP_PORT)}`);
+  process.exit(2);
+}
+
+// Until the stack is up, a signal simply exits (the JVM child is killed on exit).
+const exitNow = () => process.exit(130);
+process.once('SIGINT', exitNow);
+process.once('SIGTERM', exitNow);
+
+const stack = await startStack({
+  port,
+  inMemory,
+  dataDir: resolve(process.env.AEP_DATA_DIR ?? '.aep-local'),
+  ...(process.env.AEP_DEV_TOKEN === undefined || process.env.AEP_DEV_TOKEN === '' ? {} : { devToken: process.env.AEP_DEV_TOKEN }),
+});
+
+console.log(`DynamoDB Local: ${stack.dynamoEndpoint}${inMemory ? ' (in memory)' : ''}`);
+console.log(`Tenant: local`);
+console.log(`Dev token: ${stack.devToken}`);
+console.log(`Replay buffer: ${stack.config.replayBuffer} events per session`);
+console.log(`AEP relay ready: ${stack.baseUrl}`);
+
+let stopping = false;
+const stop = async () => {
+  if (stopping) return;
+  stopping = true;
+  await stack.stop();
+  process.exit(0);
+};
+process.removeListener('SIGINT', exitNow);
+process.removeListener('SIGTERM', exitNow);
+process.on('SIGINT', () => void stop());
+process.on('SIGTERM', () => void stop());

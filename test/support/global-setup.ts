@@ -1,0 +1,33 @@
+/**
+ * Starts one local stack (DynamoDB Local + local gateway + the real handlers) for the whole
+ * test run, and hands its coordinates to the tests.
+ */
+import type { TestProject } from 'vitest/node';
+import { startStackProcess } from './local-stack-process.ts';
+import type { StackProcess } from './local-stack-process.ts';
+
+/** Replay window the shared stack serves; small so tests can push a session past it. */
+export const TEST_REPLAY_BUFFER = 20;
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    baseUrl: string;
+    dynamoEndpoint: string;
+    devToken: string;
+    replayBuffer: number;
+  }
+}
+
+let stack: StackProcess | undefined;
+
+export async function setup(project: TestProject): Promise<void> {
+  stack = await startStackProcess({ env: { AEP_REPLAY_BUFFER: String(TEST_REPLAY_BUFFER), AEP_DEV_TOKEN: `aep_test_${process.pid}_devtoken` } });
+  project.provide('baseUrl', stack.baseUrl);
+  project.provide('dynamoEndpoint', stack.dynamoEndpoint);
+  project.provide('devToken', stack.devToken);
+  project.provide('replayBuffer', TEST_REPLAY_BUFFER);
+}
+
+export async function teardown(): Promise<void> {
+  await stack?.stop();
+}

@@ -1,0 +1,75 @@
+/**
+ * Runs the local stack the way a user does (`tsx local/start.ts`), as a child process, and
+ * waits for its ready line. Used by the test run's global setup and by tests that need a
+ * stack of their own (restarts, kill -9).
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export interface StackProcess {
+  baseUrl: string;
+  dynamoEndpoint: string;
+  devToken: string;
+  child: ChildProcess;
+  /** Everything the stack printed (stdout and stderr), for log assertions. */
+  output(): string;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+export async function startStackProcess(options: { env?: Record<string, string>; args?: string[]; timeoutMs?: number } = {}): Promise<StackProcess> {
+  const tsx = join(repoRoot, 'node_modules', '.bin', 'tsx');
+  const child = spawn(tsx, [join(repoRoot, 'local', 'start.ts'), ...(options.args ?? ['--in-memory'])], {
+    cwd: repoRoot,
+    env: {
+      ...process.env,
+      // Node 22 from node_modules first, as npm scripts do.
+      PATH: `${join(repoRoot, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`,
+      AEP_PORT: '0',
+      ...options.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const ready = new Promise<{ baseUrl: string; dynamoEndpoint: string; devToken: string }>((resolvePromise, reject) => {
+    const timer = setTimeout(() => reject(new Error(`local stack not ready within ${options.timeoutMs ?? 90_000} ms:\n${output}`)), options.timeoutMs ?? 90_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const baseUrl = /AEP relay ready: (\S+)/.exec(output)?.[1];
+      if (baseUrl === undefined) return;
+      clearTimeout(timer);
+      resolvePromise({
+        baseUrl,
+        dynamoEndpoint: /DynamoDB Local: (\S+)/.exec(output)?.[1] ?? '',
+        devToken: /Dev token: (\S+)/.exec(output)?.[1] ?? '',
+      });
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`local stack exited with code ${code} before it was ready:\n${output}`));
+    });
+  });
+  const started = await ready;
+  child.removeAllListeners('exit');
+  return {
+    ...started,
+    child,
+    output: () => output,
+    stop: (signal: NodeJS.Signals = 'SIGTERM') =>
+      new Promise<void>((resolvePromise) => {
+        if (child.exitCode !== null || child.signalCode !== null) {
+          resolvePromise();
+          return;
+        }
+        child.once('exit', () => resolvePromise());
+        child.kill(signal);
+      }),
+  };
+}
