@@ -33,6 +33,14 @@ export interface RelayConfig {
   /** Lifetime of live-only items: agent-scoped events and redelivery markers. */
   liveOnlySeconds: number;
   limits: RelayLimits;
+  /** API Gateway Management API endpoint (execute-api stage URL) for posting to WebSocket clients. */
+  managementEndpoint?: string;
+  /** How long a frame that arrived before its connection's hello waits for that hello (pipelining). */
+  helloWaitMs: number;
+  /** Connection state lifetime: API Gateway's 2 h connection limit plus a margin. */
+  connectionLifetimeSeconds: number;
+  /** Bytes fan-out may park on a subscription while its replay runs. */
+  maxPendingBytes: number;
   /** Which bindings this deployment serves (AEP_SURFACE_STREAM / AEP_SURFACE_SOCKET = on), so discovery only advertises what exists. */
   surface: { stream: boolean; socket: boolean };
 }
@@ -47,6 +55,7 @@ export const DEFAULT_LIMITS: RelayLimits = {
 
 export function readRelayConfig(env: Environment): RelayConfig {
   const dynamoEndpoint = optionalString(env, 'AEP_DYNAMODB_ENDPOINT');
+  const managementEndpoint = optionalString(env, 'AEP_WS_MANAGEMENT_ENDPOINT');
   return {
     region: optionalString(env, 'AWS_REGION') ?? 'us-east-1',
     tables: {
@@ -55,6 +64,10 @@ export function readRelayConfig(env: Environment): RelayConfig {
       tenants: requiredString(env, 'AEP_TENANTS_TABLE'),
     },
     ...(dynamoEndpoint === undefined ? {} : { dynamoEndpoint }),
+    ...(managementEndpoint === undefined ? {} : { managementEndpoint }),
+    helloWaitMs: positiveInteger(env, 'AEP_HELLO_WAIT_MS', 2000),
+    connectionLifetimeSeconds: positiveInteger(env, 'AEP_CONNECTION_LIFETIME_SECONDS', 2 * 3600 + 600),
+    maxPendingBytes: positiveInteger(env, 'AEP_MAX_PENDING_BYTES', 256 * 1024),
     replayBuffer: positiveInteger(env, 'AEP_REPLAY_BUFFER', 1000),
     retentionDays: positiveInteger(env, 'AEP_RETENTION_DAYS', 30),
     liveOnlySeconds: positiveInteger(env, 'AEP_LIVE_ONLY_SECONDS', 3600),

@@ -39,7 +39,7 @@ export const INVALID_HELLO = 'invalid-hello';
 /** Code for a known frame with bad members where the spec names none (unsubscribe/roster without `id`). */
 export const INVALID_FRAME = 'invalid-frame';
 
-/** The `identity` block of a `hello` (AEP-0003 §4 rule 3); other members are dropped. */
+/** The `identity` block of a `hello` (AEP-0003 §4 rule 3), with its known members checked. */
 export interface HelloIdentity {
   agent?: string;
   instance?: string;
@@ -54,6 +54,8 @@ export interface HelloFrame {
   versions: string[];
   role: Role;
   identity: HelloIdentity;
+  /** The `identity` object exactly as received (recorded verbatim; `{}` when absent). */
+  rawIdentity: JsonObject;
   /** Exactly the object received: unknown keys are kept and never validated (§4 rule 4). */
   capabilities: JsonObject;
 }
@@ -176,7 +178,7 @@ function parseHello(value: JsonObject): ClientMessage {
     return invalidHello('hello "capabilities" must be an object');
   }
   const capabilities: JsonObject = rawCapabilities ?? {};
-  return { kind: 'hello', hello: { type: 'hello', versions: versions as string[], role, identity, capabilities } };
+  return { kind: 'hello', hello: { type: 'hello', versions: versions as string[], role, identity, rawIdentity: rawIdentity ?? {}, capabilities } };
 }
 
 /** The first offered version this endpoint supports: offer order is preference (AEP-0003 §4 rule 1). */

@@ -10,6 +10,10 @@ import { CapacityMeter } from '../store/capacity-meter.ts';
 import { createDynamoClient } from '../store/dynamo-client.ts';
 import { EventLog } from '../store/event-log.ts';
 import { TenantStore } from '../store/tenant-store.ts';
+import { ConnectionStore } from '../store/connection-store.ts';
+import { managementApiPoster } from '../gateway/connection-poster.ts';
+import type { ConnectionPoster } from '../gateway/connection-poster.ts';
+import { ConfigurationError } from '../config/env-readers.ts';
 
 export interface RelayRuntime {
   config: RelayConfig;
@@ -17,6 +21,9 @@ export interface RelayRuntime {
   meter: CapacityMeter;
   eventLog: EventLog;
   tenants: TenantStore;
+  connections: ConnectionStore;
+  /** Posts to WebSocket clients; throws on first use when no management endpoint is configured. */
+  poster: ConnectionPoster;
   mintId: () => string;
   now: () => number;
 }
@@ -41,5 +48,23 @@ export function createRuntime(config: RelayConfig): RelayRuntime {
       mintId,
     }),
     tenants: new TenantStore(dynamo, config.tables.tenants, now),
+    connections: new ConnectionStore(dynamo, {
+      tableName: config.tables.connections,
+      now,
+      connectionLifetimeSeconds: config.connectionLifetimeSeconds,
+      maxPendingBytes: config.maxPendingBytes,
+    }),
+    poster: posterFor(config),
   };
+}
+
+function posterFor(config: RelayConfig): ConnectionPoster {
+  const endpoint = config.managementEndpoint;
+  if (endpoint === undefined) {
+    const missing = (): never => {
+      throw new ConfigurationError('missing environment variable AEP_WS_MANAGEMENT_ENDPOINT');
+    };
+    return { post: async () => missing(), close: async () => missing() };
+  }
+  return managementApiPoster({ endpoint, region: config.region });
 }

@@ -31,6 +31,11 @@ export interface AdmittedEvent {
 
 export type AppendOutcome = 'stored' | 'duplicate';
 
+/** Where a seq-less event sits in its session's history (see `position-key.ts`). */
+export interface SeqLessAnchor {
+  positionKey: string;
+}
+
 /** One item read back from a session's history, in position order. */
 export interface HistoryItem {
   raw: string;
@@ -82,7 +87,7 @@ export class EventLog {
    * Stores an event once per `(tenant, source, id)`. A duplicate writes nothing to the log;
    * it leaves a redelivery marker so fan-out still forwards it (AEP-0003 §5).
    */
-  async append(tenant: string, admitted: AdmittedEvent): Promise<AppendOutcome> {
+  async append(tenant: string, admitted: AdmittedEvent, seqLessAnchor?: SeqLessAnchor): Promise<AppendOutcome> {
     const { event } = admitted;
     const nowMs = this.options.now();
     const agentScoped = isAgentScopedType(event.type) || event.session === undefined;
@@ -98,7 +103,7 @@ export class EventLog {
       await this.registerSession(tenant, session, nowMs);
       item.pos = str(
         event.seq === undefined
-          ? seqLessKey(await this.newestPositionKey(tenant, session), this.options.mintId())
+          ? (seqLessAnchor ?? (await this.anchorSeqLess(tenant, session))).positionKey
           : positionKey(event.epoch ?? 0, event.seq),
       );
     }
@@ -230,6 +235,14 @@ export class EventLog {
     );
     if (this.registeredSessions.size > 10_000) this.registeredSessions.clear();
     this.registeredSessions.set(cacheKey, nowMs);
+  }
+
+  /**
+   * The place a seq-less event arriving now takes in its session's history. Routing takes it
+   * before delivering a command, so the command sorts before the acknowledgement it elicits.
+   */
+  async anchorSeqLess(tenant: string, session: string): Promise<SeqLessAnchor> {
+    return { positionKey: seqLessKey(await this.newestPositionKey(tenant, session), this.options.mintId()) };
   }
 
   private async newestPositionKey(tenant: string, session: string): Promise<string | undefined> {

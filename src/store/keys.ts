@@ -35,11 +35,14 @@ export const connectionKeys = {
   /** Subscriptions not pinned to a session (read once per fan-out batch per tenant). */
   tenantSubscriptions: (tenant: string) => `T#${tenant}#SUBS#ANY`,
   subscriptionIndexSort: (connectionId: string, subscriptionId: string) => `${connectionId}#${subscriptionId}`,
-  /** Claimants of a session (AEP-0004 §4.5: several claims are kept, never merged). */
-  sessionClaims: (tenant: string, session: string) => `T#${tenant}#CLAIMS#${session}`,
-  /** All live claims of a tenant, for the roster (AEP-0003 §4.1). */
+  /**
+   * All live claims of a tenant: the roster (AEP-0003 §4.1) reads the whole partition, routing
+   * reads one session's claimants (AEP-0004 §4.5: several claims are kept, never merged).
+   */
   tenantClaims: (tenant: string) => `T#${tenant}#CLAIMS`,
-  claimIndexSort: (session: string, connectionId: string) => `${connectionId}#${session}`,
+  /** Length-prefixed, so a session name containing `#` can never prefix-match another session's claims. */
+  claimSessionPrefix: (session: string) => `${session.length}:${session}#`,
+  claimIndexSort: (session: string, connectionId: string) => `${session.length}:${session}#${connectionId}`,
 };
 
 export const tenantKeys = {

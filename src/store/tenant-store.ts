@@ -32,6 +32,8 @@ export interface TenantRecord {
   tenant: string;
   createdAtMs: number;
   disabled: boolean;
+  /** The control ACL as stored (JSON), when the tenant has one. */
+  controlPolicy?: string;
 }
 
 export class TenantStore {
@@ -75,7 +77,13 @@ export class TenantStore {
       }),
     );
     if (result.Item === undefined) return undefined;
-    return { tenant, createdAtMs: readNumber(result.Item, 'createdAt') ?? 0, disabled: result.Item.disabled?.BOOL === true };
+    const controlPolicy = readString(result.Item, 'controlPolicy');
+    return {
+      tenant,
+      createdAtMs: readNumber(result.Item, 'createdAt') ?? 0,
+      disabled: result.Item.disabled?.BOOL === true,
+      ...(controlPolicy === undefined ? {} : { controlPolicy }),
+    };
   }
 
   /** Stores a new token under its digest. The caller mints the secret and shows it once. */
@@ -194,6 +202,25 @@ export class TenantStore {
       }
     }
     return true;
+  }
+
+  /** Sets (or, with undefined, clears) the tenant's control ACL, stored as validated JSON text. */
+  async setControlPolicy(tenant: string, policyJson: string | undefined): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: { pk: str(tenantKeys.tenantPartition(tenant)), sk: str(tenantKeys.tenantRecord) },
+          UpdateExpression: policyJson === undefined ? 'REMOVE controlPolicy' : 'SET controlPolicy = :policy',
+          ConditionExpression: 'attribute_exists(pk)',
+          ...(policyJson === undefined ? {} : { ExpressionAttributeValues: { ':policy': str(policyJson) } }),
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
   }
 
   /** Writes a fixed tenant record directly (bootstrap of the local stack). */

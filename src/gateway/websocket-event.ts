@@ -1,0 +1,42 @@
+/**
+ * The event API Gateway WebSocket APIs hand a Lambda integration on `$connect`, `$default`
+ * and `$disconnect` (proxy integration). The authorizer's context rides along on every route
+ * of the connection, flattened into `requestContext.authorizer` (values are strings).
+ */
+import type { APIGatewayEventWebsocketRequestContextV2 } from 'aws-lambda';
+
+/** What the relay's REQUEST authorizer puts in the context (all values strings, as API Gateway requires scalars). */
+export interface RelayAuthorizerContext {
+  principalId?: string;
+  tenant?: string;
+  tokenId?: string;
+  /** Comma-separated scopes. */
+  scopes?: string;
+  /** JSON array of bound agent names, when the token is bound. */
+  agents?: string;
+}
+
+export interface WebSocketRequestContext extends APIGatewayEventWebsocketRequestContextV2 {
+  authorizer?: RelayAuthorizerContext;
+  identity?: { sourceIp: string; userAgent?: string };
+  /** On `$disconnect`: the close code and reason, when API Gateway knows them. */
+  disconnectStatusCode?: number;
+  disconnectReason?: string;
+}
+
+export interface WebSocketRouteEvent {
+  requestContext: WebSocketRequestContext;
+  /** On `$connect` only: the handshake headers. */
+  headers?: Record<string, string | undefined>;
+  multiValueHeaders?: Record<string, string[] | undefined>;
+  /** On `$connect` only: the handshake query string. */
+  queryStringParameters?: Record<string, string | undefined>;
+  body?: string;
+  isBase64Encoded: boolean;
+}
+
+/** What a route integration returns; only the status matters to `$connect` (non-2xx refuses the handshake). */
+export interface WebSocketRouteResult {
+  statusCode: number;
+  body?: string;
+}

@@ -1,0 +1,53 @@
+/**
+ * Dispatches one inbound WebSocket message (`$default`) to its handler. Every frame except
+ * `hello` first passes the hello gate; unknown frame types are ignored (AEP-0003 §2).
+ */
+import { errorFrame, INVALID_HELLO, parseClientMessage, pong } from '../../protocol/frames.ts';
+import { awaitOpenConnection } from './hello-gate.ts';
+import { handleEvent } from './handle-event.ts';
+import { handleHello } from './handle-hello.ts';
+import { handleRoster } from './handle-roster.ts';
+import { handleSubscribe, handleUnsubscribe } from './handle-subscribe.ts';
+import { closeConnection, send } from './socket-context.ts';
+import type { SocketContext } from './socket-context.ts';
+
+export async function dispatchMessage(context: SocketContext, body: string, isBinary: boolean): Promise<void> {
+  const message = isBinary ? undefined : parseClientMessage(body);
+  if (message?.kind === 'hello') return handleHello(context, message.hello);
+  if (message?.kind === 'invalid-frame' && message.code === INVALID_HELLO) {
+    // A malformed hello as the first frame leaves nothing to negotiate: refuse and close.
+    const refused = await context.runtime.connections.transition(context.principal.tenant, context.connectionId, ['connected'], 'rejected');
+    await send(context, errorFrame({ code: INVALID_HELLO, detail: message.detail }));
+    if (refused) await closeConnection(context, INVALID_HELLO);
+    return;
+  }
+  const connection = await awaitOpenConnection(context);
+  if (connection === undefined) return;
+  if (message === undefined) {
+    await send(context, errorFrame({ code: 'invalid-frame', detail: 'binary frames are reserved in AEP 0.1 (AEP-0003 §3.5.2); send text frames' }));
+    return;
+  }
+  switch (message.kind) {
+    case 'event':
+      return handleEvent(context, connection, body, message.value);
+    case 'subscribe':
+      return handleSubscribe(context, connection, message.subscribe);
+    case 'unsubscribe':
+      return handleUnsubscribe(context, message.id);
+    case 'roster':
+      return handleRoster(context, connection, message.id);
+    case 'ping':
+      await send(context, pong(message.t));
+      return;
+    case 'malformed':
+      await send(context, errorFrame({ code: 'invalid-frame', detail: message.detail }));
+      return;
+    case 'invalid-frame':
+      await send(context, errorFrame({ code: message.code, ...(message.id === undefined ? {} : { id: message.id }), detail: message.detail }));
+      return;
+    case 'pong':
+    case 'closing':
+    case 'unknown-frame':
+      return;
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * The relay's side of the `hello` exchange (AEP-0003 §4): select exactly one version, record
+ * the client's role, identity and capabilities verbatim, answer with the relay's own hello,
+ * and only then open the connection for its other frames (see `hello-gate.ts`).
+ */
+import { SUPPORTED_VERSIONS } from '../../protocol/event.ts';
+import type { HelloFrame } from '../../protocol/frames.ts';
+import { errorFrame, helloReply, selectVersion, VERSION_UNSUPPORTED } from '../../protocol/frames.ts';
+import { relayCapabilities } from '../discovery.ts';
+import { closeConnection, send } from './socket-context.ts';
+import type { SocketContext } from './socket-context.ts';
+
+export async function handleHello(context: SocketContext, hello: HelloFrame): Promise<void> {
+  const { connections, config } = context.runtime;
+  const { tenant } = context.principal;
+  const version = selectVersion(hello.versions, SUPPORTED_VERSIONS);
+  if (version === undefined) {
+    if (await connections.transition(tenant, context.connectionId, ['connected'], 'rejected')) {
+      await send(context, errorFrame({ code: VERSION_UNSUPPORTED, versions: SUPPORTED_VERSIONS, detail: 'no offered version is supported' }));
+      await closeConnection(context, 'version-unsupported');
+    }
+    return;
+  }
+  const recorded = await connections.recordHello(
+    tenant,
+    context.connectionId,
+    { version, role: hello.role, identity: hello.rawIdentity, capabilities: hello.capabilities },
+    context.receivedAtMs,
+  );
+  if (!recorded) {
+    // A second hello, or one arriving after the connection was refused: nothing changes.
+    const record = await connections.getConnection(tenant, context.connectionId);
+    if (record?.state === 'open') await send(context, errorFrame({ code: 'invalid-frame', detail: 'hello was already exchanged on this connection' }));
+    return;
+  }
+  const capabilities = relayCapabilities({ replayBuffer: config.replayBuffer, stream: config.surface.stream, socket: true, control: true, roster: true });
+  await send(context, helloReply(version, capabilities, { agent: 'aep-relay' }));
+  await connections.transition(tenant, context.connectionId, ['hello-pending'], 'open');
+}

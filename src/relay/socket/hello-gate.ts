@@ -1,0 +1,59 @@
+/**
+ * Hello-first ordering on a transport that does not keep order (AEP-0003 §3.5.1).
+ *
+ * API Gateway may invoke `$default` for consecutive frames of one connection concurrently, so
+ * a client that pipelines `hello` then `subscribe` can see its `subscribe` handled before its
+ * `hello` has been recorded. The mechanism:
+ *
+ * 1. The hello handler records the hello with API Gateway's receive time of that frame
+ *    (`requestTimeEpoch`), sends the relay's hello reply, and only then marks the connection
+ *    `open`, so the relay's own first frame is always its hello.
+ * 2. Any other frame waits (polling the connection record with consistent reads, bounded by
+ *    `helloWaitMs`) until the connection is `open`.
+ * 3. If it opens, the frame is honoured unless API Gateway received it strictly before the
+ *    hello, in which case the client's real first frame was not a hello: `hello-required`
+ *    and close. Frames received in the same millisecond as the hello get the benefit of the
+ *    doubt, since nothing finer orders them: a hello-first client is never refused.
+ * 4. If no hello arrives within the bound, the connection is refused (`hello-required`,
+ *    then close). The refusal is a conditional state change, so a hello racing it either
+ *    wins (and the frame proceeds) or finds the connection refused (and changes nothing).
+ */
+import { errorFrame, HELLO_REQUIRED } from '../../protocol/frames.ts';
+import type { ConnectionRecord } from '../../store/connection-store.ts';
+import { closeConnection, send } from './socket-context.ts';
+import type { SocketContext } from './socket-context.ts';
+
+/** The open connection this frame may act on, or undefined when it must be dropped. */
+export async function awaitOpenConnection(context: SocketContext): Promise<ConnectionRecord | undefined> {
+  const { connections, config, now } = context.runtime;
+  const { tenant } = context.principal;
+  const deadline = now() + config.helloWaitMs;
+  let pauseMs = 5;
+  for (;;) {
+    const record = await connections.getConnection(tenant, context.connectionId);
+    if (record === undefined || record.state === 'rejected') return undefined;
+    if (record.state === 'open') {
+      if (record.helloAtMs !== undefined && record.helloAtMs > context.receivedAtMs) {
+        await refuse(context, 'the first frame on a connection must be hello (AEP-0003 §3.5.1); a frame arrived before it', ['open']);
+        return undefined;
+      }
+      return record;
+    }
+    // A hello already recorded ('hello-pending') is being answered: keep waiting for it.
+    if (record.state === 'connected' && now() >= deadline) {
+      if (await refuse(context, 'the first frame on a connection must be hello (AEP-0003 §3.5.1)', ['connected'])) return undefined;
+      continue;
+    }
+    await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    pauseMs = Math.min(pauseMs * 2, 100);
+  }
+}
+
+/** Refuses the connection if it is still in one of `from`; true when this call refused it. */
+async function refuse(context: SocketContext, detail: string, from: Array<'connected' | 'open'>): Promise<boolean> {
+  const refused = await context.runtime.connections.transition(context.principal.tenant, context.connectionId, from, 'rejected');
+  if (!refused) return false;
+  await send(context, errorFrame({ code: HELLO_REQUIRED, detail }));
+  await closeConnection(context, 'hello-required');
+  return true;
+}

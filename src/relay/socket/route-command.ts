@@ -1,0 +1,67 @@
+/**
+ * Command routing (AEP-0004 §4): to at most one live claimant of the addressed session, or a
+ * refusal to the sender as a connection-scoped `error` frame with `cause` = the command id.
+ * Refusals never enter any session's history (§8); a routed command is delivered byte-
+ * identically (§4.4) and then stored seq-less in the session's history, anchored where it
+ * arrived so it sorts before the acknowledgement it elicits. A retransmitted command (same
+ * `source`, `id`) is delivered again every time and stored once (§2.3, AEP-0003 §5).
+ */
+import { hasScope } from '../../auth/principal.ts';
+import { errorFrame } from '../../protocol/frames.ts';
+import type { AdmittedEvent } from '../../store/event-log.ts';
+import { DEFAULT_CONTROL_POLICY, evaluateControlPolicy, parseControlPolicy } from '../control-policy.ts';
+import type { ControlPolicy } from '../control-policy.ts';
+import { send } from './socket-context.ts';
+import type { SocketContext } from './socket-context.ts';
+
+export async function routeCommand(context: SocketContext, command: AdmittedEvent): Promise<void> {
+  const { connections, eventLog, poster } = context.runtime;
+  const { tenant } = context.principal;
+  const { event } = command;
+  const session = event.session as string;
+  const refuse = (code: 'unauthorized' | 'no-route' | 'ambiguous' | 'unsupported' | 'unavailable', detail: string) =>
+    send(context, errorFrame({ code, cause: event.id, detail }));
+
+  if (!hasScope(context.principal, 'control')) return void (await refuse('unauthorized', 'this token lacks the control scope (AEP-0004 §4.1)'));
+  const claims = await connections.claimsOf(tenant, session);
+  if (claims.length === 0) return void (await refuse('no-route', `no connected emitter claims session ${JSON.stringify(session)}`));
+  if (claims.length > 1) return void (await refuse('ambiguous', `${claims.length} live connections claim session ${JSON.stringify(session)}; the relay routes to exactly one (AEP-0004 §4.5)`));
+  const [target] = claims as [(typeof claims)[number]];
+  const policy = await policyOf(context, tenant);
+  const verdict = evaluateControlPolicy(policy, {
+    tokenId: context.principal.tokenId,
+    type: event.type,
+    session,
+    ...(target.declarations.agent === undefined ? {} : { targetAgent: target.declarations.agent }),
+  });
+  if (verdict === 'deny') return void (await refuse('unauthorized', "the tenant's control policy denies this command"));
+  const accepts = target.declarations.control?.accepts;
+  if (!Array.isArray(accepts) || !accepts.includes(event.type)) {
+    return void (await refuse('unsupported', `the claimant of ${JSON.stringify(session)} did not declare ${event.type} in control.accepts`));
+  }
+  const anchor = await eventLog.anchorSeqLess(tenant, session);
+  const outcome = await poster.post(target.connectionId, command.raw);
+  if (outcome === 'gone') {
+    // The claimant vanished without $disconnect: clear its state, and the sender has no route.
+    await connections.removeConnection(tenant, target.connectionId);
+    return void (await refuse('no-route', `the claimant of ${JSON.stringify(session)} is gone`));
+  }
+  if (outcome === 'throttled') return void (await refuse('no-route', `the claimant of ${JSON.stringify(session)} is not accepting messages`));
+  try {
+    await eventLog.append(tenant, command, anchor);
+  } catch (error) {
+    context.logger.error('command delivered but not stored', { error, connectionId: context.connectionId });
+  }
+}
+
+async function policyOf(context: SocketContext, tenant: string): Promise<ControlPolicy> {
+  const record = await context.runtime.tenants.getTenant(tenant);
+  if (record?.controlPolicy === undefined) return DEFAULT_CONTROL_POLICY;
+  try {
+    const parsed = parseControlPolicy(JSON.parse(record.controlPolicy));
+    // A stored policy that no longer parses fails closed.
+    return parsed.ok ? parsed.policy : { default: 'deny', rules: [] };
+  } catch {
+    return { default: 'deny', rules: [] };
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * What one `$default` invocation knows about its connection, and the one way it talks back.
+ */
+import type { Principal } from '../../auth/principal.ts';
+import type { Logger } from '../../observability/logger.ts';
+import type { RelayRuntime } from '../runtime.ts';
+import { closing } from '../../protocol/frames.ts';
+
+export interface SocketContext {
+  runtime: RelayRuntime;
+  logger: Logger;
+  principal: Principal;
+  connectionId: string;
+  /** When API Gateway received this frame (ms); orders it against the connection's hello. */
+  receivedAtMs: number;
+}
+
+/** Sends one frame or event text; a gone connection is cleaned up and reported as false. */
+export async function send(context: SocketContext, frame: object | string): Promise<boolean> {
+  const text = typeof frame === 'string' ? frame : JSON.stringify(frame);
+  const outcome = await context.runtime.poster.post(context.connectionId, text);
+  if (outcome === 'gone') {
+    await context.runtime.connections.removeConnection(context.principal.tenant, context.connectionId);
+    return false;
+  }
+  return outcome === 'sent';
+}
+
+/** Closes the connection deliberately: an orderly `closing` frame first (AEP-0003 §3.5.4), then the close. */
+export async function closeConnection(context: SocketContext, reason: string): Promise<void> {
+  await context.runtime.poster.post(context.connectionId, JSON.stringify(closing(reason, [])));
+  await context.runtime.poster.close(context.connectionId);
+}
