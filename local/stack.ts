@@ -1,7 +1,12 @@
 /**
  * The whole relay on one machine: DynamoDB Local, the tables from the shared definitions, a
- * `local` tenant with a dev token, and the local API Gateway invoking the same handlers the
- * cloud runs.
+ * `local` tenant with a dev token, the local API Gateway (HTTP routes, WebSocket API and its
+ * `@connections` endpoint) invoking the same handlers the cloud runs, and the local stream
+ * poller feeding the events table's stream to the fan-out handler.
+ *
+ * Environment knobs for the emulation (besides the relay's own AEP_* settings):
+ * AEP_LOCAL_POLL_MS (stream poll interval, default 100) and AEP_LOCAL_WS_JITTER_MS (upper
+ * bound of the random delay before each WebSocket route invocation, default 5; 0 turns it off).
  */
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,9 +19,15 @@ import { TenantStore } from '../src/store/tenant-store.ts';
 import { createTables, localTableNames } from './create-tables.ts';
 import { startDynamoDbLocal } from './dynamodb-local.ts';
 import type { DynamoDbLocal } from './dynamodb-local.ts';
+import { createConnectionsApi } from './gateway/connections-api.ts';
 import { startGateway } from './gateway/server.ts';
-import { useLocalCredentials } from './local-credentials.ts';
 import type { LocalGateway } from './gateway/server.ts';
+import { createWebSocketApi } from './gateway/websocket-api.ts';
+import type { WebSocketApi } from './gateway/websocket-api.ts';
+import { LOCAL_CREDENTIALS, useLocalCredentials } from './local-credentials.ts';
+import type { StreamBatchFailure } from './stream-batch-delivery.ts';
+import { createStreamPoller } from './stream-poller.ts';
+import type { StreamPoller } from './stream-poller.ts';
 
 export const LOCAL_TENANT = 'local';
 
@@ -36,6 +47,8 @@ export interface RunningStack {
   dynamoEndpoint: string;
   devToken: string;
   config: RelayConfig;
+  /** What the fan-out mapping's on-failure destination received (each also logged as a JSON line). */
+  streamFailures: StreamBatchFailure[];
   stop(): Promise<void>;
 }
 
@@ -43,13 +56,29 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
   useLocalCredentials();
   const dynamo: DynamoDbLocal = await startDynamoDbLocal(options.inMemory ? {} : { dataDir: join(options.dataDir, 'dynamodb') });
   let gateway: LocalGateway | undefined;
+  let websocketApi: WebSocketApi | undefined;
+  let poller: StreamPoller | undefined;
+  const stopAll = async () => {
+    // Order matters: no new connections; close the sockets (their $disconnect runs against a
+    // live DynamoDB); stop fan-out after its in-flight batch; then the server and the database.
+    gateway?.stopAccepting();
+    await websocketApi?.close();
+    await poller?.stop();
+    await gateway?.close();
+    await dynamo.stop();
+  };
   try {
+    // The gateway listens first: its port is the @connections endpoint the handlers post to.
+    gateway = await startGateway({}, options.port);
+    const baseUrl = `http://127.0.0.1:${gateway.port}`;
     const names = localTableNames('aep-local');
     Object.assign(process.env, {
       AEP_EVENTS_TABLE: names.events,
       AEP_CONNECTIONS_TABLE: names.connections,
       AEP_TENANTS_TABLE: names.tenants,
       AEP_DYNAMODB_ENDPOINT: dynamo.endpoint,
+      AEP_WS_MANAGEMENT_ENDPOINT: baseUrl,
+      AEP_SURFACE_SOCKET: 'on',
       ...options.env,
     });
     const config = readRelayConfig(process.env);
@@ -59,25 +88,56 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     client.destroy();
 
     // Handlers read their configuration at module load, so they are imported only now.
-    const http = await import('../functions/http/handler.ts');
-    gateway = await startGateway({ http: http.handler }, options.port);
-    const baseUrl = `http://127.0.0.1:${gateway.port}`;
-    const runningGateway = gateway;
+    const [http, authorizer, socket, fanout] = await Promise.all([
+      import('../functions/http/handler.ts'),
+      import('../functions/authorizer/handler.ts'),
+      import('../functions/socket/handler.ts'),
+      import('../functions/fanout/handler.ts'),
+    ]);
+    websocketApi = createWebSocketApi({
+      route: (event, context) => socket.handler(event, context),
+      authorizer: (event) => authorizer.handler(event),
+      region: config.region,
+      invokeJitterMs: nonNegativeInteger('AEP_LOCAL_WS_JITTER_MS', 5),
+    });
+    gateway.routes.upgrade = websocketApi.upgrade;
+    gateway.routes.connections = createConnectionsApi({ connections: websocketApi.connections });
+    gateway.routes.http = http.handler;
+
+    const streamFailures: StreamBatchFailure[] = [];
+    poller = createStreamPoller({
+      dynamoEndpoint: dynamo.endpoint,
+      region: config.region,
+      credentials: LOCAL_CREDENTIALS,
+      tableName: names.events,
+      handler: (event, context) => fanout.handler(event, context),
+      pollIntervalMs: nonNegativeInteger('AEP_LOCAL_POLL_MS', 100),
+      onFailure: (failure) => {
+        streamFailures.push(failure);
+        console.error(JSON.stringify({ level: 'error', component: 'local-stream-poller', message: 'records sent to the on-failure destination', failure }));
+      },
+    });
+    await poller.start();
     return {
       baseUrl,
       dynamoEndpoint: dynamo.endpoint,
       devToken,
       config,
-      stop: async () => {
-        await runningGateway.close();
-        await dynamo.stop();
-      },
+      streamFailures,
+      stop: stopAll,
     };
   } catch (error) {
-    await gateway?.close();
-    await dynamo.stop();
+    await stopAll();
     throw error;
   }
+}
+
+function nonNegativeInteger(name: string, fallback: number): number {
+  const value = process.env[name];
+  if (value === undefined || value === '') return fallback;
+  const parsed = Number(value);
+  if (!Number.isSafeInteger(parsed) || parsed < 0) throw new Error(`${name} must be a non-negative integer, got ${JSON.stringify(value)}`);
+  return parsed;
 }
 
 /**

@@ -8,8 +8,13 @@ import type { Duplex } from 'node:stream';
 import { serveHttpApi } from './http-api.ts';
 import type { HttpApiHandler } from './http-api.ts';
 
+/**
+ * What the gateway serves. Every route may be set after the gateway listens: the stack loads
+ * the handlers only once the port (and so the `@connections` endpoint) is known, and until then
+ * the HTTP routes answer 503.
+ */
 export interface GatewayRoutes {
-  http: HttpApiHandler;
+  http?: HttpApiHandler;
   /** `GET /stream` (response streaming), when served. */
   stream?: (request: IncomingMessage, response: ServerResponse, url: URL) => Promise<void>;
   /** `/@connections/{id}` management API, when served. */
@@ -21,6 +26,11 @@ export interface GatewayRoutes {
 export interface LocalGateway {
   server: Server;
   port: number;
+  /** The live route table; assigning a route takes effect for the next request. */
+  routes: GatewayRoutes;
+  /** Stops accepting connections; open ones (WebSockets, SSE) stay until `close()`. */
+  stopAccepting(): void;
+  /** Stops accepting, cuts every remaining connection, and resolves once the server is closed. */
   close(): Promise<void>;
 }
 
@@ -51,19 +61,29 @@ export async function startGateway(routes: GatewayRoutes, port: number, host = '
   });
   const address = server.address();
   const boundPort = typeof address === 'object' && address !== null ? address.port : port;
+  let closed: Promise<void> | undefined;
+  const stopAccepting = () => {
+    closed ??= new Promise<void>((resolve) => server.close(() => resolve()));
+  };
   return {
     server,
     port: boundPort,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    routes,
+    stopAccepting,
+    close: async () => {
+      stopAccepting();
+      server.closeAllConnections();
+      await closed;
+    },
   };
 }
 
 function dispatch(routes: GatewayRoutes, request: IncomingMessage, response: ServerResponse, url: URL): Promise<void> {
   if (url.pathname === '/stream' && routes.stream !== undefined) return routes.stream(request, response, url);
   if (url.pathname.startsWith('/@connections/') && routes.connections !== undefined) return routes.connections(request, response, url);
+  if (routes.http === undefined) {
+    response.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Service Unavailable' }));
+    return Promise.resolve();
+  }
   return serveHttpApi(routes.http, request, response, url);
 }
