@@ -1,0 +1,100 @@
+/**
+ * A WebSocket test client on the `ws` package: records every frame it receives and lets a
+ * test wait for the next one matching a predicate.
+ */
+import WebSocket from 'ws';
+import { inject } from 'vitest';
+
+export type Frame = Record<string, any>;
+
+export interface TestSocket {
+  socket: WebSocket;
+  frames: Frame[];
+  send(message: unknown): void;
+  sendRaw(text: string | Buffer, options?: { binary?: boolean }): void;
+  /** Resolves with the first received frame (already received or future) matching `predicate`, after index `from`. */
+  next(predicate: (frame: Frame) => boolean, timeoutMs?: number): Promise<Frame>;
+  /** Frames received so far that match. */
+  all(predicate: (frame: Frame) => boolean): Frame[];
+  closed: Promise<{ code: number; reason: string }>;
+  close(): Promise<void>;
+}
+
+export async function openSocket(options: { token?: string; tokenInQuery?: boolean } = {}): Promise<TestSocket> {
+  const token = options.token ?? inject('devToken');
+  const base = inject('baseUrl').replace(/^http/, 'ws');
+  const url = options.tokenInQuery ? `${base}/socket?access_token=${encodeURIComponent(token)}` : `${base}/socket`;
+  const socket = new WebSocket(url, options.tokenInQuery || token === '' ? {} : { headers: { authorization: `Bearer ${token}` } });
+  const frames: Frame[] = [];
+  const waiters: Array<{ predicate: (frame: Frame) => boolean; resolve: (frame: Frame) => void }> = [];
+  socket.on('message', (data: WebSocket.RawData) => {
+    let frame: Frame;
+    try {
+      frame = JSON.parse(data.toString()) as Frame;
+    } catch {
+      frame = { unparsable: data.toString() };
+    }
+    frames.push(frame);
+    for (const waiter of [...waiters]) {
+      if (waiter.predicate(frame)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(frame);
+      }
+    }
+  });
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => {
+    socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() }));
+  });
+  await new Promise<void>((resolve, reject) => {
+    socket.once('open', () => resolve());
+    socket.once('error', reject);
+    socket.once('unexpected-response', (_request, response) => reject(new Error(`handshake refused: ${response.statusCode}`)));
+  });
+  return {
+    socket,
+    frames,
+    send: (message) => socket.send(JSON.stringify(message)),
+    sendRaw: (text, sendOptions) => socket.send(text, { binary: sendOptions?.binary ?? false }),
+    next: (predicate, timeoutMs = 10_000) => {
+      const existing = frames.find(predicate);
+      if (existing !== undefined) return Promise.resolve(existing);
+      return new Promise<Frame>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no matching frame within ${timeoutMs} ms; received: ${JSON.stringify(frames).slice(0, 2000)}`)), timeoutMs);
+        waiters.push({
+          predicate,
+          resolve: (frame) => {
+            clearTimeout(timer);
+            resolve(frame);
+          },
+        });
+      });
+    },
+    all: (predicate) => frames.filter(predicate),
+    closed,
+    close: async () => {
+      if (socket.readyState === WebSocket.CLOSED) return;
+      socket.close();
+      await closed;
+    },
+  };
+}
+
+/** Opens a socket and completes the hello exchange. */
+export async function helloSocket(hello: Record<string, unknown> = {}, options: { token?: string } = {}): Promise<TestSocket> {
+  const client = await openSocket(options);
+  client.send({ type: 'hello', versions: ['0.1'], role: 'consumer', identity: {}, capabilities: {}, ...hello });
+  await client.next((frame) => frame.type === 'hello');
+  return client;
+}
+
+export const isType = (type: string) => (frame: Frame) => frame.type === type;
+
+/** Waits until `count` frames match, or fails with what arrived. */
+export async function waitForCount(client: TestSocket, predicate: (frame: Frame) => boolean, count: number, timeoutMs = 10_000): Promise<Frame[]> {
+  const deadline = Date.now() + timeoutMs;
+  while (client.all(predicate).length < count) {
+    if (Date.now() > deadline) throw new Error(`expected ${count} matching frames, got ${client.all(predicate).length}: ${JSON.stringify(client.frames).slice(0, 3000)}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return client.all(predicate);
+}
