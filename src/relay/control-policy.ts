@@ -1,0 +1,83 @@
+/**
+ * A tenant's control ACL (AEP-0004 §4.3: who may command whom is deployment policy).
+ * Evaluated at routing time over the sender's token, the command type, and the target's
+ * session and agent. First matching rule wins; without a match the policy's default applies
+ * (`allow`: a token with the `control` scope may command every session of its own tenant).
+ *
+ * Patterns are exact strings or a prefix ending in `*` (`prod-*`, `control.*`).
+ */
+export type PolicyEffect = 'allow' | 'deny';
+
+export interface ControlRule {
+  effect: PolicyEffect;
+  tokens?: string[];
+  types?: string[];
+  sessions?: string[];
+  agents?: string[];
+}
+
+export interface ControlPolicy {
+  default: PolicyEffect;
+  rules: ControlRule[];
+}
+
+export const DEFAULT_CONTROL_POLICY: ControlPolicy = { default: 'allow', rules: [] };
+
+export interface ControlRequest {
+  tokenId: string;
+  type: string;
+  session: string;
+  /** The target claimant's declared agent, when known. */
+  targetAgent?: string;
+}
+
+export function evaluateControlPolicy(policy: ControlPolicy, request: ControlRequest): PolicyEffect {
+  for (const rule of policy.rules) {
+    if (
+      matchesAny(rule.tokens, request.tokenId) &&
+      matchesAny(rule.types, request.type) &&
+      matchesAny(rule.sessions, request.session) &&
+      matchesAny(rule.agents, request.targetAgent)
+    ) {
+      return rule.effect;
+    }
+  }
+  return policy.default;
+}
+
+function matchesAny(patterns: readonly string[] | undefined, value: string | undefined): boolean {
+  if (patterns === undefined) return true;
+  if (value === undefined) return false;
+  return patterns.some((pattern) => (pattern.endsWith('*') ? value.startsWith(pattern.slice(0, -1)) : value === pattern));
+}
+
+const FIELDS = ['tokens', 'types', 'sessions', 'agents'] as const;
+
+/** Validates a policy document from an operator; returns the reason it is refused, or the policy. */
+export function parseControlPolicy(value: unknown): { ok: true; policy: ControlPolicy } | { ok: false; reason: string } {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, reason: 'a policy is an object { default, rules }' };
+  const record = value as Record<string, unknown>;
+  const fallback = record.default ?? 'allow';
+  if (fallback !== 'allow' && fallback !== 'deny') return { ok: false, reason: 'default must be "allow" or "deny"' };
+  const rawRules = record.rules ?? [];
+  if (!Array.isArray(rawRules) || rawRules.length > 100) return { ok: false, reason: 'rules must be an array of at most 100 rules' };
+  const rules: ControlRule[] = [];
+  for (const [index, raw] of rawRules.entries()) {
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { ok: false, reason: `rule ${index} must be an object` };
+    const candidate = raw as Record<string, unknown>;
+    if (candidate.effect !== 'allow' && candidate.effect !== 'deny') return { ok: false, reason: `rule ${index}: effect must be "allow" or "deny"` };
+    const rule: ControlRule = { effect: candidate.effect };
+    for (const field of FIELDS) {
+      const patterns = candidate[field];
+      if (patterns === undefined) continue;
+      if (!Array.isArray(patterns) || patterns.length === 0 || !patterns.every((pattern) => typeof pattern === 'string' && pattern !== '')) {
+        return { ok: false, reason: `rule ${index}: ${field} must be a non-empty array of non-empty strings` };
+      }
+      rule[field] = patterns as string[];
+    }
+    const unknown = Object.keys(candidate).filter((key) => key !== 'effect' && !(FIELDS as readonly string[]).includes(key));
+    if (unknown.length > 0) return { ok: false, reason: `rule ${index}: unknown member ${unknown[0]}` };
+    rules.push(rule);
+  }
+  return { ok: true, policy: { default: fallback, rules } };
+}
