@@ -27,6 +27,9 @@ import type { WebSocketApi } from './gateway/websocket-api.ts';
 import { LOCAL_CREDENTIALS, useLocalCredentials } from './local-credentials.ts';
 import type { StreamBatchFailure } from './stream-batch-delivery.ts';
 import { createStreamPoller } from './stream-poller.ts';
+import { installLambdaStreamingGlobal } from './lambda-streaming-global.ts';
+import { serveStreamingFunction } from './gateway/response-streaming.ts';
+import type { StreamingHandler } from './gateway/response-streaming.ts';
 import type { StreamPoller } from './stream-poller.ts';
 
 export const LOCAL_TENANT = 'local';
@@ -79,6 +82,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       AEP_DYNAMODB_ENDPOINT: dynamo.endpoint,
       AEP_WS_MANAGEMENT_ENDPOINT: baseUrl,
       AEP_SURFACE_SOCKET: 'on',
+      AEP_SURFACE_STREAM: 'on',
       ...options.env,
     });
     const config = readRelayConfig(process.env);
@@ -87,12 +91,15 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     const devToken = await bootstrapDevToken(new TenantStore(client, names.tenants, Date.now), options);
     client.destroy();
 
-    // Handlers read their configuration at module load, so they are imported only now.
-    const [http, authorizer, socket, fanout] = await Promise.all([
+    // Handlers read their configuration at module load, so they are imported only now; the
+    // stream handler also needs the Lambda runtime's `awslambda` global first.
+    installLambdaStreamingGlobal();
+    const [http, authorizer, socket, fanout, stream] = await Promise.all([
       import('../functions/http/handler.ts'),
       import('../functions/authorizer/handler.ts'),
       import('../functions/socket/handler.ts'),
       import('../functions/fanout/handler.ts'),
+      import('../functions/stream/handler.ts'),
     ]);
     websocketApi = createWebSocketApi({
       route: (event, context) => socket.handler(event, context),
@@ -102,6 +109,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     });
     gateway.routes.upgrade = websocketApi.upgrade;
     gateway.routes.connections = createConnectionsApi({ connections: websocketApi.connections });
+    gateway.routes.stream = (request, response, url) => serveStreamingFunction(stream.handler as StreamingHandler, request, response, url);
     gateway.routes.http = http.handler;
 
     const streamFailures: StreamBatchFailure[] = [];

@@ -28,3 +28,13 @@ export function positiveInteger(env: Environment, name: string, fallback: number
   }
   return parsed;
 }
+
+export function nonNegativeInteger(env: Environment, name: string, fallback: number): number {
+  const value = env[name];
+  if (value === undefined || value === '') return fallback;
+  const parsed = Number(value);
+  if (!Number.isSafeInteger(parsed) || parsed < 0) {
+    throw new ConfigurationError(`environment variable ${name} must be a non-negative integer, got ${JSON.stringify(value)}`);
+  }
+  return parsed;
+}

@@ -3,7 +3,7 @@
  * it as a value; the protocol core never reads the environment.
  */
 import type { TableNames } from '../store/table-definitions.ts';
-import { optionalString, positiveInteger, requiredString } from './env-readers.ts';
+import { nonNegativeInteger, optionalString, positiveInteger, requiredString } from './env-readers.ts';
 import type { Environment } from './env-readers.ts';
 
 export interface RelayLimits {
@@ -41,8 +41,27 @@ export interface RelayConfig {
   connectionLifetimeSeconds: number;
   /** Bytes fan-out may park on a subscription while its replay runs. */
   maxPendingBytes: number;
+  sse: SseSettings;
   /** Which bindings this deployment serves (AEP_SURFACE_STREAM / AEP_SURFACE_SOCKET = on), so discovery only advertises what exists. */
   surface: { stream: boolean; socket: boolean };
+}
+
+export interface SseSettings {
+  /** Heartbeat comment interval (AEP-0003 §3.3.4: at least every 30 s). */
+  heartbeatMs: number;
+  /** How often a live stream reads its inbox. */
+  pollMs: number;
+  /** The stream ends cleanly this long before the function's time runs out. */
+  endMarginMs: number;
+  /** Upper bound on one stream's duration, below Lambda's 15 minutes. */
+  maxDurationMs: number;
+  /**
+   * When > 0, a comment of this many bytes follows a burst of writes once the stream goes
+   * idle, to push small writes through buffering between Lambda and the client (see README).
+   */
+  flushPaddingBytes: number;
+  /** Unsent bytes above which the client counts as slow (AEP-0003 §8.4). */
+  backpressureBytes: number;
 }
 
 export const DEFAULT_LIMITS: RelayLimits = {
@@ -77,6 +96,14 @@ export function readRelayConfig(env: Environment): RelayConfig {
       maxEventBytes: positiveInteger(env, 'AEP_MAX_EVENT_BYTES', DEFAULT_LIMITS.maxEventBytes),
       maxFromPositions: positiveInteger(env, 'AEP_MAX_FROM', DEFAULT_LIMITS.maxFromPositions),
       maxSubscriptionsPerConnection: positiveInteger(env, 'AEP_MAX_SUBSCRIPTIONS', DEFAULT_LIMITS.maxSubscriptionsPerConnection),
+    },
+    sse: {
+      heartbeatMs: positiveInteger(env, 'AEP_SSE_HEARTBEAT_MS', 15_000),
+      pollMs: positiveInteger(env, 'AEP_SSE_POLL_MS', 100),
+      endMarginMs: positiveInteger(env, 'AEP_SSE_END_MARGIN_MS', 10_000),
+      maxDurationMs: positiveInteger(env, 'AEP_SSE_MAX_DURATION_MS', 14 * 60_000),
+      flushPaddingBytes: nonNegativeInteger(env, 'AEP_SSE_FLUSH_PADDING_BYTES', 0),
+      backpressureBytes: positiveInteger(env, 'AEP_SSE_BACKPRESSURE_BYTES', 1024 * 1024),
     },
     surface: {
       stream: optionalString(env, 'AEP_SURFACE_STREAM') === 'on',

@@ -11,6 +11,7 @@ import { createDynamoClient } from '../store/dynamo-client.ts';
 import { EventLog } from '../store/event-log.ts';
 import { TenantStore } from '../store/tenant-store.ts';
 import { ConnectionStore } from '../store/connection-store.ts';
+import { InboxStore } from '../store/inbox-store.ts';
 import { managementApiPoster } from '../gateway/connection-poster.ts';
 import type { ConnectionPoster } from '../gateway/connection-poster.ts';
 import { ConfigurationError } from '../config/env-readers.ts';
@@ -22,6 +23,8 @@ export interface RelayRuntime {
   eventLog: EventLog;
   tenants: TenantStore;
   connections: ConnectionStore;
+  /** Deliveries fan-out hands to SSE streams (see `inbox-store.ts`). */
+  inbox: InboxStore;
   /** Posts to WebSocket clients; throws on first use when no management endpoint is configured. */
   poster: ConnectionPoster;
   mintId: () => string;
@@ -54,6 +57,7 @@ export function createRuntime(config: RelayConfig): RelayRuntime {
       connectionLifetimeSeconds: config.connectionLifetimeSeconds,
       maxPendingBytes: config.maxPendingBytes,
     }),
+    inbox: new InboxStore(dynamo, { tableName: config.tables.connections, now, mintId, lifetimeSeconds: 3600, lookBackMs: 5000 }),
     poster: posterFor(config),
   };
 }

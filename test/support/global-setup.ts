@@ -8,6 +8,8 @@ import type { StackProcess } from './local-stack-process.ts';
 
 /** Replay window the shared stack serves; small so tests can push a session past it. */
 export const TEST_REPLAY_BUFFER = 20;
+export const TEST_SSE_HEARTBEAT_MS = 1000;
+export const TEST_SSE_MAX_DURATION_MS = 8000;
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -21,7 +23,15 @@ declare module 'vitest' {
 let stack: StackProcess | undefined;
 
 export async function setup(project: TestProject): Promise<void> {
-  stack = await startStackProcess({ env: { AEP_REPLAY_BUFFER: String(TEST_REPLAY_BUFFER), AEP_DEV_TOKEN: `aep_test_${process.pid}_devtoken` } });
+  stack = await startStackProcess({
+    env: {
+      AEP_REPLAY_BUFFER: String(TEST_REPLAY_BUFFER),
+      AEP_DEV_TOKEN: `aep_test_${process.pid}_devtoken`,
+      // Shortened so tests observe heartbeats and the clean end before the duration limit.
+      AEP_SSE_HEARTBEAT_MS: String(TEST_SSE_HEARTBEAT_MS),
+      AEP_SSE_MAX_DURATION_MS: String(TEST_SSE_MAX_DURATION_MS),
+    },
+  });
   project.provide('baseUrl', stack.baseUrl);
   project.provide('dynamoEndpoint', stack.dynamoEndpoint);
   project.provide('devToken', stack.devToken);

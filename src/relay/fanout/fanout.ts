@@ -27,6 +27,7 @@ import type { StoredSubscription } from '../../store/connection-store.ts';
 import { deliveryText } from '../delivery-text.ts';
 import type { RelayRuntime } from '../runtime.ts';
 import { deliverableOf } from './stream-records.ts';
+import { isSseStreamId } from '../sse/sse-stream-id.ts';
 import type { Deliverable } from './stream-records.ts';
 
 type Action = { kind: 'post'; deliverable: Deliverable; ceiling: CaptureLevel | undefined; subscriptionIds: string[] } | { kind: 'park'; deliverable: Deliverable; subscription: StoredSubscription };
@@ -121,6 +122,12 @@ function morePermissive(left: CaptureLevel | undefined, right: CaptureLevel | un
   return captureRank(left) >= captureRank(right) ? left : right;
 }
 
+/** SSE streams have no connection to post to: their deliveries go to the stream's inbox. */
+async function deliverToInbox(runtime: RelayRuntime, tenant: string, streamId: string, text: string): Promise<'sent'> {
+  await runtime.inbox.append(tenant, streamId, text);
+  return 'sent';
+}
+
 async function drain(runtime: RelayRuntime, logger: Logger, connectionId: string, tenant: string, actions: readonly Action[], report: FanoutReport): Promise<void> {
   const delivered = new Map<string, DeliveredPosition>();
   for (const action of actions) {
@@ -138,7 +145,8 @@ async function drain(runtime: RelayRuntime, logger: Logger, connectionId: string
     const { event, raw } = action.deliverable;
     let outcome;
     try {
-      outcome = await runtime.poster.post(connectionId, deliveryText(raw, event, ceiling));
+      const text = deliveryText(raw, event, ceiling);
+      outcome = isSseStreamId(connectionId) ? await deliverToInbox(runtime, tenant, connectionId, text) : await runtime.poster.post(connectionId, text);
     } catch (error) {
       logger.error('post failed', { connectionId, tenant, error });
       outcome = 'throttled' as const;

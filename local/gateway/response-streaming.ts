@@ -1,0 +1,68 @@
+/**
+ * The function URL side of the local gateway for a RESPONSE_STREAM function: invokes the
+ * handler with a response stream, turns the prelude written by `HttpResponseStream.from`
+ * into the HTTP status and headers, and passes every later write straight to the client
+ * (nothing buffered here, so heartbeats and events reach the client as written). When the
+ * client goes away the response stream is destroyed, as the runtime does.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { PassThrough } from 'node:stream';
+import type { Writable } from 'node:stream';
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { lambdaContext } from '../lambda-context.ts';
+import { HAS_PRELUDE, PRELUDE_DELIMITER } from '../lambda-streaming-global.ts';
+import { httpApiEvent, readBody } from './http-api.ts';
+
+export type StreamingHandler = (event: APIGatewayProxyEventV2, responseStream: Writable, context: Context) => Promise<void>;
+
+/** Lambda's maximum duration, which bounds a streamed response. */
+const FUNCTION_TIMEOUT_MS = 15 * 60_000;
+
+export async function serveStreamingFunction(handler: StreamingHandler, request: IncomingMessage, response: ServerResponse, url: URL, timeoutMs = FUNCTION_TIMEOUT_MS): Promise<void> {
+  const body = await readBody(request, 6 * 1024 * 1024);
+  if (body === 'too-large') {
+    response.writeHead(413).end();
+    return;
+  }
+  const responseStream = new PassThrough();
+  let head = Buffer.alloc(0);
+  let headersSent = false;
+  const sendHead = (statusCode: number, headers: Record<string, string>) => {
+    response.writeHead(statusCode, headers);
+    response.flushHeaders();
+    headersSent = true;
+  };
+  responseStream.on('data', (chunk: Buffer) => {
+    if (headersSent) {
+      response.write(chunk);
+      return;
+    }
+    if (!(responseStream as unknown as Record<symbol, boolean>)[HAS_PRELUDE]) {
+      sendHead(200, { 'content-type': 'application/octet-stream' });
+      response.write(chunk);
+      return;
+    }
+    head = Buffer.concat([head, chunk]);
+    const end = head.indexOf(PRELUDE_DELIMITER);
+    if (end === -1) return;
+    const prelude = JSON.parse(head.subarray(0, end).toString('utf8')) as { statusCode?: number; headers?: Record<string, string> };
+    sendHead(prelude.statusCode ?? 200, prelude.headers ?? {});
+    const rest = head.subarray(end + PRELUDE_DELIMITER.length);
+    if (rest.length > 0) response.write(rest);
+  });
+  responseStream.on('end', () => {
+    if (!headersSent) sendHead(200, {});
+    response.end();
+  });
+  response.on('close', () => {
+    if (!responseStream.destroyed) responseStream.destroy();
+  });
+  try {
+    await handler(httpApiEvent(request, url, body), responseStream, lambdaContext('aep-relay-stream', timeoutMs));
+  } catch {
+    if (!headersSent) response.writeHead(502, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Internal Server Error' }));
+    else response.end();
+    return;
+  }
+  if (!responseStream.writableEnded) responseStream.end();
+}

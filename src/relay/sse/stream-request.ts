@@ -1,0 +1,63 @@
+/**
+ * The subscription a `GET /stream` request asks for (AEP-0003 §3.3): `filter`, `capture`
+ * ceiling, `from` (positions or `all`, taking precedence over `Last-Event-ID`) and `live`.
+ * Anything malformed is refused before any stream header is written.
+ */
+import { badRequest } from '../../errors/relay-error.ts';
+import type { RelayError } from '../../errors/relay-error.ts';
+import { compileFilter, validateFilter } from '../../protocol/attr-match.ts';
+import type { EventMatcher, Filter } from '../../protocol/attr-match.ts';
+import { isCaptureLevel } from '../../protocol/levels.ts';
+import type { CaptureLevel } from '../../protocol/levels.ts';
+import { parseFrom, parseSseId } from '../../protocol/positions.ts';
+import type { Position } from '../../protocol/positions.ts';
+
+export interface StreamRequest {
+  filter: Filter;
+  matches: EventMatcher;
+  ceiling?: CaptureLevel;
+  from?: 'all' | Position[];
+  /** `live=0`: replay, then end the stream. */
+  live: boolean;
+}
+
+export function parseStreamRequest(query: Readonly<Record<string, string | undefined>>, lastEventId: string | undefined, maxPositions: number): StreamRequest | RelayError {
+  let filter: Filter = {};
+  if (query.filter !== undefined) {
+    let value: unknown;
+    try {
+      value = JSON.parse(query.filter);
+    } catch {
+      return badRequest('invalid-filter', 'filter is not JSON (URL-encode an attr-match object)');
+    }
+    const validation = validateFilter(value);
+    if (!validation.ok) return badRequest('invalid-filter', validation.reason);
+    filter = validation.filter;
+  }
+  let ceiling: CaptureLevel | undefined;
+  if (query.capture !== undefined) {
+    if (!isCaptureLevel(query.capture)) return badRequest('invalid-filter', 'capture must be one of none, metadata, redacted, full');
+    ceiling = query.capture;
+  }
+  let from: 'all' | Position[] | undefined;
+  if (query.from !== undefined) {
+    let value: unknown = 'all';
+    if (query.from !== 'all') {
+      try {
+        value = JSON.parse(query.from);
+      } catch {
+        return badRequest('invalid-filter', 'from is the literal all or a URL-encoded JSON array of {session, epoch, seq}');
+      }
+    }
+    const parsed = parseFrom(value, { maxPositions });
+    if (!parsed.ok) return badRequest(parsed.code, parsed.detail);
+    from = parsed.from;
+  } else if (lastEventId !== undefined && lastEventId !== '') {
+    const position = parseSseId(lastEventId);
+    if (position === undefined) return badRequest('invalid-filter', 'Last-Event-ID is not a {session}:{epoch}:{seq} position');
+    from = [position];
+  }
+  const live = query.live === undefined || query.live === '1' || query.live === 'true';
+  if (!live && query.live !== '0' && query.live !== 'false') return badRequest('invalid-filter', 'live is 0 or 1');
+  return { filter, matches: compileFilter(filter), ...(ceiling === undefined ? {} : { ceiling }), ...(from === undefined ? {} : { from }), live };
+}
