@@ -137,23 +137,7 @@ export class EventLog {
     let exclusiveStartKey: Item | undefined;
     let overflow = false;
     do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.options.tableName,
-          IndexName: POSITION_INDEX,
-          KeyConditionExpression: after === undefined ? 'pk = :pk' : 'pk = :pk AND pos > :after',
-          ExpressionAttributeValues: {
-            ':pk': str(eventKeys.sessionPartition(tenant, session)),
-            ...(after === undefined ? {} : { ':after': str(positionKey(after.epoch, after.seq)) }),
-          },
-          ProjectionExpression: '#raw, pos',
-          ExpressionAttributeNames: { '#raw': 'raw' },
-          ScanIndexForward: false,
-          ConsistentRead: true,
-          Limit: window + 1 - newestFirst.length,
-          ExclusiveStartKey: exclusiveStartKey,
-        }),
-      );
+      const page = await this.queryHistory(tenant, session, after, { newestFirst: true, limit: window + 1 - newestFirst.length, startKey: exclusiveStartKey });
       for (const record of page.Items ?? []) {
         if (newestFirst.length === window) {
           overflow = true;
@@ -173,7 +157,13 @@ export class EventLog {
 
   /** Events of a session strictly after a position, oldest first, one bounded page at a time. */
   async readAfter(tenant: string, session: string, after: Position | undefined, limit: number, cursor?: string): Promise<Page<HistoryItem>> {
-    const page = await this.client.send(
+    const page = await this.queryHistory(tenant, session, after, { newestFirst: false, limit: clampLimit(limit), startKey: decodeCursor(cursor) });
+    return pageOf((page.Items ?? []).map(historyItem), page.LastEvaluatedKey);
+  }
+
+  /** One page of a session's history strictly after `after`, read from the position index. */
+  private queryHistory(tenant: string, session: string, after: Position | undefined, page: { newestFirst: boolean; limit: number; startKey: Item | undefined }) {
+    return this.client.send(
       new QueryCommand({
         TableName: this.options.tableName,
         IndexName: POSITION_INDEX,
@@ -182,14 +172,15 @@ export class EventLog {
           ':pk': str(eventKeys.sessionPartition(tenant, session)),
           ...(after === undefined ? {} : { ':after': str(positionKey(after.epoch, after.seq)) }),
         },
+        // `raw` is a DynamoDB reserved word.
         ProjectionExpression: '#raw, pos',
-          ExpressionAttributeNames: { '#raw': 'raw' },
+        ExpressionAttributeNames: { '#raw': 'raw' },
+        ScanIndexForward: !page.newestFirst,
         ConsistentRead: true,
-        Limit: clampLimit(limit),
-        ExclusiveStartKey: decodeCursor(cursor),
+        Limit: page.limit,
+        ExclusiveStartKey: page.startKey,
       }),
     );
-    return pageOf((page.Items ?? []).map(historyItem), page.LastEvaluatedKey);
   }
 
   /** The earliest position replay serves for a session, or undefined when it holds none. */
