@@ -11,6 +11,7 @@ import { createLogger } from '../../src/observability/logger.ts';
 import { createRuntime } from '../../src/relay/runtime.ts';
 import { dispatchMessage } from '../../src/relay/socket/dispatch.ts';
 import { principalFromAuthorizer } from '../../src/relay/socket/principal-from-authorizer.ts';
+import { DEFAULT_MAX_CONNECTIONS } from '../../src/relay/tenant-quotas.ts';
 
 const runtime = createRuntime(readRelayConfig(process.env));
 const logger = createLogger({ service: 'aep-relay-socket' });
@@ -25,10 +26,17 @@ async function route(event: WebSocketRouteEvent, context: Context): Promise<WebS
   }
   const log = logger.child({ tenant: principal.tenant, connectionId, requestId: context.awsRequestId });
   switch (routeKey) {
-    case '$connect':
+    case '$connect': {
+      const quotas = await runtime.quotas.quotasOf(principal.tenant);
+      if (!(await runtime.quotas.acquireConnection(principal.tenant, quotas.maxConnections ?? DEFAULT_MAX_CONNECTIONS))) {
+        // No frame can be sent before the socket opens, so the quota refusal is the handshake's status.
+        log.warn('connection refused', { reason: 'limit-exceeded' });
+        return { statusCode: 429 };
+      }
       await runtime.connections.createConnection(principal.tenant, connectionId, principal);
       log.info('connected');
       return { statusCode: 200 };
+    }
     case '$disconnect':
       await runtime.connections.removeConnection(principal.tenant, connectionId);
       log.info('disconnected', { code: event.requestContext.disconnectStatusCode });

@@ -3,7 +3,8 @@
  * it as a value; the protocol core never reads the environment.
  */
 import type { TableNames } from '../store/table-definitions.ts';
-import { nonNegativeInteger, optionalString, positiveInteger, requiredString } from './env-readers.ts';
+import { isTenantId } from '../store/tenant-id.ts';
+import { ConfigurationError, nonNegativeInteger, optionalString, positiveInteger, requiredString } from './env-readers.ts';
 import type { Environment } from './env-readers.ts';
 
 export interface RelayLimits {
@@ -42,6 +43,8 @@ export interface RelayConfig {
   /** Bytes fan-out may park on a subscription while its replay runs. */
   maxPendingBytes: number;
   sse: SseSettings;
+  /** `AEP_OPERATOR_TENANT`: the tenant whose admin tokens manage tenants (default `operator`). */
+  operatorTenant: string;
   /** Which bindings this deployment serves (AEP_SURFACE_STREAM / AEP_SURFACE_SOCKET = on), so discovery only advertises what exists. */
   surface: { stream: boolean; socket: boolean };
 }
@@ -62,6 +65,8 @@ export interface SseSettings {
   flushPaddingBytes: number;
   /** Unsent bytes above which the client counts as slow (AEP-0003 §8.4). */
   backpressureBytes: number;
+  /** How often a live stream re-checks that its token is still valid (revocation bound). */
+  revalidateMs: number;
 }
 
 export const DEFAULT_LIMITS: RelayLimits = {
@@ -104,10 +109,18 @@ export function readRelayConfig(env: Environment): RelayConfig {
       maxDurationMs: positiveInteger(env, 'AEP_SSE_MAX_DURATION_MS', 14 * 60_000),
       flushPaddingBytes: nonNegativeInteger(env, 'AEP_SSE_FLUSH_PADDING_BYTES', 0),
       backpressureBytes: positiveInteger(env, 'AEP_SSE_BACKPRESSURE_BYTES', 1024 * 1024),
+      revalidateMs: positiveInteger(env, 'AEP_SSE_REVALIDATE_MS', 30_000),
     },
+    operatorTenant: operatorTenantOf(env),
     surface: {
       stream: optionalString(env, 'AEP_SURFACE_STREAM') === 'on',
       socket: optionalString(env, 'AEP_SURFACE_SOCKET') === 'on',
     },
   };
+}
+
+function operatorTenantOf(env: Environment): string {
+  const tenant = optionalString(env, 'AEP_OPERATOR_TENANT') ?? 'operator';
+  if (!isTenantId(tenant)) throw new ConfigurationError(`environment variable AEP_OPERATOR_TENANT must be a tenant id ([a-z0-9-]), got ${JSON.stringify(tenant)}`);
+  return tenant;
 }

@@ -12,6 +12,7 @@ import { EventLog } from '../store/event-log.ts';
 import { TenantStore } from '../store/tenant-store.ts';
 import { ConnectionStore } from '../store/connection-store.ts';
 import { InboxStore } from '../store/inbox-store.ts';
+import { QuotaStore } from '../store/quota-store.ts';
 import { managementApiPoster } from '../gateway/connection-poster.ts';
 import type { ConnectionPoster } from '../gateway/connection-poster.ts';
 import { ConfigurationError } from '../config/env-readers.ts';
@@ -23,6 +24,7 @@ export interface RelayRuntime {
   eventLog: EventLog;
   tenants: TenantStore;
   connections: ConnectionStore;
+  quotas: QuotaStore;
   /** Deliveries fan-out hands to SSE streams (see `inbox-store.ts`). */
   inbox: InboxStore;
   /** Posts to WebSocket clients; throws on first use when no management endpoint is configured. */
@@ -36,9 +38,11 @@ export function createRuntime(config: RelayConfig): RelayRuntime {
   const dynamo = createDynamoClient({ region: config.region, ...(config.dynamoEndpoint === undefined ? {} : { endpoint: config.dynamoEndpoint }), meter });
   const now = () => Date.now();
   const mintId = ulidFactory(now, (length) => randomBytes(length));
+  const quotas = new QuotaStore(dynamo, { tenantsTable: config.tables.tenants, connectionsTable: config.tables.connections, now, cacheMs: 30_000 });
   return {
     config,
     dynamo,
+    quotas,
     meter,
     now,
     mintId,
@@ -56,8 +60,9 @@ export function createRuntime(config: RelayConfig): RelayRuntime {
       now,
       connectionLifetimeSeconds: config.connectionLifetimeSeconds,
       maxPendingBytes: config.maxPendingBytes,
+      onConnectionRemoved: (tenant) => quotas.releaseConnection(tenant),
     }),
-    inbox: new InboxStore(dynamo, { tableName: config.tables.connections, now, mintId, lifetimeSeconds: 3600, lookBackMs: 5000 }),
+    inbox: new InboxStore(dynamo, { tableName: config.tables.connections, now, mintId, lifetimeSeconds: 3600, lookBackMs: 1000 }),
     poster: posterFor(config),
   };
 }

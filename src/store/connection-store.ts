@@ -83,6 +83,8 @@ export interface ConnectionStoreOptions {
   connectionLifetimeSeconds: number;
   /** Bound on what fan-out parks for a replaying subscription before delivering directly. */
   maxPendingBytes: number;
+  /** Called once per removed connection record (releases the tenant's connection slot). */
+  onConnectionRemoved?: (tenant: string) => Promise<void>;
 }
 
 export class ConnectionStore {
@@ -114,6 +116,23 @@ export class ConnectionStore {
         },
       }),
     );
+    await this.client.send(
+      new PutItemCommand({
+        TableName: this.options.tableName,
+        Item: { pk: str(connectionKeys.connectionPartition(tenant, connectionId)), sk: str(connectionKeys.tokenLinkRecord), tokenId: str(principal.tokenId), expiresAt: this.expiresAt() },
+      }),
+    );
+    await this.client.send(
+      new PutItemCommand({
+        TableName: this.options.tableName,
+        Item: { pk: str(connectionKeys.tokenConnections(tenant, principal.tokenId)), sk: str(connectionId), connectionId: str(connectionId), expiresAt: this.expiresAt() },
+      }),
+    );
+  }
+
+  /** Connections and streams currently open with a token (for revocation). */
+  async connectionsOfToken(tenant: string, tokenId: string): Promise<string[]> {
+    return (await this.queryAll(connectionKeys.tokenConnections(tenant, tokenId))).map((item) => readString(item, 'connectionId') ?? '').filter((id) => id !== '');
   }
 
   async getConnection(tenant: string, connectionId: string): Promise<ConnectionRecord | undefined> {
@@ -406,8 +425,20 @@ export class ConnectionStore {
     return (await this.queryAll(connectionKeys.tenantClaims(tenant))).map(claimOf).filter((claim) => this.isLive(claim));
   }
 
-  /** Removes a connection and everything it owns: subscriptions, their index entries, claims. */
+  /**
+   * Removes a connection and everything it owns: subscriptions, their index entries, claims.
+   * The connection's quota slot is released exactly once, by whichever caller deleted its
+   * record ($disconnect, a 410 during fan-out or routing, revocation).
+   */
   async removeConnection(tenant: string, connectionId: string): Promise<void> {
+    const record = await this.client.send(
+      new DeleteItemCommand({
+        TableName: this.options.tableName,
+        Key: { pk: str(connectionKeys.connectionPartition(tenant, connectionId)), sk: str(connectionKeys.connectionRecord) },
+        ReturnValues: 'ALL_OLD',
+      }),
+    );
+    if (record.Attributes !== undefined) await this.options.onConnectionRemoved?.(tenant);
     const owned = await this.queryAll(connectionKeys.connectionPartition(tenant, connectionId));
     const keys: Array<{ pk: string; sk: string }> = [];
     for (const item of owned) {
@@ -418,6 +449,8 @@ export class ConnectionStore {
         for (const partition of readStringSet(item, 'indexPartitions')) {
           keys.push({ pk: partition, sk: connectionKeys.subscriptionIndexSort(connectionId, subscriptionId) });
         }
+      } else if (sk === connectionKeys.tokenLinkRecord) {
+        keys.push({ pk: connectionKeys.tokenConnections(tenant, readString(item, 'tokenId') ?? ''), sk: connectionId });
       } else if (sk.startsWith('CLAIM#')) {
         keys.push({ pk: connectionKeys.tenantClaims(tenant), sk: connectionKeys.claimIndexSort(readString(item, 'session') ?? sk.slice(6), connectionId) });
       }

@@ -29,6 +29,10 @@ export const connectionKeys = {
   connectionPartition: (tenant: string, connectionId: string) => `T#${tenant}#C#${connectionId}`,
   connectionRecord: 'CONN',
   subscriptionRecord: (subscriptionId: string) => `SUB#${subscriptionId}`,
+  /** The connection's entry in its token's index (so revocation finds it). */
+  tokenLinkRecord: 'TOKEN',
+  /** Open connections and streams of one token, closed when the token is revoked. */
+  tokenConnections: (tenant: string, tokenId: string) => `T#${tenant}#TOKCONN#${tokenId}`,
   claimRecord: (session: string) => `CLAIM#${session}`,
   /** Subscriptions pinned to a session, found by fan-out without scanning the tenant. */
   sessionSubscriptions: (tenant: string, session: string) => `T#${tenant}#SUBS#S#${session}`,

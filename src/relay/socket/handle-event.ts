@@ -26,6 +26,10 @@ export async function handleEvent(context: SocketContext, connection: Connection
     return;
   }
   if (!hasScope(context.principal, 'emit')) return void (await refuse('unauthorized', 'this token lacks the emit scope'));
+  const { eventsPerSecond } = await context.runtime.quotas.quotasOf(context.principal.tenant);
+  if (eventsPerSecond !== undefined && !(await context.runtime.quotas.admitEvents(context.principal.tenant, 1, eventsPerSecond))) {
+    return void (await refuse('limit-exceeded', `the tenant's quota is ${eventsPerSecond} events per second; resend the event later`));
+  }
   if (ownsSession(connection, event)) await recordClaim(context, connection, event.session as string);
   try {
     await context.runtime.eventLog.append(context.principal.tenant, admission.admitted);

@@ -25,6 +25,7 @@ export async function handleSubscribe(context: SocketContext, connection: Connec
     return;
   }
   const pinnedSessions = sessionEqualityOf(parsed.filter);
+  const maxSubscriptions = (await context.runtime.quotas.quotasOf(context.principal.tenant)).maxSubscriptionsPerConnection ?? config.limits.maxSubscriptionsPerConnection;
   const recorded = await connections.addSubscription(
     context.principal.tenant,
     context.connectionId,
@@ -34,10 +35,10 @@ export async function handleSubscribe(context: SocketContext, connection: Connec
       ...(parsed.capture === undefined ? {} : { ceiling: parsed.capture }),
       ...(pinnedSessions === undefined ? {} : { sessions: pinnedSessions }),
     },
-    config.limits.maxSubscriptionsPerConnection,
+    maxSubscriptions,
   );
   if (!recorded) {
-    await refuse('limit-exceeded', `a connection may hold at most ${config.limits.maxSubscriptionsPerConnection} subscriptions (AEP_MAX_SUBSCRIPTIONS)`);
+    await refuse('limit-exceeded', `a connection may hold at most ${maxSubscriptions} subscriptions (maxSubscriptionsPerConnection)`);
     return;
   }
   if (!(await send(context, subscribed(parsed.id)))) return;

@@ -15,13 +15,15 @@ import type { HttpResponsePrelude } from '../../gateway/lambda-streaming.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { sessionEqualityOf } from '../../protocol/attr-match.ts';
 import { isSeverity, severityRank } from '../../protocol/levels.ts';
-import { authenticate } from '../authenticate.ts';
+import { bearerToken } from '../../auth/bearer.ts';
+import { hashTokenSecret } from '../../auth/token-secret.ts';
 import { parseStored } from '../delivery-text.ts';
 import { replaySteps } from '../replay-plan.ts';
 import type { RelayRuntime } from '../runtime.ts';
 import { handOffToLive, HighWater } from '../subscription-handoff.ts';
 import { replayExhaustedComment, sseComment, sseEventMessage } from './sse-format.ts';
 import { sseStreamId } from './sse-stream-id.ts';
+import { DEFAULT_MAX_CONNECTIONS } from '../tenant-quotas.ts';
 import { parseStreamRequest } from './stream-request.ts';
 import type { StreamRequest } from './stream-request.ts';
 import { SseWriter } from './sse-writer.ts';
@@ -39,35 +41,49 @@ export interface StreamInvocation {
 const SUBSCRIPTION_ID = 'stream';
 
 export async function serveStream(runtime: RelayRuntime, logger: Logger, invocation: StreamInvocation): Promise<void> {
-  let accepted: { request: StreamRequest; tenant: string; streamId?: string };
+  let accepted: AcceptedStream;
   try {
     accepted = await acceptRequest(runtime, invocation.event);
   } catch (error) {
     refuse(invocation, logger, error);
     return;
   }
-  await streamEvents(runtime, logger, invocation, accepted.request, accepted.tenant, accepted.streamId);
+  await streamEvents(runtime, logger, invocation, accepted);
+}
+
+interface AcceptedStream {
+  request: StreamRequest;
+  tenant: string;
+  /** Digest of the bearer token, so a live stream can re-check it was not revoked. */
+  tokenDigest: string;
+  streamId?: string;
 }
 
 /** Authenticates and validates the request, and for a live stream records its subscription. */
-async function acceptRequest(runtime: RelayRuntime, event: APIGatewayProxyEventV2): Promise<{ request: StreamRequest; tenant: string; streamId?: string }> {
+async function acceptRequest(runtime: RelayRuntime, event: APIGatewayProxyEventV2): Promise<AcceptedStream> {
   if (event.rawPath !== '/stream') throw notFound();
   if (event.requestContext.http.method.toUpperCase() !== 'GET') throw new RelayError('method-not-allowed', 405, 'GET /stream only');
   const headers = event.headers ?? {};
-  const principal = await authenticate(runtime.tenants, {
+  const token = bearerToken({
     // Behind CloudFront with origin access control, the viewer's Authorization header is
     // replaced by the signature, so the edge copies it into x-aep-authorization.
     authorization: headers.authorization ?? headers['x-aep-authorization'],
     accessTokenQuery: event.queryStringParameters?.access_token,
     allowQueryToken: true,
   });
-  if (principal === undefined) throw unauthenticated();
+  const tokenDigest = token === undefined ? undefined : hashTokenSecret(token);
+  const principal = tokenDigest === undefined ? undefined : await runtime.tenants.resolve(tokenDigest);
+  if (principal === undefined || tokenDigest === undefined) throw unauthenticated();
   if (!hasScope(principal, 'consume')) throw forbidden('this token lacks the consume scope');
   const request = parseStreamRequest(event.queryStringParameters ?? {}, headers['last-event-id'], runtime.config.limits.maxFromPositions);
   if (request instanceof RelayError) throw request;
   const tenant = principal.tenant;
-  if (!request.live) return { request, tenant };
+  if (!request.live) return { request, tenant, tokenDigest };
   const streamId = sseStreamId(runtime.mintId());
+  const quotas = await runtime.quotas.quotasOf(tenant);
+  if (!(await runtime.quotas.acquireConnection(tenant, quotas.maxConnections ?? DEFAULT_MAX_CONNECTIONS))) {
+    throw limitExceeded(`the tenant's quota of ${quotas.maxConnections ?? DEFAULT_MAX_CONNECTIONS} open connections and streams is reached`);
+  }
   await runtime.connections.createConnection(tenant, streamId, principal);
   const recorded = await runtime.connections.addSubscription(
     tenant,
@@ -79,7 +95,7 @@ async function acceptRequest(runtime: RelayRuntime, event: APIGatewayProxyEventV
     await runtime.connections.removeConnection(tenant, streamId);
     throw limitExceeded('could not record the stream subscription');
   }
-  return { request, tenant, streamId };
+  return { request, tenant, tokenDigest, streamId };
 }
 
 function sessionsOf(request: StreamRequest): { sessions?: string[] } {
@@ -98,7 +114,8 @@ function refuse(invocation: StreamInvocation, logger: Logger, error: unknown): v
   stream.end();
 }
 
-async function streamEvents(runtime: RelayRuntime, logger: Logger, invocation: StreamInvocation, request: StreamRequest, tenant: string, streamId: string | undefined): Promise<void> {
+async function streamEvents(runtime: RelayRuntime, logger: Logger, invocation: StreamInvocation, accepted: AcceptedStream): Promise<void> {
+  const { request, tenant, streamId } = accepted;
   const { sse } = runtime.config;
   const startedAt = runtime.now();
   const stream = invocation.open({
@@ -137,7 +154,16 @@ async function streamEvents(runtime: RelayRuntime, logger: Logger, invocation: S
     if (!delivered) return;
     const readInbox = runtime.inbox.reader(tenant, streamId, startedAt);
     const endAt = startedAt + sse.maxDurationMs;
+    let validatedAt = runtime.now();
     while (writer.isOpen) {
+      if (runtime.now() - validatedAt >= sse.revalidateMs) {
+        // A stream has no connection revocation could close, so it re-checks its token.
+        if ((await runtime.tenants.resolve(accepted.tokenDigest)) === undefined) {
+          writer.end('closing: the token is no longer valid');
+          return;
+        }
+        validatedAt = runtime.now();
+      }
       if (invocation.remainingMs() < sse.endMarginMs || runtime.now() >= endAt) {
         // Lambda's maximum duration is near: end cleanly so EventSource reconnects with
         // Last-Event-ID (or from) and resumes without loss.
