@@ -1,10 +1,11 @@
 /**
- * The HTTP API routes (AEP-0003 §3.2 emit, §3.4 discovery) and the health probe.
+ * The HTTP API routes (AEP-0003 §3.2 emit, §3.4 discovery), the health probe, and the
+ * admin routes under `/admin/` (`admin-routes.ts`).
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { hasScope } from '../../src/auth/principal.ts';
 import type { Principal } from '../../src/auth/principal.ts';
-import { badRequest, forbidden, notFound, payloadTooLarge, unauthenticated, versionUnsupported } from '../../src/errors/relay-error.ts';
+import { badRequest, forbidden, limitExceeded, notFound, payloadTooLarge, unauthenticated, versionUnsupported } from '../../src/errors/relay-error.ts';
 import { jsonResponse } from '../../src/middleware/json-response.ts';
 import { SUPPORTED_VERSIONS } from '../../src/protocol/event.ts';
 import { authenticate } from '../../src/relay/authenticate.ts';
@@ -14,6 +15,7 @@ import { bodyKindOf, splitBody } from '../../src/relay/http-batch.ts';
 import { admitBatch, appendAll } from '../../src/relay/ingest.ts';
 import type { RelayRuntime } from '../../src/relay/runtime.ts';
 import { RelayError } from '../../src/errors/relay-error.ts';
+import { adminRoute } from './admin-routes.ts';
 
 type Response = APIGatewayProxyStructuredResultV2;
 
@@ -21,6 +23,7 @@ export async function route(runtime: RelayRuntime, surface: DiscoverySurface, ev
   const method = event.requestContext.http.method.toUpperCase();
   const path = event.rawPath;
   if (path === '/healthz' && (method === 'GET' || method === 'HEAD')) return jsonResponse(200, { ok: true });
+  if (path.startsWith('/admin/')) return adminRoute(runtime, event);
   const isEvents = path === '/events';
   if (!isEvents && path !== '/.well-known/aep') throw notFound();
   if (method === 'GET') {
@@ -54,9 +57,13 @@ async function postEvents(runtime: RelayRuntime, event: APIGatewayProxyEventV2):
   const bodyBytes = Buffer.byteLength(body, 'utf8');
   if (bodyBytes > limits.maxBodyBytes) throw payloadTooLarge('payload-too-large', `the body is ${bodyBytes} bytes; the limit is ${limits.maxBodyBytes}`);
   if (body.trim() === '') throw badRequest('invalid-event', 'the body carries no event');
-  const texts = splitBody(body, kind, limits.maxBatchEvents);
+  const quotas = await runtime.quotas.quotasOf(principal.tenant);
+  const texts = splitBody(body, kind, quotas.maxBatchEvents ?? limits.maxBatchEvents);
   if (texts instanceof RelayError) throw texts;
   const admitted = admitBatch(texts, principal, limits);
+  if (quotas.eventsPerSecond !== undefined && !(await runtime.quotas.admitEvents(principal.tenant, admitted.length, quotas.eventsPerSecond))) {
+    throw limitExceeded(`the tenant's quota is ${quotas.eventsPerSecond} events per second; retry later with the same event ids`);
+  }
   const result = await appendAll(runtime.eventLog, principal.tenant, admitted);
   return jsonResponse(202, { accepted: admitted.length, stored: result.stored, duplicates: result.duplicates });
 }

@@ -86,6 +86,63 @@ export class TenantStore {
     };
   }
 
+  /** Every tenant in the registry, oldest id first (the operator's listing). */
+  async listTenants(): Promise<TenantRecord[]> {
+    const names: string[] = [];
+    let start: Item | undefined;
+    do {
+      const page = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': str(tenantKeys.tenantRegistryPartition) },
+          ProjectionExpression: 'sk',
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+        }),
+      );
+      for (const item of page.Items ?? []) {
+        const name = readString(item, 'sk');
+        if (name !== undefined) names.push(name);
+      }
+      start = page.LastEvaluatedKey;
+    } while (start !== undefined);
+    // The registry holds names only; each tenant record is the truth for its state.
+    const records = await Promise.all(names.map((name) => this.getTenant(name)));
+    return records.filter((record): record is TenantRecord => record !== undefined);
+  }
+
+  /** Disables or re-enables a tenant; returns false when there is no such tenant. */
+  async setTenantDisabled(tenant: string, disabled: boolean): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: { pk: str(tenantKeys.tenantPartition(tenant)), sk: str(tenantKeys.tenantRecord) },
+          UpdateExpression: 'SET disabled = :disabled',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':disabled': { BOOL: disabled } },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  /** One token of a tenant, without its digest; undefined when the tenant has no such token. */
+  async getToken(tenant: string, tokenId: string): Promise<TokenRecord | undefined> {
+    const result = await this.client.send(
+      new GetItemCommand({
+        TableName: this.tableName,
+        Key: { pk: str(tenantKeys.tenantPartition(tenant)), sk: str(tenantKeys.tokenRecord(tokenId)) },
+        ConsistentRead: true,
+      }),
+    );
+    return result.Item === undefined ? undefined : tokenRecordOf(result.Item);
+  }
+
   /** Stores a new token under its digest. The caller mints the secret and shows it once. */
   async putToken(grant: TokenGrant, secretDigest: string): Promise<void> {
     const createdAt = this.now();

@@ -1,0 +1,161 @@
+/**
+ * The `aep-relay` command line: argv to a command, or a usage error (exit code 2). Pure, so
+ * every rule about what may be combined is in one place.
+ */
+import { parseArgs } from 'node:util';
+import { parseScopes } from '../../src/auth/scopes.ts';
+import type { Scope } from '../../src/auth/scopes.ts';
+
+export type Command =
+  | { kind: 'help' }
+  | { kind: 'tenants create' | 'tenants disable' | 'tenants enable'; tenant: string }
+  | { kind: 'tenants list' }
+  | { kind: 'tokens issue'; tenant?: string; scopes: Scope[]; agents?: string[]; expiresInSeconds?: number; label?: string }
+  | { kind: 'tokens list' | 'policy show'; tenant?: string }
+  | { kind: 'tokens revoke' | 'tokens rotate'; tenant?: string; tokenId: string }
+  | { kind: 'policy set'; tenant?: string; source: string };
+
+export interface Invocation {
+  command: Command;
+  json: boolean;
+  url?: string;
+  token?: string;
+}
+
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+export const USAGE = `Usage: aep-relay <command> [options]
+
+Tenants (operator):
+  tenants create <id>
+  tenants list
+  tenants disable <id>
+  tenants enable <id>
+Tokens:
+  tokens issue --tenant <id> --scopes emit,consume,control,admin [--agents a,b] [--expires-in <seconds>] [--label <text>]
+  tokens list --tenant <id>
+  tokens revoke --tenant <id> <tokenId>
+  tokens rotate --tenant <id> <tokenId>
+Control policy:
+  policy show --tenant <id>
+  policy set --tenant <id> <file.json | ->
+
+Options:
+  --json             machine-readable output
+  --url <base>       HTTP mode: the relay's base URL (or AEP_URL)
+  --token <token>    HTTP mode: an admin token (or AEP_ADMIN_TOKEN, which keeps it out of shell history)
+  -h, --help
+
+Modes:
+  HTTP    with --url/AEP_URL and an admin token: calls the relay's /admin routes. --tenant may be
+          left out to act on the token's own tenant; other tenants need the operator's token.
+  direct  with AEP_TENANTS_TABLE (and AWS credentials, AWS_REGION): works on DynamoDB itself;
+          AEP_DYNAMODB_ENDPOINT for DynamoDB Local. Revocation closes open WebSocket connections
+          only when AEP_EVENTS_TABLE, AEP_CONNECTIONS_TABLE and AEP_WS_MANAGEMENT_ENDPOINT are set.
+
+Exit codes: 0 ok, 1 failure, 2 usage.`;
+
+const OPTIONS = {
+  json: { type: 'boolean' },
+  url: { type: 'string' },
+  token: { type: 'string' },
+  tenant: { type: 'string' },
+  scopes: { type: 'string' },
+  agents: { type: 'string' },
+  'expires-in': { type: 'string' },
+  label: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** Options each command takes besides the global ones (`json`, `url`, `token`, `help`). */
+const COMMAND_OPTIONS: Record<string, readonly string[]> = {
+  'tenants create': [],
+  'tenants list': [],
+  'tenants disable': [],
+  'tenants enable': [],
+  'tokens issue': ['tenant', 'scopes', 'agents', 'expires-in', 'label'],
+  'tokens list': ['tenant'],
+  'tokens revoke': ['tenant'],
+  'tokens rotate': ['tenant'],
+  'policy show': ['tenant'],
+  'policy set': ['tenant'],
+};
+
+export function parseInvocation(argv: readonly string[]): Invocation {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const { values, positionals } = parsed;
+  const global = {
+    json: values.json === true,
+    ...(values.url === undefined ? {} : { url: values.url }),
+    ...(values.token === undefined ? {} : { token: values.token }),
+  };
+  if (values.help === true || positionals.length === 0) return { command: { kind: 'help' }, ...global };
+  const [group, verb, ...operands] = positionals;
+  const kind = `${group} ${verb ?? ''}`;
+  const allowed = COMMAND_OPTIONS[kind];
+  if (allowed === undefined) throw new UsageError(`unknown command: ${positionals.slice(0, 2).join(' ')}`);
+  for (const name of ['tenant', 'scopes', 'agents', 'expires-in', 'label'] as const) {
+    if (values[name] !== undefined && !allowed.includes(name)) throw new UsageError(`${kind} does not take --${name}`);
+  }
+  const tenant = values.tenant === undefined ? {} : { tenant: values.tenant };
+  const operand = (name: string): string => {
+    if (operands.length !== 1 || operands[0] === undefined || operands[0] === '') throw new UsageError(`${kind} takes one ${name}`);
+    return operands[0];
+  };
+  const noOperands = () => {
+    if (operands.length > 0) throw new UsageError(`${kind} takes no further arguments, got ${operands.join(' ')}`);
+  };
+  switch (kind) {
+    case 'tenants create':
+    case 'tenants disable':
+    case 'tenants enable':
+      return { command: { kind, tenant: operand('tenant id') }, ...global };
+    case 'tenants list':
+      noOperands();
+      return { command: { kind }, ...global };
+    case 'tokens issue': {
+      noOperands();
+      return { command: { kind, ...tenant, ...issueOptions(values) }, ...global };
+    }
+    case 'tokens list':
+    case 'policy show':
+      noOperands();
+      return { command: { kind, ...tenant }, ...global };
+    case 'tokens revoke':
+    case 'tokens rotate':
+      return { command: { kind, ...tenant, tokenId: operand('token id') }, ...global };
+    default:
+      return { command: { kind: 'policy set', ...tenant, source: operand('policy file (or - for standard input)') }, ...global };
+  }
+}
+
+function issueOptions(values: { scopes?: string; agents?: string; 'expires-in'?: string; label?: string }) {
+  if (values.scopes === undefined) throw new UsageError('tokens issue needs --scopes (comma-separated: emit, consume, control, admin)');
+  const scopes = parseScopes(values.scopes);
+  if (scopes === undefined) throw new UsageError(`--scopes must be a comma-separated list of emit, consume, control, admin; got ${JSON.stringify(values.scopes)}`);
+  let agents: string[] | undefined;
+  if (values.agents !== undefined) {
+    agents = values.agents.split(',').map((agent) => agent.trim()).filter((agent) => agent !== '');
+    if (agents.length === 0) throw new UsageError('--agents must name at least one agent');
+  }
+  let expiresInSeconds: number | undefined;
+  if (values['expires-in'] !== undefined) {
+    expiresInSeconds = Number(values['expires-in']);
+    if (!/^\d+$/.test(values['expires-in']) || !Number.isSafeInteger(expiresInSeconds) || expiresInSeconds <= 0) {
+      throw new UsageError(`--expires-in is a positive number of seconds; got ${JSON.stringify(values['expires-in'])}`);
+    }
+  }
+  return {
+    scopes,
+    ...(agents === undefined ? {} : { agents }),
+    ...(expiresInSeconds === undefined ? {} : { expiresInSeconds }),
+    ...(values.label === undefined ? {} : { label: values.label }),
+  };
+}

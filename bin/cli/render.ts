@@ -1,0 +1,69 @@
+/** The CLI's human-readable output: one fact per line, secrets only where they are issued. */
+import type { IssuedToken, RotatedToken, TenantStateChange, TenantView, TokenRevocation, TokenView } from '../../src/admin/admin-operations.ts';
+import type { ControlPolicy } from '../../src/relay/control-policy.ts';
+
+/** Printed (to stderr) with every issued secret. */
+export const SECRET_WARNING = 'warning: this token is shown once and is not stored (only its SHA-256 digest is); keep it now';
+
+export function tenantLines(tenants: readonly TenantView[]): string[] {
+  if (tenants.length === 0) return ['no tenants'];
+  const width = Math.max(...tenants.map((tenant) => tenant.tenant.length));
+  return tenants.map(
+    (tenant) => `${tenant.tenant.padEnd(width)}  ${tenant.disabled ? 'disabled' : 'enabled '}  created ${tenant.createdAt}${tenant.hasControlPolicy ? '  control policy set' : ''}`,
+  );
+}
+
+export function tenantStateLines(change: TenantStateChange, unreachableHint: string): string[] {
+  if (!change.disabled) return [`enabled tenant ${change.tenant}`];
+  return [`disabled tenant ${change.tenant}: its tokens are refused from now on`, closedLine(change.connectionsClosed, unreachableHint)];
+}
+
+export function tokenLines(tokens: readonly TokenView[]): string[] {
+  if (tokens.length === 0) return ['no tokens'];
+  const width = Math.max(...tokens.map((token) => token.tokenId.length));
+  return tokens.map((token) =>
+    [
+      token.tokenId.padEnd(width),
+      token.status.padEnd(7),
+      token.scopes.join(','),
+      ...(token.agents === undefined ? [] : [`agents=${token.agents.join(',')}`]),
+      ...(token.expiresAt === undefined ? [] : [`expires=${token.expiresAt}`]),
+      ...(token.revokedAt === undefined ? [] : [`revoked=${token.revokedAt}`]),
+      ...(token.label === undefined ? [] : [`label=${JSON.stringify(token.label)}`]),
+    ].join('  '),
+  );
+}
+
+export function issuedLines(issued: IssuedToken): string[] {
+  return [
+    ...(issued.tenantCreated === true ? [`created tenant ${issued.tenant}`] : []),
+    `issued ${issued.tokenId} for tenant ${issued.tenant}`,
+    `  scopes:  ${issued.scopes.join(',')}`,
+    ...(issued.agents === undefined ? [] : [`  agents:  ${issued.agents.join(',')}`]),
+    ...(issued.expiresAt === undefined ? [] : [`  expires: ${issued.expiresAt}`]),
+    ...(issued.label === undefined ? [] : [`  label:   ${issued.label}`]),
+    `token: ${issued.token}`,
+  ];
+}
+
+export function rotatedLines(rotated: RotatedToken, unreachableHint: string): string[] {
+  return [`rotated ${rotated.replaces} -> ${rotated.tokenId}; ${rotated.replaces} is revoked`, closedLine(rotated.connectionsClosed, unreachableHint), ...issuedLines(rotated)];
+}
+
+export function revokedLines(revocation: TokenRevocation, unreachableHint: string): string[] {
+  return [`revoked ${revocation.tokenId}${revocation.tenant === '' ? '' : ` of tenant ${revocation.tenant}`}`, closedLine(revocation.connectionsClosed, unreachableHint)];
+}
+
+export function policyLines(policy: ControlPolicy): string[] {
+  return JSON.stringify(policy, null, 2).split('\n');
+}
+
+export function policySetLines(tenant: string, policy: ControlPolicy): string[] {
+  const rules = policy.rules.length === 1 ? '1 rule' : `${policy.rules.length} rules`;
+  return [`control policy${tenant === '' ? '' : ` of ${tenant}`} set: ${rules}, default ${policy.default}`];
+}
+
+function closedLine(closed: number | null, unreachableHint: string): string {
+  if (closed === null) return `note: ${unreachableHint}`;
+  return `closed ${closed} open WebSocket connection${closed === 1 ? '' : 's'}`;
+}

@@ -1,0 +1,119 @@
+/**
+ * Runs one `aep-relay` invocation and returns its exit code: 0 ok, 1 failure (refused or
+ * unreachable), 2 usage. Failures print the relay's error code and detail, never a token.
+ */
+import { readFile } from 'node:fs/promises';
+import type { Environment } from '../../src/config/env-readers.ts';
+import { RelayError } from '../../src/errors/relay-error.ts';
+import { adminBackend } from './admin-backend.ts';
+import type { AdminBackend } from './admin-backend.ts';
+import { parseInvocation, USAGE, UsageError } from './cli-arguments.ts';
+import type { Command } from './cli-arguments.ts';
+import { issuedLines, policyLines, policySetLines, revokedLines, rotatedLines, SECRET_WARNING, tenantLines, tenantStateLines, tokenLines } from './render.ts';
+
+export interface CliIo {
+  out(line: string): void;
+  err(line: string): void;
+  readStdin(): Promise<string>;
+}
+
+/** What a command printed: machine output (for --json) and the human lines. */
+interface Outcome {
+  value: unknown;
+  lines: string[];
+  /** Shown on stderr in both output modes. */
+  warnings?: string[];
+}
+
+export async function runCli(argv: readonly string[], env: Environment, io: CliIo): Promise<number> {
+  let backend: AdminBackend | undefined;
+  try {
+    const invocation = parseInvocation(argv);
+    if (invocation.command.kind === 'help') {
+      io.out(USAGE);
+      return 0;
+    }
+    backend = adminBackend(invocation, env);
+    const outcome = await execute(invocation.command, backend, io);
+    for (const warning of outcome.warnings ?? []) io.err(warning);
+    if (invocation.json) io.out(JSON.stringify(outcome.value));
+    else for (const line of outcome.lines) io.out(line);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.err(`error: ${error.message}`);
+      io.err('run aep-relay --help for usage');
+      return 2;
+    }
+    if (error instanceof RelayError) io.err(`error: ${error.code}${error.detail === undefined ? '' : `: ${error.detail}`}`);
+    else io.err(`error: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  } finally {
+    backend?.close();
+  }
+}
+
+async function execute(command: Exclude<Command, { kind: 'help' }>, backend: AdminBackend, io: CliIo): Promise<Outcome> {
+  const admin = backend.operations;
+  const hint = backend.unreachableConnectionsHint;
+  const tenantOf = (tenant: string | undefined): string => {
+    // Direct mode has no token to imply a tenant; HTTP mode's empty tenant means the token's own.
+    if (tenant !== undefined) return tenant;
+    if (backend.mode === 'http') return '';
+    throw new UsageError(`${command.kind} needs --tenant <id> in direct mode`);
+  };
+  switch (command.kind) {
+    case 'tenants create': {
+      const tenant = await admin.createTenant(command.tenant);
+      return { value: tenant, lines: [`created tenant ${tenant.tenant}`] };
+    }
+    case 'tenants list': {
+      const tenants = await admin.listTenants();
+      return { value: { tenants }, lines: tenantLines(tenants) };
+    }
+    case 'tenants disable': {
+      const change = await admin.disableTenant(command.tenant);
+      return { value: change, lines: tenantStateLines(change, hint) };
+    }
+    case 'tenants enable': {
+      const change = await admin.enableTenant(command.tenant);
+      return { value: change, lines: tenantStateLines(change, hint) };
+    }
+    case 'tokens issue': {
+      const { kind: _kind, tenant, ...grant } = command;
+      const issued = await admin.issueToken({ ...grant, tenant: tenantOf(tenant) }, backend.issueOptions);
+      return { value: issued, lines: issuedLines(issued), warnings: [SECRET_WARNING] };
+    }
+    case 'tokens list': {
+      const tokens = await admin.listTokens(tenantOf(command.tenant));
+      return { value: { tokens }, lines: tokenLines(tokens) };
+    }
+    case 'tokens revoke': {
+      const revocation = await admin.revokeToken(tenantOf(command.tenant), command.tokenId);
+      return { value: revocation, lines: revokedLines(revocation, hint) };
+    }
+    case 'tokens rotate': {
+      const rotated = await admin.rotateToken(tenantOf(command.tenant), command.tokenId);
+      return { value: rotated, lines: rotatedLines(rotated, hint), warnings: [SECRET_WARNING] };
+    }
+    case 'policy show': {
+      const policy = await admin.getControlPolicy(tenantOf(command.tenant));
+      return { value: policy, lines: policyLines(policy) };
+    }
+    case 'policy set': {
+      const tenant = tenantOf(command.tenant);
+      const document = await readPolicyDocument(command.source, io);
+      const policy = await admin.setControlPolicy(tenant, document);
+      return { value: policy, lines: policySetLines(tenant, policy) };
+    }
+  }
+}
+
+async function readPolicyDocument(source: string, io: CliIo): Promise<unknown> {
+  const text = source === '-' ? await io.readStdin() : await readFile(source, 'utf8');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new RelayError('invalid-request', 400, `${source === '-' ? 'standard input' : source} is not JSON`);
+  }
+}

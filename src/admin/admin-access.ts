@@ -1,0 +1,35 @@
+/**
+ * Who may administer what. A token with the `admin` scope manages its own tenant (tokens and
+ * control policy); an admin token of the operator tenant also manages tenants and may act on
+ * any tenant's tokens and policy by naming it.
+ */
+import { hasScope } from '../auth/principal.ts';
+import type { Principal } from '../auth/principal.ts';
+import { forbidden, RelayError } from '../errors/relay-error.ts';
+
+export function requireAdmin(principal: Principal): void {
+  if (!hasScope(principal, 'admin')) throw forbidden('this token lacks the admin scope');
+}
+
+export function isOperator(principal: Principal, operatorTenant: string): boolean {
+  return hasScope(principal, 'admin') && principal.tenant === operatorTenant;
+}
+
+/** Tenant lifecycle is the operator's alone. */
+export function requireOperator(principal: Principal, operatorTenant: string): void {
+  requireAdmin(principal);
+  if (!isOperator(principal, operatorTenant)) throw forbidden('managing tenants needs an admin token of the operator tenant');
+}
+
+/** The tenant a self-service request acts on: the caller's own, or (operator only) the one it names. */
+export function targetTenant(principal: Principal, operatorTenant: string, requested: string | undefined): string {
+  requireAdmin(principal);
+  if (requested === undefined || requested === principal.tenant) return principal.tenant;
+  if (!isOperator(principal, operatorTenant)) throw forbidden("only the operator tenant may manage another tenant's tokens and policy");
+  return requested;
+}
+
+/** The operator may not disable its own tenant over HTTP: it would lock itself out (the CLI's direct mode still can). */
+export function requireNotSelfLockout(principal: Principal, tenant: string): void {
+  if (tenant === principal.tenant) throw new RelayError('operator-lockout', 409, 'the operator tenant cannot disable itself over the admin API; use the CLI in direct mode');
+}

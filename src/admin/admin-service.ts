@@ -1,0 +1,147 @@
+/**
+ * Tenant and token administration over the tenant store. Revoking or rotating a token also
+ * closes its open WebSocket connections (`closeConnectionsOfToken`), so a revoked token stops
+ * working at once: new requests are refused by the next lookup, open sockets get a `closing`
+ * frame and are closed before the call returns. Disabling a tenant does the same for every
+ * token of the tenant. SSE streams are not reachable from here; they re-validate their token.
+ */
+import { hashTokenSecret, mintTokenSecret } from '../auth/token-secret.ts';
+import { DEFAULT_CONTROL_POLICY, parseControlPolicy } from '../relay/control-policy.ts';
+import type { ControlPolicy } from '../relay/control-policy.ts';
+import { closeConnectionsOfToken } from '../relay/revocation.ts';
+import type { RelayRuntime } from '../relay/runtime.ts';
+import { isTenantId } from '../store/tenant-id.ts';
+import type { TenantStore } from '../store/tenant-store.ts';
+import { invalidAdminRequest, tenantExists, tenantNotFound, tokenInactive, tokenNotFound } from './admin-errors.ts';
+import type { AdminOperations, IssuedToken, IssueOptions, IssueTokenRequest, RotatedToken, TenantStateChange, TenantView, TokenRevocation, TokenView } from './admin-operations.ts';
+import { tenantViewOf, tokenViewOf } from './admin-views.ts';
+import { grantOf } from './issue-request.ts';
+
+export interface AdminDependencies {
+  tenants: TenantStore;
+  mintId: () => string;
+  now: () => number;
+  /** Closes a token's open WebSocket connections; absent where no management endpoint is reachable. */
+  closeConnectionsOfToken?: (tenant: string, tokenId: string) => Promise<number>;
+}
+
+export class AdminService implements AdminOperations {
+  constructor(private readonly deps: AdminDependencies) {}
+
+  async createTenant(tenant: string): Promise<TenantView> {
+    requireTenantId(tenant);
+    if (!(await this.deps.tenants.createTenant(tenant))) throw tenantExists(tenant);
+    return tenantViewOf(await this.existingTenant(tenant));
+  }
+
+  async listTenants(): Promise<TenantView[]> {
+    return (await this.deps.tenants.listTenants()).map(tenantViewOf);
+  }
+
+  /** New requests of the tenant's tokens are refused from the next lookup; open sockets are closed. */
+  async disableTenant(tenant: string): Promise<TenantStateChange> {
+    requireTenantId(tenant);
+    if (!(await this.deps.tenants.setTenantDisabled(tenant, true))) throw tenantNotFound(tenant);
+    const tokens = await this.deps.tenants.listTokens(tenant);
+    const closed = await Promise.all(tokens.map((token) => this.closeConnections(tenant, token.tokenId)));
+    return { tenant, disabled: true, connectionsClosed: closed.includes(null) ? null : (closed as number[]).reduce((sum, count) => sum + count, 0) };
+  }
+
+  async enableTenant(tenant: string): Promise<TenantStateChange> {
+    requireTenantId(tenant);
+    if (!(await this.deps.tenants.setTenantDisabled(tenant, false))) throw tenantNotFound(tenant);
+    return { tenant, disabled: false, connectionsClosed: 0 };
+  }
+
+  /** Mints a token; its secret is in the result only and is stored as its SHA-256 digest. */
+  async issueToken(request: IssueTokenRequest, options: IssueOptions = {}): Promise<IssuedToken> {
+    requireTenantId(request.tenant);
+    const grant = grantOf(request, this.deps.now());
+    const tenantCreated = options.createTenant === true && (await this.deps.tenants.createTenant(request.tenant));
+    if (!tenantCreated) await this.existingTenant(request.tenant);
+    const tokenId = `tok_${this.deps.mintId()}`;
+    const token = mintTokenSecret();
+    await this.deps.tenants.putToken({ ...grant, tokenId }, hashTokenSecret(token));
+    const record = await this.deps.tenants.getToken(request.tenant, tokenId);
+    if (record === undefined) throw new Error(`token ${tokenId} was written but cannot be read back`);
+    return { ...tokenViewOf(record, this.deps.now()), token, ...(tenantCreated ? { tenantCreated: true as const } : {}) };
+  }
+
+  async listTokens(tenant: string): Promise<TokenView[]> {
+    requireTenantId(tenant);
+    await this.existingTenant(tenant);
+    const now = this.deps.now();
+    return (await this.deps.tenants.listTokens(tenant)).map((record) => tokenViewOf(record, now));
+  }
+
+  /** Idempotent: revoking a revoked token succeeds again (and closes anything still open). */
+  async revokeToken(tenant: string, tokenId: string): Promise<TokenRevocation> {
+    requireTenantId(tenant);
+    if (!(await this.deps.tenants.revokeToken(tenant, tokenId))) throw tokenNotFound(tokenId);
+    return { tenant, tokenId, connectionsClosed: await this.closeConnections(tenant, tokenId) };
+  }
+
+  /** A new secret with the same grant (scopes, agents, expiry, label); the old token is revoked. */
+  async rotateToken(tenant: string, tokenId: string): Promise<RotatedToken> {
+    requireTenantId(tenant);
+    const old = await this.deps.tenants.getToken(tenant, tokenId);
+    if (old === undefined) throw tokenNotFound(tokenId);
+    const oldView = tokenViewOf(old, this.deps.now());
+    if (oldView.status !== 'active') throw tokenInactive(tokenId, oldView.status);
+    // The replacement exists before the old token stops, so a client switching over never has neither.
+    const issued = await this.issueToken({
+      tenant,
+      scopes: old.scopes,
+      ...(old.agents === undefined ? {} : { agents: old.agents }),
+      ...(old.expiresAtMs === undefined ? {} : { expiresAtMs: old.expiresAtMs }),
+      ...(old.label === undefined ? {} : { label: old.label }),
+    });
+    const revocation = await this.revokeToken(tenant, tokenId);
+    return { ...issued, replaces: tokenId, connectionsClosed: revocation.connectionsClosed };
+  }
+
+  async getControlPolicy(tenant: string): Promise<ControlPolicy> {
+    requireTenantId(tenant);
+    const record = await this.existingTenant(tenant);
+    if (record.controlPolicy === undefined) return DEFAULT_CONTROL_POLICY;
+    const parsed = parseControlPolicy(JSON.parse(record.controlPolicy));
+    // Routing fails closed on a stored policy that no longer parses (route-command.ts); show that.
+    return parsed.ok ? parsed.policy : { default: 'deny', rules: [] };
+  }
+
+  async setControlPolicy(tenant: string, document: unknown): Promise<ControlPolicy> {
+    requireTenantId(tenant);
+    const parsed = parseControlPolicy(document);
+    if (!parsed.ok) throw invalidAdminRequest(`invalid control policy: ${parsed.reason}`);
+    if (!(await this.deps.tenants.setControlPolicy(tenant, JSON.stringify(parsed.policy)))) throw tenantNotFound(tenant);
+    return parsed.policy;
+  }
+
+  private async existingTenant(tenant: string) {
+    const record = await this.deps.tenants.getTenant(tenant);
+    if (record === undefined) throw tenantNotFound(tenant);
+    return record;
+  }
+
+  private async closeConnections(tenant: string, tokenId: string): Promise<number | null> {
+    return this.deps.closeConnectionsOfToken === undefined ? null : this.deps.closeConnectionsOfToken(tenant, tokenId);
+  }
+}
+
+/**
+ * The admin service of a relay runtime. Connections are closed only where the runtime can
+ * post to them: without a management endpoint `closeConnectionsOfToken` would drop their
+ * state but leave the sockets open.
+ */
+export function adminServiceFor(runtime: RelayRuntime): AdminService {
+  return new AdminService({
+    tenants: runtime.tenants,
+    mintId: runtime.mintId,
+    now: runtime.now,
+    ...(runtime.config.managementEndpoint === undefined ? {} : { closeConnectionsOfToken: (tenant, tokenId) => closeConnectionsOfToken(runtime, tenant, tokenId) }),
+  });
+}
+
+function requireTenantId(tenant: string): void {
+  if (!isTenantId(tenant)) throw invalidAdminRequest(`${JSON.stringify(tenant)} is not a tenant id: 1 to 40 of a-z, 0-9 and -, starting and ending with a letter or digit`);
+}

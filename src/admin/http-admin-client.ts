@@ -1,0 +1,92 @@
+/**
+ * The admin operations over a relay's admin routes, for the CLI's HTTP mode. A refusal comes
+ * back as the RelayError the relay raised (same code, status and detail).
+ */
+import { RelayError } from '../errors/relay-error.ts';
+import type { ControlPolicy } from '../relay/control-policy.ts';
+import type { AdminOperations, IssuedToken, IssueTokenRequest, RotatedToken, TenantStateChange, TenantView, TokenRevocation, TokenView } from './admin-operations.ts';
+
+/** Mirrors `CONNECTIONS_CLOSED_HEADER` in `functions/http/admin-routes.ts`. */
+const CONNECTIONS_CLOSED_HEADER = 'aep-connections-closed';
+
+export class HttpAdminClient implements AdminOperations {
+  private readonly baseUrl: string;
+
+  constructor(
+    baseUrl: string,
+    private readonly token: string,
+  ) {
+    this.baseUrl = baseUrl.replace(/\/+$/, '');
+  }
+
+  async createTenant(tenant: string): Promise<TenantView> {
+    return (await this.call('POST', '/admin/tenants', { tenant })).json as TenantView;
+  }
+
+  async listTenants(): Promise<TenantView[]> {
+    return ((await this.call('GET', '/admin/tenants')).json as { tenants: TenantView[] }).tenants;
+  }
+
+  async disableTenant(tenant: string): Promise<TenantStateChange> {
+    return (await this.call('POST', `/admin/tenants/${encodeURIComponent(tenant)}/disable`)).json as TenantStateChange;
+  }
+
+  async enableTenant(tenant: string): Promise<TenantStateChange> {
+    return (await this.call('POST', `/admin/tenants/${encodeURIComponent(tenant)}/enable`)).json as TenantStateChange;
+  }
+
+  /** An empty `tenant` means the admin token's own tenant. The admin API never creates tenants on issue. */
+  async issueToken(request: IssueTokenRequest): Promise<IssuedToken> {
+    const { tenant, expiresAtMs, ...rest } = request;
+    if (expiresAtMs !== undefined) throw new RelayError('invalid-request', 400, 'the admin API takes expiresInSeconds, not an absolute expiry');
+    return (await this.call('POST', '/admin/tokens', { ...rest, ...(tenant === '' ? {} : { tenant }) })).json as IssuedToken;
+  }
+
+  async listTokens(tenant: string): Promise<TokenView[]> {
+    return ((await this.call('GET', `/admin/tokens${tenantQuery(tenant)}`)).json as { tokens: TokenView[] }).tokens;
+  }
+
+  async revokeToken(tenant: string, tokenId: string): Promise<TokenRevocation> {
+    const { headers } = await this.call('DELETE', `/admin/tokens/${encodeURIComponent(tokenId)}${tenantQuery(tenant)}`);
+    const closed = headers.get(CONNECTIONS_CLOSED_HEADER);
+    return { tenant, tokenId, connectionsClosed: closed === null ? null : Number(closed) };
+  }
+
+  async rotateToken(tenant: string, tokenId: string): Promise<RotatedToken> {
+    return (await this.call('POST', `/admin/tokens/${encodeURIComponent(tokenId)}/rotate${tenantQuery(tenant)}`)).json as RotatedToken;
+  }
+
+  async getControlPolicy(tenant: string): Promise<ControlPolicy> {
+    return (await this.call('GET', `/admin/policy${tenantQuery(tenant)}`)).json as ControlPolicy;
+  }
+
+  async setControlPolicy(tenant: string, document: unknown): Promise<ControlPolicy> {
+    return (await this.call('PUT', `/admin/policy${tenantQuery(tenant)}`, document)).json as ControlPolicy;
+  }
+
+  private async call(method: string, path: string, body?: unknown): Promise<{ json: unknown; headers: Headers }> {
+    const response = await fetch(`${this.baseUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${this.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    let json: unknown;
+    try {
+      json = text === '' ? undefined : (JSON.parse(text) as unknown);
+    } catch {
+      json = undefined;
+    }
+    if (!response.ok) {
+      const fields = typeof json === 'object' && json !== null ? (json as Record<string, unknown>) : {};
+      const code = typeof fields.error === 'string' ? fields.error : 'http-error';
+      const detail = typeof fields.detail === 'string' ? fields.detail : `${method} ${path} answered ${response.status}`;
+      throw new RelayError(code, response.status, detail);
+    }
+    return { json, headers: response.headers };
+  }
+}
+
+function tenantQuery(tenant: string): string {
+  return tenant === '' ? '' : `?tenant=${encodeURIComponent(tenant)}`;
+}

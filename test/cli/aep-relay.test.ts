@@ -1,0 +1,143 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, expect, inject, it } from 'vitest';
+import { localTableNames } from '../../local/create-tables.ts';
+import { repoRoot } from '../support/local-stack-process.ts';
+import { postEvents, sessionEvent, uniqueName } from '../support/relay-fixtures.ts';
+
+interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs `aep-relay` as a child process with only the given AEP_* variables: through the package
+ * bin launcher (`npx aep-relay`: node + tsx's loader) or as `npm run admin` does (the tsx CLI).
+ */
+function cli(args: string[], env: Record<string, string>, stdin = '', entry: 'launcher' | 'tsx' = 'launcher'): Promise<CliRun> {
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AEP_')));
+  const [command, commandArgs] =
+    entry === 'tsx'
+      ? [join(repoRoot, 'node_modules', '.bin', 'tsx'), [join(repoRoot, 'bin', 'aep-relay.ts'), ...args]]
+      : [join(repoRoot, 'node_modules', '.bin', 'node'), [join(repoRoot, 'bin', 'aep-relay.mjs'), ...args]];
+  const child = spawn(command, commandArgs, { cwd: repoRoot, env: { ...inherited, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdin.end(stdin);
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const httpMode = () => ({ AEP_URL: inject('baseUrl'), AEP_ADMIN_TOKEN: inject('devToken') });
+
+const directMode = () => {
+  const names = localTableNames('aep-local');
+  return {
+    AEP_DYNAMODB_ENDPOINT: inject('dynamoEndpoint'),
+    AEP_TENANTS_TABLE: names.tenants,
+    AEP_EVENTS_TABLE: names.events,
+    AEP_CONNECTIONS_TABLE: names.connections,
+    AEP_WS_MANAGEMENT_ENDPOINT: inject('baseUrl'),
+  };
+};
+
+const post = (token: string) => postEvents(JSON.stringify(sessionEvent(uniqueName('cli'), 0)), { token });
+
+describe.each([
+  ['HTTP', httpMode],
+  ['direct', directMode],
+])('aep-relay in %s mode', (_mode, envOf) => {
+  it('creates a tenant, issues a token that works, lists it without the secret, and revokes it', { timeout: 60_000 }, async () => {
+    const env = envOf();
+    const tenant = uniqueName('cli');
+    const created = await cli(['tenants', 'create', tenant], env);
+    expect(created).toMatchObject({ code: 0, stdout: `created tenant ${tenant}\n` });
+
+    const issued = await cli(['tokens', 'issue', '--tenant', tenant, '--scopes', 'emit,consume', '--label', 'from the cli', '--json'], env);
+    expect(issued.code, issued.stderr).toBe(0);
+    expect(issued.stderr).toContain('shown once and is not stored');
+    const { token, tokenId } = JSON.parse(issued.stdout) as { token: string; tokenId: string };
+    expect(token).toMatch(/^aep_/);
+    expect((await post(token)).status).toBe(202);
+
+    for (const format of [[], ['--json']]) {
+      const listed = await cli(['tokens', 'list', '--tenant', tenant, ...format], env);
+      expect(listed.code).toBe(0);
+      expect(listed.stdout).toContain(tokenId);
+      expect(listed.stdout).not.toContain(token);
+      expect(listed.stderr).not.toContain(token);
+    }
+
+    const revoked = await cli(['tokens', 'revoke', '--tenant', tenant, tokenId], env);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect(revoked.stdout).toContain(`revoked ${tokenId}`);
+    expect((await post(token)).status).toBe(401);
+    const listedAfter = await cli(['tokens', 'list', '--tenant', tenant, '--json'], env);
+    expect((JSON.parse(listedAfter.stdout) as { tokens: Array<{ tokenId: string; status: string }> }).tokens).toEqual([expect.objectContaining({ tokenId, status: 'revoked' })]);
+  });
+
+  it('sets a control policy from standard input and shows it', { timeout: 60_000 }, async () => {
+    const env = envOf();
+    const tenant = uniqueName('pol');
+    expect((await cli(['tenants', 'create', tenant], env)).code).toBe(0);
+    const policy = { default: 'deny', rules: [{ effect: 'allow', types: ['control.*'], agents: ['sim'] }] };
+    const set = await cli(['policy', 'set', '--tenant', tenant, '-'], env, JSON.stringify(policy));
+    expect(set.code, set.stderr).toBe(0);
+    const shown = await cli(['policy', 'show', '--tenant', tenant, '--json'], env);
+    expect(JSON.parse(shown.stdout)).toEqual(policy);
+    const refused = await cli(['policy', 'set', '--tenant', tenant, '-'], env, '{"default":"maybe"}');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('invalid control policy');
+  });
+
+  it('exits 1 with the relay error when an operation is refused', { timeout: 60_000 }, async () => {
+    const env = envOf();
+    const duplicate = await cli(['tenants', 'create', 'local'], env);
+    expect(duplicate.code).toBe(1);
+    expect(duplicate.stderr).toContain('tenant-exists');
+    const unknown = await cli(['tokens', 'revoke', '--tenant', 'local', 'tok_nope'], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('not-found');
+  });
+});
+
+describe('aep-relay', () => {
+  it('exits 2 with usage for unknown commands, missing options, and no relay to talk to', { timeout: 60_000 }, async () => {
+    const unknown = await cli(['tokens', 'frobnicate'], httpMode());
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown command');
+    expect((await cli(['tokens', 'issue', '--tenant', 'local'], httpMode())).code).toBe(2);
+    expect((await cli(['tokens', 'issue', '--tenant', 'local', '--scopes', 'root'], httpMode())).code).toBe(2);
+    expect((await cli(['tenants', 'list'], {})).code).toBe(2);
+    expect((await cli(['tokens', 'list'], directMode())).code).toBe(2);
+    expect((await cli(['tenants', 'list'], { AEP_URL: inject('baseUrl') })).code).toBe(2);
+  });
+
+  it('runs as npm run admin does, through the tsx CLI', { timeout: 60_000 }, async () => {
+    const help = await cli(['--help'], {}, '', 'tsx');
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Usage: aep-relay');
+    const listed = await cli(['tenants', 'list', '--json'], httpMode(), '', 'tsx');
+    expect(listed.code, listed.stderr).toBe(0);
+    expect((JSON.parse(listed.stdout) as { tenants: Array<{ tenant: string }> }).tenants.map((entry) => entry.tenant)).toContain('local');
+  });
+
+  it('creates the tenant on its first token in direct mode (stack bootstrap) and says so', { timeout: 60_000 }, async () => {
+    const tenant = uniqueName('boot');
+    const { AEP_DYNAMODB_ENDPOINT, AEP_TENANTS_TABLE } = directMode();
+    const issued = await cli(['tokens', 'issue', '--tenant', tenant, '--scopes', 'emit,consume,control,admin'], { AEP_DYNAMODB_ENDPOINT, AEP_TENANTS_TABLE });
+    expect(issued.code, issued.stderr).toBe(0);
+    expect(issued.stdout).toContain(`created tenant ${tenant}`);
+    const token = /^token: (\S+)$/m.exec(issued.stdout)?.[1] ?? '';
+    expect((await post(token)).status).toBe(202);
+    const revoked = await cli(['tokens', 'revoke', '--tenant', tenant, /issued (tok_\S+)/.exec(issued.stdout)?.[1] ?? ''], { AEP_DYNAMODB_ENDPOINT, AEP_TENANTS_TABLE });
+    expect(revoked.code).toBe(0);
+    expect(revoked.stdout).toContain('were not closed');
+    expect((await post(token)).status).toBe(401);
+  });
+});
