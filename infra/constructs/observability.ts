@@ -1,0 +1,159 @@
+/**
+ * Alarms and a dashboard for what breaks a relay in production: fan-out falling behind or
+ * failing (events stored but not delivered live), 5xx from either API, DynamoDB throttling,
+ * Lambda throttling. With an SNS topic, every alarm notifies it on ALARM and on OK.
+ */
+import { Duration } from 'aws-cdk-lib';
+import type { IHttpApi, IWebSocketStage } from 'aws-cdk-lib/aws-apigatewayv2';
+import { Alarm, AlarmStatusWidget, ComparisonOperator, Dashboard, GraphWidget, Stats, TextWidget, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import type { IMetric } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { Operation } from 'aws-cdk-lib/aws-dynamodb';
+import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+
+/** Fan-out is behind when its oldest record waits longer than this. */
+export const ITERATOR_AGE_THRESHOLD = Duration.seconds(60);
+
+/** The DynamoDB operations the relay's stores issue (src/store/*), whose throttles are watched. */
+const TABLE_OPERATIONS = [
+  Operation.GET_ITEM,
+  Operation.PUT_ITEM,
+  Operation.UPDATE_ITEM,
+  Operation.DELETE_ITEM,
+  Operation.QUERY,
+  Operation.BATCH_WRITE_ITEM,
+  Operation.TRANSACT_WRITE_ITEMS,
+];
+
+const FIVE_MINUTES = Duration.minutes(5);
+
+export interface RelayObservabilityProps {
+  /** Functions by name, for throttles and errors. */
+  functions: Readonly<Record<string, IFunction>>;
+  /** The stream consumer, for iterator age. */
+  fanout: IFunction;
+  /** Records that still failed after every retry. */
+  failedRecords: IQueue;
+  httpApi: IHttpApi;
+  webSocketStage: IWebSocketStage;
+  /** Tables by name. */
+  tables: Readonly<Record<string, Table>>;
+  /** Notified on ALARM and OK; none by default. */
+  alarmTopic?: ITopic;
+  dashboardName?: string;
+}
+
+export class RelayObservability extends Construct {
+  public readonly alarms: Alarm[] = [];
+  public readonly dashboard: Dashboard;
+
+  constructor(scope: Construct, id: string, props: RelayObservabilityProps) {
+    super(scope, id);
+    const alarm = (alarmId: string, description: string, metric: IMetric, threshold: number, operator = ComparisonOperator.GREATER_THAN_THRESHOLD, evaluationPeriods = 1): Alarm => {
+      const created = new Alarm(this, alarmId, {
+        alarmDescription: description,
+        metric,
+        threshold,
+        comparisonOperator: operator,
+        evaluationPeriods,
+        // No data means no invocations, no requests, no records: nothing wrong.
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+      if (props.alarmTopic !== undefined) {
+        created.addAlarmAction(new SnsAction(props.alarmTopic));
+        created.addOkAction(new SnsAction(props.alarmTopic));
+      }
+      this.alarms.push(created);
+      return created;
+    };
+
+    // Fan-out: each of these means events were stored but not delivered live.
+    alarm('FanoutErrors', 'The fan-out function failed (batches are retried, then parked in the failed-records queue).', props.fanout.metricErrors({ period: FIVE_MINUTES, statistic: Stats.SUM }), 0);
+    const iteratorAge = props.fanout.metric('IteratorAge', { period: Duration.minutes(1), statistic: Stats.MAXIMUM });
+    alarm('FanoutIteratorAge', `Fan-out is more than ${ITERATOR_AGE_THRESHOLD.toSeconds()} s behind the event log stream.`, iteratorAge, ITERATOR_AGE_THRESHOLD.toMilliseconds(), ComparisonOperator.GREATER_THAN_THRESHOLD, 3);
+    const parked = props.failedRecords.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: Stats.MAXIMUM });
+    alarm('FanoutFailedRecords', 'Stream records failed every fan-out retry and were parked in the failed-records queue.', parked, 0);
+
+    // APIs.
+    alarm('HttpApi5xx', 'The HTTP API answered 5xx.', props.httpApi.metricServerError({ period: FIVE_MINUTES, statistic: Stats.SUM }), 0);
+    // WebSocket APIs publish IntegrationError (the integration answered 4xx/5xx) and
+    // ExecutionError (API Gateway failed to call it); there is no 5xx metric for them
+    // (API Gateway Developer Guide, "Monitor WebSocket API execution with CloudWatch metrics").
+    const socketIntegrationErrors = props.webSocketStage.metric('IntegrationError', { period: FIVE_MINUTES, statistic: Stats.SUM });
+    const socketExecutionErrors = props.webSocketStage.metric('ExecutionError', { period: FIVE_MINUTES, statistic: Stats.SUM });
+    alarm('WebSocketIntegrationErrors', 'WebSocket routes answered errors (the socket function failed or refused).', socketIntegrationErrors, 0);
+    alarm('WebSocketExecutionErrors', 'API Gateway failed to invoke a WebSocket route integration.', socketExecutionErrors, 0);
+
+    // DynamoDB: throttled requests per table, over the operations the stores issue. One
+    // widget per table: the per-operation expressions of different tables share metric ids.
+    const throttleWidgets: GraphWidget[] = [];
+    for (const [name, table] of Object.entries(props.tables)) {
+      const throttled = table.metricThrottledRequestsForOperations({ operations: TABLE_OPERATIONS, period: FIVE_MINUTES, label: `${name} throttled requests` });
+      alarm(`${name}TableThrottles`, `DynamoDB throttled requests to the ${name} table.`, throttled, 0);
+      throttleWidgets.push(new GraphWidget({ title: `DynamoDB ${name}: throttled requests`, width: 8, left: [throttled] }));
+    }
+    // UserErrors has no table dimension: it counts 400s across the account and region
+    // (aws-cdk-lib Table.metricUserErrors), so any table yields the same metric and there is
+    // one alarm. Its threshold tolerates the odd client-side 400 of a shared account.
+    const userErrors = Object.values(props.tables)[0]?.metricUserErrors({ period: FIVE_MINUTES, statistic: Stats.SUM });
+    if (userErrors !== undefined) alarm('DynamoUserErrors', 'DynamoDB answered 400 more than 10 times in 5 minutes (account and region wide: malformed requests, missing permissions).', userErrors, 10);
+
+    // Lambda: throttles and errors per function.
+    for (const [name, fn] of Object.entries(props.functions)) {
+      alarm(`${name}Throttles`, `Lambda throttled the ${name} function (concurrency limit).`, fn.metricThrottles({ period: FIVE_MINUTES, statistic: Stats.SUM }), 0);
+      if (fn !== props.fanout) alarm(`${name}Errors`, `The ${name} function failed (unhandled error or timeout).`, fn.metricErrors({ period: FIVE_MINUTES, statistic: Stats.SUM }), 0);
+    }
+
+    const functions = Object.entries(props.functions);
+    const perFunction = (title: string, metric: (fn: IFunction, label: string) => IMetric): GraphWidget =>
+      new GraphWidget({ title, width: 8, left: functions.map(([name, fn]) => metric(fn, name)) });
+    this.dashboard = new Dashboard(this, 'Dashboard', {
+      ...(props.dashboardName === undefined ? {} : { dashboardName: props.dashboardName }),
+      widgets: [
+        [new TextWidget({ markdown: '# AEP relay\nFan-out, APIs, tables and functions. Alarms below.', width: 24, height: 2 })],
+        [new AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24 })],
+        [
+          new GraphWidget({ title: 'Fan-out iterator age (max, ms)', width: 8, left: [iteratorAge], leftAnnotations: [{ value: ITERATOR_AGE_THRESHOLD.toMilliseconds(), label: 'alarm' }] }),
+          new GraphWidget({ title: 'Fan-out errors / failed records', width: 8, left: [props.fanout.metricErrors({ period: FIVE_MINUTES })], right: [parked] }),
+          new GraphWidget({ title: 'Fan-out invocations and duration', width: 8, left: [props.fanout.metricInvocations({ period: FIVE_MINUTES })], right: [props.fanout.metricDuration({ period: FIVE_MINUTES, statistic: Stats.p(99) })] }),
+        ],
+        [
+          new GraphWidget({
+            title: 'HTTP API requests / 4xx / 5xx',
+            width: 12,
+            left: [props.httpApi.metricCount({ period: FIVE_MINUTES }), props.httpApi.metricClientError({ period: FIVE_MINUTES }), props.httpApi.metricServerError({ period: FIVE_MINUTES })],
+            right: [props.httpApi.metricLatency({ period: FIVE_MINUTES, statistic: Stats.p(99) })],
+          }),
+          new GraphWidget({
+            title: 'WebSocket connects / messages / errors',
+            width: 12,
+            left: [
+              props.webSocketStage.metric('ConnectCount', { period: FIVE_MINUTES, statistic: Stats.SUM }),
+              props.webSocketStage.metric('MessageCount', { period: FIVE_MINUTES, statistic: Stats.SUM }),
+            ],
+            right: [socketIntegrationErrors, socketExecutionErrors],
+          }),
+        ],
+        throttleWidgets,
+        [
+          new GraphWidget({
+            title: 'DynamoDB consumed capacity (RCU left, WCU right)',
+            width: 12,
+            left: Object.entries(props.tables).map(([name, table]) => table.metricConsumedReadCapacityUnits({ period: FIVE_MINUTES, label: `${name} RCU` })),
+            right: Object.entries(props.tables).map(([name, table]) => table.metricConsumedWriteCapacityUnits({ period: FIVE_MINUTES, label: `${name} WCU` })),
+          }),
+          new GraphWidget({ title: 'DynamoDB user errors (account and region)', width: 12, left: userErrors === undefined ? [] : [userErrors] }),
+        ],
+        [
+          perFunction('Lambda invocations', (fn, label) => fn.metricInvocations({ period: FIVE_MINUTES, label })),
+          perFunction('Lambda errors', (fn, label) => fn.metricErrors({ period: FIVE_MINUTES, label })),
+          perFunction('Lambda throttles', (fn, label) => fn.metricThrottles({ period: FIVE_MINUTES, label })),
+        ],
+      ],
+    });
+  }
+}

@@ -1,0 +1,174 @@
+/**
+ * The relay's Lambda functions, one per handler under `functions/`, all alike where it
+ * matters: Node 22 on arm64, the esbuild bundle from infra/bundle.ts, structured JSON logs
+ * into a log group with retention, the relay configuration in the environment, and a role
+ * of their own that starts with nothing but its log group (table access is granted by the
+ * stack, per function).
+ */
+import { Duration } from 'aws-cdk-lib';
+import type { RemovalPolicy } from 'aws-cdk-lib';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { ApplicationLogLevel, Architecture, Code, Function as LambdaFunction, LoggingFormat, Runtime, SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import type { TableNames } from '../../src/store/table-definitions.ts';
+import { BUNDLE_HANDLER, FUNCTION_NAMES } from '../bundle.ts';
+import type { FunctionName } from '../bundle.ts';
+import type { RelayLogLevel } from '../relay-settings.ts';
+
+/**
+ * The runtime the bundles target (`target: 'node22'` in infra/bundle.ts) and the project's
+ * pinned development Node (README "Node.js version"): deployed, built and tested on one major.
+ */
+export const RELAY_RUNTIME = Runtime.NODEJS_22_X;
+
+/** The variable `readRelayConfig` reads the Management API endpoint from (src/config/relay-config.ts). */
+export const MANAGEMENT_ENDPOINT_VARIABLE = 'AEP_WS_MANAGEMENT_ENDPOINT';
+
+interface FunctionShape {
+  description: string;
+  memorySize: number;
+  timeout: Duration;
+}
+
+/** Sizing per function, and why. */
+const SHAPES: Record<FunctionName, FunctionShape> = {
+  // HTTP API integrations time out at 30 s; the function gives up first so the client gets the relay's own error.
+  http: { description: 'AEP relay: HTTP API (POST/GET /events, discovery, healthz, admin)', memorySize: 512, timeout: Duration.seconds(28) },
+  // One token lookup per $connect.
+  authorizer: { description: 'AEP relay: WebSocket $connect authorizer', memorySize: 256, timeout: Duration.seconds(10) },
+  // WebSocket integrations time out at 29 s.
+  socket: { description: 'AEP relay: WebSocket routes ($connect, $default, $disconnect)', memorySize: 512, timeout: Duration.seconds(28) },
+  // A stream batch posts to every matching connection; bounded well below the stream's 24 h retention.
+  fanout: { description: 'AEP relay: event log stream fan-out', memorySize: 512, timeout: Duration.minutes(1) },
+  // An SSE stream lives as long as the invocation: Lambda's maximum, 15 minutes.
+  stream: { description: 'AEP relay: SSE stream (function URL, response streaming)', memorySize: 512, timeout: Duration.minutes(15) },
+};
+
+export interface RelayFunctionsProps {
+  /** Bundle folder per function, as infra/bundle.ts built them. */
+  assetDirs: Readonly<Record<FunctionName, string>>;
+  tables: TableNames;
+  /** `AEP_REPLAY_BUFFER`: newest events per session replay serves. */
+  replayBuffer: number;
+  /** `AEP_RETENTION_DAYS`: how long events live before TTL removes them. */
+  retentionDays: number;
+  /** Lambda drops application log lines below this level (JSON format, `level` key). */
+  logLevel: RelayLogLevel;
+  logRetention: RetentionDays;
+  /** For the log groups. */
+  removalPolicy: RemovalPolicy;
+}
+
+export class RelayFunctions extends Construct {
+  public readonly http: LambdaFunction;
+  public readonly authorizer: LambdaFunction;
+  public readonly socket: LambdaFunction;
+  public readonly fanout: LambdaFunction;
+  public readonly stream: LambdaFunction;
+  /** Each function's log group, by function. */
+  public readonly logGroups: Readonly<Record<FunctionName, LogGroup>>;
+
+  constructor(scope: Construct, id: string, props: RelayFunctionsProps) {
+    super(scope, id);
+    const environment = relayEnvironment(props);
+    const logGroups = {} as Record<FunctionName, LogGroup>;
+    const functions = {} as Record<FunctionName, LambdaFunction>;
+    for (const name of FUNCTION_NAMES) {
+      const construct = pascal(name);
+      const logGroup = new LogGroup(this, `${construct}Logs`, { retention: props.logRetention, removalPolicy: props.removalPolicy });
+      // A role per function, with no managed policy: it may write its own log group and
+      // whatever the stack grants it, nothing else (the default role would carry
+      // AWSLambdaBasicExecutionRole, i.e. logs:* on every log group).
+      const role = new Role(this, `${construct}Role`, {
+        assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+        description: `Execution role of the AEP relay ${name} function`,
+      });
+      logGroup.grantWrite(role);
+      const shape = SHAPES[name];
+      functions[name] = new LambdaFunction(this, construct, {
+        description: shape.description,
+        runtime: RELAY_RUNTIME,
+        architecture: Architecture.ARM_64,
+        code: Code.fromAsset(props.assetDirs[name]),
+        handler: BUNDLE_HANDLER,
+        memorySize: shape.memorySize,
+        timeout: shape.timeout,
+        role,
+        logGroup,
+        // The relay's logger writes one JSON object per line with a `level` key, which is
+        // what Lambda's log-level filtering reads (Lambda Developer Guide, "Log-level filtering").
+        loggingFormat: LoggingFormat.JSON,
+        applicationLogLevelV2: APPLICATION_LEVELS[props.logLevel],
+        systemLogLevelV2: SystemLogLevel.WARN,
+        environment,
+      });
+      logGroups[name] = logGroup;
+    }
+    this.http = functions.http;
+    this.authorizer = functions.authorizer;
+    this.socket = functions.socket;
+    this.fanout = functions.fanout;
+    this.stream = functions.stream;
+    this.logGroups = logGroups;
+  }
+
+  get all(): readonly LambdaFunction[] {
+    return [this.http, this.authorizer, this.socket, this.fanout, this.stream];
+  }
+
+  /**
+   * Tells the functions that post to or close WebSocket connections where the Management
+   * API is: the execute-api stage callback URL. Never the CloudFront domain: PostToConnection
+   * is an API Gateway call, signed for execute-api (DESIGN.md, "AWS facts").
+   */
+  useManagementEndpoint(endpoint: string): void {
+    for (const manager of this.connectionManagers) manager.addEnvironment(MANAGEMENT_ENDPOINT_VARIABLE, endpoint);
+  }
+
+  /**
+   * The functions that post to or close WebSocket connections: socket (answers frames),
+   * fanout (delivers events) and http (its admin routes close the connections of a revoked
+   * token, src/relay/revocation.ts).
+   */
+  get connectionManagers(): readonly LambdaFunction[] {
+    return [this.socket, this.fanout, this.http];
+  }
+}
+
+/** The relay configuration every function reads at load (names from src/config/relay-config.ts). */
+/** The tenant whose admin tokens operate the deployment (create and disable tenants). */
+export const OPERATOR_TENANT = 'operator';
+
+function relayEnvironment(props: RelayFunctionsProps): Record<string, string> {
+  return {
+    AEP_EVENTS_TABLE: props.tables.events,
+    AEP_CONNECTIONS_TABLE: props.tables.connections,
+    AEP_TENANTS_TABLE: props.tables.tenants,
+    AEP_REPLAY_BUFFER: String(props.replayBuffer),
+    AEP_RETENTION_DAYS: String(props.retentionDays),
+    // This stack deploys both bindings, so discovery advertises both.
+    AEP_SURFACE_STREAM: 'on',
+    AEP_SURFACE_SOCKET: 'on',
+    // Admin tokens of this tenant manage other tenants (tenant lifecycle routes).
+    AEP_OPERATOR_TENANT: OPERATOR_TENANT,
+    // Pushes small SSE writes through buffering between Lambda and the client (README "SSE: the live path and flushing").
+    AEP_SSE_FLUSH_PADDING_BYTES: '16384',
+    // A live stream's inbox poll: 4 a second, like Lambda's own stream polling.
+    AEP_SSE_POLL_MS: '250',
+    // Stack traces point into the TypeScript sources through the bundle's .map file.
+    NODE_OPTIONS: '--enable-source-maps',
+  };
+}
+
+const APPLICATION_LEVELS: Record<RelayLogLevel, ApplicationLogLevel> = {
+  debug: ApplicationLogLevel.DEBUG,
+  info: ApplicationLogLevel.INFO,
+  warn: ApplicationLogLevel.WARN,
+  error: ApplicationLogLevel.ERROR,
+};
+
+function pascal(name: string): string {
+  return name.charAt(0).toUpperCase() + name.slice(1);
+}

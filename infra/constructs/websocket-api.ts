@@ -1,0 +1,79 @@
+/**
+ * The WebSocket binding (AEP-0003 §3.5): an API Gateway WebSocket API whose `$connect`
+ * runs the token authorizer, and whose three routes all go to the socket function.
+ */
+import { Fn } from 'aws-cdk-lib';
+import { LogGroupLogDestination, WebSocketApi, WebSocketStage } from 'aws-cdk-lib/aws-apigatewayv2';
+import { WebSocketLambdaAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { WebSocketLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import type { IGrantable } from 'aws-cdk-lib/aws-iam';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+
+export interface RelayWebSocketApiProps {
+  /** Stage name; the path clients connect to is `/{stageName}` (the only path the API serves). */
+  stageName: string;
+  /** Resolves the bearer token on `$connect` (functions/authorizer). */
+  authorizer: IFunction;
+  /** Handles `$connect`, `$default` and `$disconnect` (functions/socket). */
+  handler: IFunction;
+  /** Principals that post to or close connections through the Management API. */
+  connectionManagers: readonly IGrantable[];
+  /**
+   * Access log destination, when wanted. WebSocket stages log through the account's API
+   * Gateway CloudWatch role, which must exist before such a stage deploys (see RelaySettings).
+   */
+  accessLogGroup?: ILogGroup;
+}
+
+export class RelayWebSocketApi extends Construct {
+  public readonly api: WebSocketApi;
+  public readonly stage: WebSocketStage;
+
+  constructor(scope: Construct, id: string, props: RelayWebSocketApiProps) {
+    super(scope, id);
+    // No identity sources. API Gateway invokes a REQUEST authorizer only when *every* listed
+    // source is present and non-empty, answering 401 itself otherwise (API Gateway v2 API
+    // reference, Authorizer.identitySource: "For a REQUEST authorizer, this is optional").
+    // The relay takes the token from the Authorization header OR, for browsers that cannot
+    // set headers, the access_token query (AEP-0003 §8.1), so listing either would refuse
+    // the other; with none listed the authorizer always runs and refuses by itself.
+    // Authorizer caching, for which identity sources are the cache key, is not supported
+    // on WebSocket APIs anyway.
+    const authorizer = new WebSocketLambdaAuthorizer('TokenAuthorizer', props.authorizer, { identitySource: [] });
+    const integration = new WebSocketLambdaIntegration('Socket', props.handler);
+    this.api = new WebSocketApi(this, 'Api', {
+      description: 'AEP relay WebSocket binding',
+      // An authorizer can only be attached to $connect; its context reaches every later
+      // route of the connection as requestContext.authorizer.
+      connectRouteOptions: { integration, authorizer },
+      defaultRouteOptions: { integration },
+      disconnectRouteOptions: { integration },
+    });
+    this.stage = new WebSocketStage(this, 'Stage', {
+      webSocketApi: this.api,
+      stageName: props.stageName,
+      autoDeploy: true,
+      ...(props.accessLogGroup === undefined ? {} : { accessLogSettings: { destination: new LogGroupLogDestination(props.accessLogGroup) } }),
+    });
+    // execute-api:ManageConnections on this stage's @connections/* only
+    // (`arn:…:{apiId}/{stage}/*/@connections/*`), not on every API or stage.
+    for (const manager of props.connectionManagers) this.stage.grantManagementApiAccess(manager);
+  }
+
+  /** `wss://{apiId}.execute-api.{region}.amazonaws.com/{stage}`: the direct endpoint. */
+  get url(): string {
+    return this.stage.url;
+  }
+
+  /** `https://{apiId}.execute-api.{region}.amazonaws.com/{stage}`: where PostToConnection goes. */
+  get managementEndpoint(): string {
+    return this.stage.callbackUrl;
+  }
+
+  /** The execute-api host, as a CloudFront origin takes it. */
+  get domainName(): string {
+    return Fn.parseDomainName(this.api.apiEndpoint);
+  }
+}

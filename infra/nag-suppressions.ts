@@ -1,0 +1,89 @@
+/**
+ * cdk-nag (AwsSolutions) findings this stack accepts, each on the narrowest construct and,
+ * for granular rules, the exact finding (`AwsSolutions-IAM5[Resource::…]`), with the
+ * reason. A new wildcard, a new resource or a new rule still fails the check.
+ *
+ * cdk-nag 3 reads acknowledgements from `Validations.of(construct).acknowledge()` (its
+ * MIGRATION.md: NagSuppressions was removed in v3).
+ */
+import { Stack, Token, Validations } from 'aws-cdk-lib';
+import type { CfnElement } from 'aws-cdk-lib';
+import type { IConstruct } from 'constructs';
+import type { RelayStack } from './relay-stack.ts';
+import type { RelaySettings } from './relay-settings.ts';
+
+export function suppressAcceptedFindings(stack: RelayStack, settings: RelaySettings): void {
+  const { functions, tables, webSocketApi, httpApi, fanout, edge } = stack;
+
+  // --- IAM -------------------------------------------------------------------------------
+  const eventsIndexes = `AwsSolutions-IAM5[Resource::<${logicalId(tables.events)}.Arn>/index/*]`;
+  for (const fn of [functions.http, functions.socket, functions.stream]) {
+    acknowledge(fn.role, eventsIndexes,
+      'The DynamoDB table grant covers the indexes of this one table (`<table ARN>/index/*`): replay queries the byPosition local secondary index (src/store/table-definitions.ts). No other table and no other resource is matched.');
+  }
+  const connections = `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:execute-api:${nagText(stack.region, 'AWS::Region')}:${nagText(stack.account, 'AWS::AccountId')}:<${logicalId(webSocketApi.api)}>/${webSocketApi.stage.stageName}/*/@connections/*]`;
+  for (const fn of functions.connectionManagers) {
+    acknowledge(fn.role, connections,
+      'execute-api:ManageConnections on this WebSocket API and stage only (WebSocketStage.grantManagementApiAccess). Connection ids are minted by API Gateway at runtime, so the @connections/{connectionId} resource can only be matched with a wildcard.');
+  }
+  acknowledge(functions.fanout.role, 'AwsSolutions-IAM5[Resource::*]',
+    'dynamodb:ListStreams, added by the DynamoDB event source (Table.grantStreamRead), has no resource-level permissions and takes "*" only; the record-reading actions (DescribeStream, GetRecords, GetShardIterator) are scoped to the events table stream ARN.');
+
+  // --- Lambda ----------------------------------------------------------------------------
+  for (const fn of functions.all) {
+    acknowledge(fn, 'AwsSolutions-L1',
+      'Pinned to nodejs22.x on purpose: the bundles target node22 (infra/bundle.ts) and the project develops and tests on Node 22 (the node@22 dev dependency, README "Node.js version"), so what runs in Lambda is what was tested. Move all three together.');
+  }
+
+  // --- API Gateway -----------------------------------------------------------------------
+  for (const route of httpApi.routes) {
+    acknowledge(route, 'AwsSolutions-APIG4',
+      'Authentication is the relay\'s own bearer token, resolved by the http function against the tenants table (AEP-0003 §8.1: Authorization header, or access_token on GET); /healthz is public by design. An API Gateway authorizer would add an invocation per request and cannot express the GET-only query token rule.');
+  }
+  for (const routeKey of ['$default', '$disconnect']) {
+    const route = webSocketApi.api.node.tryFindChild(`${routeKey}-Route`);
+    if (route !== undefined) {
+      acknowledge(route, 'AwsSolutions-APIG4',
+        'API Gateway runs authorizers on $connect only (API Gateway Developer Guide, "Control access to WebSocket APIs with AWS Lambda REQUEST authorizers"); $connect has the token authorizer and its context reaches every later route of the connection, which the socket function requires.');
+    }
+  }
+  if (!settings.webSocketAccessLogs) {
+    acknowledge(webSocketApi.stage, 'AwsSolutions-APIG1',
+      'WebSocket stages write access logs through the account-wide API Gateway CloudWatch role, which this stack does not own and whose absence fails the deploy; turn them on with -c webSocketAccessLogs=true where the role exists. The socket function logs every connect, disconnect and failed frame as JSON.');
+  }
+
+  // --- SQS -------------------------------------------------------------------------------
+  acknowledge(fanout.failedRecords, 'AwsSolutions-SQS3',
+    'This queue is itself the dead-letter destination (on-failure destination of the fan-out event source mapping); it holds failure records for inspection, nothing consumes it, so it has no dead-letter queue of its own.');
+
+  // --- CloudFront ------------------------------------------------------------------------
+  acknowledge(edge.distribution, 'AwsSolutions-CFR1',
+    'Agents and dashboards connect from anywhere; access is per tenant and per token, not per country.');
+  if (settings.webAclArn === undefined) {
+    acknowledge(edge.distribution, 'AwsSolutions-CFR2',
+      'A web ACL is opt-in (-c webAclArn=<CLOUDFRONT-scope web ACL ARN>): every request is authenticated by token at the origin, and WAF bills per request.');
+  }
+  acknowledge(edge.distribution, 'AwsSolutions-CFR3',
+    'Standard logging needs an ACL-enabled S3 bucket; nothing is cached, so every request is forwarded and recorded at its origin (HTTP API access logs, the functions\' JSON logs).');
+  if (settings.domainName === undefined) {
+    acknowledge(edge.distribution, 'AwsSolutions-CFR4',
+      'Without a custom domain the distribution serves the default *.cloudfront.net certificate, with which CloudFront allows TLSv1 whatever the configured minimum. Deploy with -c domainName=… -c certificateArn=… to enforce TLSv1.2_2021.');
+  }
+}
+
+function acknowledge(scope: IConstruct | undefined, id: string, reason: string): void {
+  if (scope === undefined) throw new Error(`cannot acknowledge ${id}: no construct`);
+  Validations.of(scope).acknowledge({ id, reason });
+}
+
+/** The CloudFormation logical id cdk-nag prints for a resource (`<LogicalId.Arn>`). */
+function logicalId(construct: IConstruct): string {
+  const resource = construct.node.defaultChild as CfnElement | undefined;
+  if (resource === undefined) throw new Error(`${construct.node.path} has no CloudFormation resource`);
+  return Stack.of(construct).getLogicalId(resource);
+}
+
+/** How cdk-nag writes a value in a finding: the literal when known, `<AWS::Region>` for a pseudo parameter. */
+function nagText(value: string, pseudoParameter: string): string {
+  return Token.isUnresolved(value) ? `<${pseudoParameter}>` : value;
+}

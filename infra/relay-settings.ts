@@ -1,0 +1,121 @@
+/**
+ * A deployment's settings, read from CDK context (`cdk deploy -c stage=prod -c replayBuffer=1000 …`)
+ * with defaults. Each reader fails naming the context key, so a typo stops the synth instead of
+ * deploying a default.
+ */
+import { RemovalPolicy } from 'aws-cdk-lib';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Node } from 'constructs';
+
+export type RelayLogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+export interface RelaySettings {
+  /** Deployment name (`dev`, `prod`): the stack name suffix and the WebSocket API stage name. */
+  stage: string;
+  /** Newest events per session that replay serves (`AEP_REPLAY_BUFFER`). */
+  replayBuffer: number;
+  /** Days an event stays in the log before TTL removes it (`AEP_RETENTION_DAYS`). */
+  retentionDays: number;
+  /** Lambda application log level (Lambda drops JSON lines below it). */
+  logLevel: RelayLogLevel;
+  /** How long CloudWatch keeps function and access logs. */
+  logRetention: RetentionDays;
+  /** What happens to tables and log groups when the stack is deleted. */
+  removalPolicy: RemovalPolicy;
+  /** DynamoDB deletion protection on every table. */
+  deletionProtection: boolean;
+  /** Custom domain for the CloudFront distribution; needs `certificateArn` (a us-east-1 ACM certificate). */
+  domainName?: string;
+  certificateArn?: string;
+  /** An SNS topic that alarms notify (ALARM and OK); no actions without it. */
+  alarmTopicArn?: string;
+  /** A WAFv2 web ACL (scope CLOUDFRONT, ARN) to attach to the distribution. */
+  webAclArn?: string;
+  /**
+   * Access logs on the WebSocket stage. Off by default: unlike HTTP APIs, WebSocket (and REST)
+   * APIs log through the account-wide API Gateway CloudWatch role, and the stage fails to
+   * deploy ("CloudWatch Logs role ARN must be set in account settings") where none is set.
+   */
+  webSocketAccessLogs: boolean;
+}
+
+export const DEFAULT_SETTINGS: RelaySettings = {
+  stage: 'dev',
+  replayBuffer: 1000,
+  retentionDays: 30,
+  logLevel: 'info',
+  logRetention: RetentionDays.ONE_MONTH,
+  removalPolicy: RemovalPolicy.RETAIN,
+  deletionProtection: true,
+  webSocketAccessLogs: false,
+};
+
+/** Reads every setting from the app's context (`-c key=value` or `cdk.json` `context`). */
+export function settingsFromContext(node: Node): RelaySettings {
+  const read = (key: string): string | undefined => {
+    const value: unknown = node.tryGetContext(key);
+    if (value === undefined || value === null || value === '') return undefined;
+    return String(value);
+  };
+  const removalPolicy = oneOf(read('removalPolicy'), 'removalPolicy', { retain: RemovalPolicy.RETAIN, destroy: RemovalPolicy.DESTROY }, DEFAULT_SETTINGS.removalPolicy);
+  // Protection on by default only where the data is kept anyway: a `destroy` stack with protected tables cannot be deleted.
+  const deletionProtection = flag(read('deletionProtection'), 'deletionProtection', removalPolicy === RemovalPolicy.RETAIN);
+  if (deletionProtection && removalPolicy === RemovalPolicy.DESTROY) {
+    throw new Error('context deletionProtection=true contradicts removalPolicy=destroy: the stack could never delete its tables');
+  }
+  const domainName = read('domainName');
+  const certificateArn = read('certificateArn');
+  if ((domainName === undefined) !== (certificateArn === undefined)) {
+    throw new Error('context domainName and certificateArn go together: CloudFront serves a custom domain only with its ACM certificate (in us-east-1)');
+  }
+  const stage = read('stage') ?? DEFAULT_SETTINGS.stage;
+  // The stage becomes a URL path segment (/{stage}) and part of the stack name.
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(stage)) throw new Error(`context stage must be letters, digits, - or _ (1-64), got ${JSON.stringify(stage)}`);
+  const alarmTopicArn = read('alarmTopicArn');
+  const webAclArn = read('webAclArn');
+  return {
+    stage,
+    replayBuffer: positiveInteger(read('replayBuffer'), 'replayBuffer', DEFAULT_SETTINGS.replayBuffer),
+    retentionDays: positiveInteger(read('retentionDays'), 'retentionDays', DEFAULT_SETTINGS.retentionDays),
+    logLevel: oneOf(read('logLevel'), 'logLevel', { debug: 'debug', info: 'info', warn: 'warn', error: 'error' } as const, DEFAULT_SETTINGS.logLevel),
+    logRetention: logRetention(read('logRetentionDays')),
+    removalPolicy,
+    deletionProtection,
+    webSocketAccessLogs: flag(read('webSocketAccessLogs'), 'webSocketAccessLogs', DEFAULT_SETTINGS.webSocketAccessLogs),
+    ...(domainName === undefined ? {} : { domainName }),
+    ...(certificateArn === undefined ? {} : { certificateArn }),
+    ...(alarmTopicArn === undefined ? {} : { alarmTopicArn }),
+    ...(webAclArn === undefined ? {} : { webAclArn }),
+  };
+}
+
+function positiveInteger(value: string | undefined, key: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const parsed = Number(value);
+  if (!Number.isSafeInteger(parsed) || parsed <= 0) throw new Error(`context ${key} must be a positive integer, got ${JSON.stringify(value)}`);
+  return parsed;
+}
+
+function flag(value: string | undefined, key: string, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  throw new Error(`context ${key} must be true or false, got ${JSON.stringify(value)}`);
+}
+
+function oneOf<T>(value: string | undefined, key: string, choices: Readonly<Record<string, T>>, fallback: T): T {
+  if (value === undefined) return fallback;
+  const choice = Object.hasOwn(choices, value) ? choices[value] : undefined;
+  if (choice === undefined) throw new Error(`context ${key} must be one of ${Object.keys(choices).join(', ')}, got ${JSON.stringify(value)}`);
+  return choice;
+}
+
+/** CloudWatch Logs accepts only specific retention periods; RetentionDays lists them. */
+function logRetention(value: string | undefined): RetentionDays {
+  if (value === undefined) return DEFAULT_SETTINGS.logRetention;
+  const days = Number(value);
+  const allowed = Object.values(RetentionDays).filter((entry): entry is RetentionDays => typeof entry === 'number');
+  const match = allowed.find((entry) => entry === days);
+  if (match === undefined) throw new Error(`context logRetentionDays must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`);
+  return match;
+}

@@ -1,0 +1,137 @@
+/**
+ * The relay stack: composes the constructs under infra/constructs and grants each function
+ * exactly the table access its handler needs. Its shape is DESIGN.md "Shape".
+ */
+import { CfnOutput, Fn, Stack } from 'aws-cdk-lib';
+import type { StackProps } from 'aws-cdk-lib';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import type { Construct } from 'constructs';
+import type { FunctionName } from './bundle.ts';
+import { RelayEdge, SOCKET_PATH } from './constructs/edge.ts';
+import { RelayFanout } from './constructs/fanout.ts';
+import { RelayFunctions } from './constructs/relay-functions.ts';
+import { RelayHttpApi } from './constructs/http-api.ts';
+import { RelayObservability } from './constructs/observability.ts';
+import { RelayTables } from './constructs/relay-tables.ts';
+import { RelayStreamEndpoint } from './constructs/stream-endpoint.ts';
+import { RelayWebSocketApi } from './constructs/websocket-api.ts';
+import { suppressAcceptedFindings } from './nag-suppressions.ts';
+import type { RelaySettings } from './relay-settings.ts';
+
+export interface RelayStackProps extends StackProps {
+  settings: RelaySettings;
+  /** Bundle folder per function, from `bundleFunctions()` (infra/bundle.ts). */
+  assetDirs: Readonly<Record<FunctionName, string>>;
+}
+
+export class RelayStack extends Stack {
+  public readonly tables: RelayTables;
+  public readonly functions: RelayFunctions;
+  public readonly httpApi: RelayHttpApi;
+  public readonly webSocketApi: RelayWebSocketApi;
+  public readonly streamEndpoint: RelayStreamEndpoint;
+  public readonly fanout: RelayFanout;
+  public readonly edge: RelayEdge;
+  public readonly observability: RelayObservability;
+
+  constructor(scope: Construct, id: string, props: RelayStackProps) {
+    super(scope, id, props);
+    const { settings } = props;
+
+    this.tables = new RelayTables(this, 'Tables', { removalPolicy: settings.removalPolicy, deletionProtection: settings.deletionProtection });
+    this.functions = new RelayFunctions(this, 'Functions', {
+      assetDirs: props.assetDirs,
+      tables: this.tables.names,
+      replayBuffer: settings.replayBuffer,
+      retentionDays: settings.retentionDays,
+      logLevel: settings.logLevel,
+      logRetention: settings.logRetention,
+      removalPolicy: settings.removalPolicy,
+    });
+    this.grantTableAccess();
+
+    const accessLogGroup = (logId: string): LogGroup => new LogGroup(this, logId, { retention: settings.logRetention, removalPolicy: settings.removalPolicy });
+    this.httpApi = new RelayHttpApi(this, 'HttpApi', { handler: this.functions.http, accessLogGroup: accessLogGroup('HttpApiAccessLogs') });
+    this.webSocketApi = new RelayWebSocketApi(this, 'WebSocketApi', {
+      stageName: settings.stage,
+      authorizer: this.functions.authorizer,
+      handler: this.functions.socket,
+      connectionManagers: this.functions.connectionManagers,
+      ...(settings.webSocketAccessLogs ? { accessLogGroup: accessLogGroup('WebSocketApiAccessLogs') } : {}),
+    });
+    this.functions.useManagementEndpoint(this.webSocketApi.managementEndpoint);
+    this.streamEndpoint = new RelayStreamEndpoint(this, 'StreamEndpoint', { handler: this.functions.stream });
+    this.fanout = new RelayFanout(this, 'Fanout', { events: this.tables.events, handler: this.functions.fanout });
+
+    this.edge = new RelayEdge(this, 'Edge', {
+      httpApiDomainName: this.httpApi.domainName,
+      webSocketDomainName: this.webSocketApi.domainName,
+      webSocketStageName: this.webSocketApi.stage.stageName,
+      streamUrl: this.streamEndpoint.url,
+      comment: `AEP relay (${settings.stage})`,
+      ...(settings.domainName === undefined || settings.certificateArn === undefined
+        ? {}
+        : { domainName: settings.domainName, certificate: Certificate.fromCertificateArn(this, 'Certificate', settings.certificateArn) }),
+      ...(settings.webAclArn === undefined ? {} : { webAclArn: settings.webAclArn }),
+    });
+
+    this.observability = new RelayObservability(this, 'Observability', {
+      functions: { Http: this.functions.http, Authorizer: this.functions.authorizer, Socket: this.functions.socket, Fanout: this.functions.fanout, Stream: this.functions.stream },
+      fanout: this.functions.fanout,
+      failedRecords: this.fanout.failedRecords,
+      httpApi: this.httpApi.api,
+      webSocketStage: this.webSocketApi.stage,
+      tables: { Events: this.tables.events, Connections: this.tables.connections, Tenants: this.tables.tenants },
+      ...(settings.alarmTopicArn === undefined ? {} : { alarmTopic: Topic.fromTopicArn(this, 'AlarmTopic', settings.alarmTopicArn) }),
+    });
+
+    this.addOutputs();
+    suppressAcceptedFindings(this, settings);
+  }
+
+  /**
+   * Least privilege per handler, by grants on the specific tables (each grant also covers
+   * the table's indexes, which is how replay reads the position index):
+   * - http: ingest writes and reads the event log; authenticates against tenants and, on the
+   *   admin routes, manages tenants and tokens and closes a revoked token's connections.
+   * - authorizer: resolves a token, read only.
+   * - socket: appends events and reads replay, keeps connection state, subscriptions and
+   *   claims, authenticates and reads control policies.
+   * - fanout: reads subscriptions and parks or clears connection state (the stream read
+   *   permissions come with the event source).
+   * - stream: reads replay, keeps its subscription, authenticates.
+   */
+  private grantTableAccess(): void {
+    const { events, connections, tenants } = this.tables;
+    const { http, authorizer, socket, fanout, stream } = this.functions;
+    events.grantReadWriteData(http);
+    tenants.grantReadWriteData(http);
+    connections.grantReadWriteData(http);
+    tenants.grantReadData(authorizer);
+    events.grantReadWriteData(socket);
+    connections.grantReadWriteData(socket);
+    tenants.grantReadData(socket);
+    connections.grantReadWriteData(fanout);
+    events.grantReadData(stream);
+    connections.grantReadWriteData(stream);
+    tenants.grantReadData(stream);
+  }
+
+  private addOutputs(): void {
+    const baseUrl = `https://${this.edge.domainName}`;
+    new CfnOutput(this, 'BaseUrl', { description: 'The relay base URL: /events, /.well-known/aep, /healthz, /stream, /socket', value: baseUrl });
+    new CfnOutput(this, 'WebSocketUrl', { description: 'WebSocket binding through CloudFront', value: `wss://${this.edge.domainName}${SOCKET_PATH}` });
+    new CfnOutput(this, 'WebSocketDirectUrl', { description: 'WebSocket binding on the execute-api endpoint (bypasses CloudFront)', value: this.webSocketApi.url });
+    new CfnOutput(this, 'EventsTableName', { value: this.tables.events.tableName });
+    new CfnOutput(this, 'ConnectionsTableName', { value: this.tables.connections.tableName });
+    new CfnOutput(this, 'TenantsTableName', { value: this.tables.tenants.tableName });
+    new CfnOutput(this, 'FailedFanoutRecordsQueueUrl', { description: 'Stream records fan-out gave up on', value: this.fanout.failedRecords.queueUrl });
+    new CfnOutput(this, 'DashboardName', { value: this.observability.dashboard.dashboardName });
+    new CfnOutput(this, 'IssueFirstTokenCommand', {
+      description: 'Issues the first token of a tenant (replace <tenant>); run with credentials that can write the tenants table',
+      value: Fn.join('', ['AEP_TENANTS_TABLE=', this.tables.tenants.tableName, ' AWS_REGION=', this.region, ' npx aep-relay tokens issue --tenant <tenant> --scopes emit,consume,control,admin']),
+    });
+  }
+}

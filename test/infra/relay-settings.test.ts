@@ -1,0 +1,67 @@
+/**
+ * Deployment settings from CDK context: defaults, parsing, and refusals that name the key.
+ */
+import { App, RemovalPolicy } from 'aws-cdk-lib';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_SETTINGS, settingsFromContext } from '../../infra/relay-settings.ts';
+
+const settingsOf = (context: Record<string, string>) => settingsFromContext(new App({ context }).node);
+
+describe('settingsFromContext', () => {
+  it('uses the defaults without context: dev stage, retained and protected tables, no custom domain', () => {
+    expect(settingsOf({})).toEqual(DEFAULT_SETTINGS);
+    expect(DEFAULT_SETTINGS).toMatchObject({ stage: 'dev', replayBuffer: 1000, retentionDays: 30, logLevel: 'info', removalPolicy: RemovalPolicy.RETAIN, deletionProtection: true, webSocketAccessLogs: false });
+  });
+
+  it('reads every key', () => {
+    expect(
+      settingsOf({
+        stage: 'prod',
+        replayBuffer: '250',
+        retentionDays: '90',
+        logLevel: 'warn',
+        logRetentionDays: '365',
+        removalPolicy: 'retain',
+        deletionProtection: 'false',
+        domainName: 'relay.example.com',
+        certificateArn: 'arn:aws:acm:us-east-1:111111111111:certificate/x',
+        alarmTopicArn: 'arn:aws:sns:eu-west-1:111111111111:alarms',
+        webAclArn: 'arn:aws:wafv2:us-east-1:111111111111:global/webacl/x/y',
+        webSocketAccessLogs: 'true',
+      }),
+    ).toEqual({
+      stage: 'prod',
+      replayBuffer: 250,
+      retentionDays: 90,
+      logLevel: 'warn',
+      logRetention: RetentionDays.ONE_YEAR,
+      removalPolicy: RemovalPolicy.RETAIN,
+      deletionProtection: false,
+      domainName: 'relay.example.com',
+      certificateArn: 'arn:aws:acm:us-east-1:111111111111:certificate/x',
+      alarmTopicArn: 'arn:aws:sns:eu-west-1:111111111111:alarms',
+      webAclArn: 'arn:aws:wafv2:us-east-1:111111111111:global/webacl/x/y',
+      webSocketAccessLogs: true,
+    });
+  });
+
+  it('turns deletion protection off by default when the tables are destroyed with the stack', () => {
+    expect(settingsOf({ removalPolicy: 'destroy' })).toMatchObject({ removalPolicy: RemovalPolicy.DESTROY, deletionProtection: false });
+  });
+
+  it.each([
+    [{ replayBuffer: '0' }, /replayBuffer must be a positive integer/],
+    [{ retentionDays: 'thirty' }, /retentionDays must be a positive integer/],
+    [{ logLevel: 'verbose' }, /logLevel must be one of debug, info, warn, error/],
+    [{ removalPolicy: 'snapshot' }, /removalPolicy must be one of retain, destroy/],
+    [{ deletionProtection: 'yes' }, /deletionProtection must be true or false/],
+    [{ logRetentionDays: '31' }, /logRetentionDays must be one of/],
+    [{ stage: 'prod/eu' }, /stage must be letters, digits/],
+    [{ domainName: 'relay.example.com' }, /domainName and certificateArn go together/],
+    [{ certificateArn: 'arn:aws:acm:us-east-1:111111111111:certificate/x' }, /domainName and certificateArn go together/],
+    [{ removalPolicy: 'destroy', deletionProtection: 'true' }, /contradicts removalPolicy=destroy/],
+  ])('refuses %o, naming the key', (context, message) => {
+    expect(() => settingsOf(context)).toThrow(message);
+  });
+});

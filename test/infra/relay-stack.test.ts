@@ -1,0 +1,510 @@
+/**
+ * The CDK stack, synthesized once per scenario from the real bundles (infra/bundle.ts):
+ * tables, functions, both APIs, the stream URL, fan-out, the CloudFront edge, least
+ * privilege, alarms, outputs, cdk-nag, and the bundles themselves (each one loads and
+ * exports `handler` with the environment the stack gives its function).
+ *
+ * Scenarios: defaults (no context), and a production-like one (custom domain and
+ * certificate, retained tables, an alarm topic, a web ACL, WebSocket access logs).
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { App, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { CachePolicy, OriginRequestPolicy } from 'aws-cdk-lib/aws-cloudfront';
+import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BUNDLE_FILE, DEFAULT_BUNDLE_DIR, FUNCTION_NAMES, bundleFunctions } from '../../infra/bundle.ts';
+import type { FunctionName } from '../../infra/bundle.ts';
+import { FORWARDED_AUTHORIZATION_HEADER } from '../../infra/constructs/edge-functions.ts';
+import { FANOUT_RETRY_ATTEMPTS } from '../../infra/constructs/fanout.ts';
+import { RelayStack } from '../../infra/relay-stack.ts';
+import { settingsFromContext } from '../../infra/relay-settings.ts';
+import { FANOUT_KINDS } from '../../local/stream-records.ts';
+import { readRelayConfig } from '../../src/config/relay-config.ts';
+import { CONNECTIONS_TABLE, EVENTS_TABLE, POSITION_INDEX, TABLE_DEFINITIONS, TENANTS_TABLE } from '../../src/store/table-definitions.ts';
+import type { TableDefinition } from '../../src/store/table-definitions.ts';
+import { actionsOf, logicalIdOf, propertiesOf, refersTo, render, resourceOf, resourcesOf, resourcesOfType, statementsOfRole } from './template-queries.ts';
+import type { Json, Statement } from './template-queries.ts';
+
+const run = promisify(execFile);
+
+const PRODUCTION_CONTEXT = {
+  stage: 'prod',
+  replayBuffer: '500',
+  retentionDays: '7',
+  logLevel: 'debug',
+  removalPolicy: 'retain',
+  deletionProtection: 'true',
+  domainName: 'relay.example.com',
+  certificateArn: 'arn:aws:acm:us-east-1:111111111111:certificate/00000000-0000-0000-0000-000000000000',
+  alarmTopicArn: 'arn:aws:sns:eu-west-1:111111111111:relay-alarms',
+  webAclArn: 'arn:aws:wafv2:us-east-1:111111111111:global/webacl/relay/00000000-0000-0000-0000-000000000000',
+  webSocketAccessLogs: 'true',
+};
+
+interface Scenario {
+  stack: RelayStack;
+  template: Template;
+}
+
+let assetDirs: Record<FunctionName, string>;
+let defaults: Scenario;
+let production: Scenario;
+
+/** The production scenario names its account and region (as `cdk deploy` does); the defaults stay environment-agnostic. */
+function synthesize(context: Record<string, string>, env?: { account: string; region: string }): Scenario {
+  const app = new App({ context });
+  const settings = settingsFromContext(app.node);
+  const stack = new RelayStack(app, `AepRelay-${settings.stage}`, { settings, assetDirs, ...(env === undefined ? {} : { env }) });
+  return { stack, template: Template.fromStack(stack) };
+}
+
+beforeAll(async () => {
+  ({ assetDirs } = await bundleFunctions());
+  defaults = synthesize({});
+  production = synthesize(PRODUCTION_CONTEXT, { account: '111111111111', region: 'eu-west-1' });
+}, 120_000);
+
+function tableOf(stack: RelayStack, definition: TableDefinition) {
+  return { Events: stack.tables.events, Connections: stack.tables.connections, Tenants: stack.tables.tenants }[definition.id];
+}
+
+describe('tables', () => {
+  it.each(TABLE_DEFINITIONS.map((definition) => [definition.id, definition] as const))('builds the %s table from its shared definition, on demand, with PITR and TTL', (_id, definition) => {
+    const { stack, template } = defaults;
+    const table = propertiesOf(template, tableOf(stack, definition));
+    expect(table.KeySchema).toEqual([
+      { AttributeName: definition.partitionKey.name, KeyType: 'HASH' },
+      { AttributeName: definition.sortKey.name, KeyType: 'RANGE' },
+    ]);
+    expect(table.BillingMode).toBe('PAY_PER_REQUEST');
+    expect(table.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
+    expect(table.TimeToLiveSpecification).toEqual({ AttributeName: definition.timeToLiveAttribute, Enabled: true });
+    expect(table.StreamSpecification).toEqual(definition.streamNewImages ? { StreamViewType: 'NEW_IMAGE' } : undefined);
+    expect(table.LocalSecondaryIndexes ?? []).toEqual(
+      definition.localIndexes.map((index) => ({
+        IndexName: index.indexName,
+        KeySchema: [
+          { AttributeName: definition.partitionKey.name, KeyType: 'HASH' },
+          { AttributeName: index.sortKey.name, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: index.projection },
+      })),
+    );
+  });
+
+  it('streams only the event log, and indexes it by position', () => {
+    const { stack, template } = defaults;
+    expect(propertiesOf(template, stack.tables.events).StreamSpecification).toEqual({ StreamViewType: 'NEW_IMAGE' });
+    expect(EVENTS_TABLE.localIndexes.map((index) => index.indexName)).toEqual([POSITION_INDEX]);
+    for (const definition of [CONNECTIONS_TABLE, TENANTS_TABLE]) expect(propertiesOf(template, tableOf(stack, definition)).StreamSpecification).toBeUndefined();
+  });
+
+  it.each([
+    ['defaults', () => defaults],
+    ['production', () => production],
+  ])('retains the tables and turns deletion protection on (%s)', (_name, scenario) => {
+    const { stack, template } = scenario();
+    for (const table of stack.tables.all) {
+      const resource = resourceOf(template, table);
+      expect(resource.DeletionPolicy).toBe('Retain');
+      expect(resource.UpdateReplacePolicy).toBe('Retain');
+      expect(resource.Properties?.DeletionProtectionEnabled).toBe(true);
+    }
+  });
+});
+
+describe('functions', () => {
+  it.each(FUNCTION_NAMES)('runs %s on nodejs22.x, arm64, from its bundle, with JSON logs into a retained log group', (name) => {
+    const { stack, template } = defaults;
+    const fn = propertiesOf(template, stack.functions[name]);
+    expect(fn.Runtime).toBe('nodejs22.x');
+    expect(fn.Architectures).toEqual(['arm64']);
+    expect(fn.Handler).toBe('index.handler');
+    expect(fn.LoggingConfig).toMatchObject({ LogFormat: 'JSON', ApplicationLogLevel: 'INFO' });
+    const logGroup = propertiesOf(template, stack.functions.logGroups[name]);
+    expect(refersTo((fn.LoggingConfig as Json).LogGroup, logicalIdOf(stack.functions.logGroups[name]))).toBe(true);
+    expect(logGroup.RetentionInDays).toBe(30);
+  });
+
+  it('takes the application log level from context', () => {
+    const { stack, template } = production;
+    for (const fn of stack.functions.all) expect((propertiesOf(template, fn).LoggingConfig as Json).ApplicationLogLevel).toBe('DEBUG');
+  });
+
+  it('gives every function a role of its own with no managed policy', () => {
+    const { stack, template } = defaults;
+    const roles = new Set(stack.functions.all.map((fn) => logicalIdOf(fn.role!)));
+    expect(roles.size).toBe(FUNCTION_NAMES.length);
+    for (const fn of stack.functions.all) expect(propertiesOf(template, fn.role!).ManagedPolicyArns).toBeUndefined();
+  });
+
+  it.each([
+    ['defaults', () => defaults, 1000, 30],
+    ['production', () => production, 500, 7],
+  ])('configures every function so readRelayConfig accepts it, with the table names and settings (%s)', (_name, scenario, replayBuffer, retentionDays) => {
+    const { stack, template } = scenario();
+    for (const fn of stack.functions.all) {
+      const variables = (propertiesOf(template, fn).Environment as { Variables: Json }).Variables;
+      const config = readRelayConfig(Object.fromEntries(Object.entries(variables).map(([key, value]) => [key, render(value)])));
+      expect(config.tables).toEqual({
+        events: `\${${logicalIdOf(stack.tables.events)}}`,
+        connections: `\${${logicalIdOf(stack.tables.connections)}}`,
+        tenants: `\${${logicalIdOf(stack.tables.tenants)}}`,
+      });
+      expect(config.replayBuffer).toBe(replayBuffer);
+      expect(config.retentionDays).toBe(retentionDays);
+      expect(config.surface).toEqual({ stream: true, socket: true });
+      expect(config.dynamoEndpoint).toBeUndefined();
+    }
+  });
+
+  it('points the functions that post to or close WebSocket connections at the execute-api stage, never at CloudFront', () => {
+    const { stack, template } = defaults;
+    const expected = `https://\${${logicalIdOf(stack.webSocketApi.api)}}.execute-api.\${AWS::Region}.\${AWS::URLSuffix}/dev`;
+    for (const fn of [stack.functions.socket, stack.functions.fanout, stack.functions.http]) {
+      const variables = (propertiesOf(template, fn).Environment as { Variables: Json }).Variables;
+      expect(render(variables.AEP_WS_MANAGEMENT_ENDPOINT)).toBe(expected);
+      expect(refersTo(variables.AEP_WS_MANAGEMENT_ENDPOINT, logicalIdOf(stack.edge.distribution))).toBe(false);
+    }
+    for (const fn of [stack.functions.authorizer, stack.functions.stream]) {
+      expect(((propertiesOf(template, fn).Environment as { Variables: Json }).Variables).AEP_WS_MANAGEMENT_ENDPOINT).toBeUndefined();
+    }
+  });
+});
+
+describe('WebSocket API', () => {
+  it('authorizes $connect with the token authorizer, with no identity source so header or query token both reach it', () => {
+    const { stack, template } = defaults;
+    const authorizers = resourcesOfType(template, 'AWS::ApiGatewayV2::Authorizer');
+    expect(Object.keys(authorizers)).toHaveLength(1);
+    const [authorizerId, authorizer] = Object.entries(authorizers)[0]!;
+    expect(authorizer.Properties).toMatchObject({ AuthorizerType: 'REQUEST', IdentitySource: [] });
+    expect(refersTo(authorizer.Properties?.AuthorizerUri, logicalIdOf(stack.functions.authorizer))).toBe(true);
+    template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: '$connect', AuthorizationType: 'CUSTOM', AuthorizerId: { Ref: authorizerId } });
+  });
+
+  it('routes $connect, $default and $disconnect to the socket function', () => {
+    const { stack, template } = defaults;
+    const routes = Object.values(resourcesOfType(template, 'AWS::ApiGatewayV2::Route')).filter((route) => refersTo(route.Properties?.ApiId, logicalIdOf(stack.webSocketApi.api)));
+    expect(routes.map((route) => route.Properties?.RouteKey).sort()).toEqual(['$connect', '$default', '$disconnect']);
+    const integrations = resourcesOfType(template, 'AWS::ApiGatewayV2::Integration');
+    for (const route of routes) {
+      const [integrationId] = render(route.Properties?.Target).match(/(?<=\$\{)[^}]+/) ?? [];
+      const integration = integrations[integrationId ?? ''];
+      expect(integration?.Properties?.IntegrationType).toBe('AWS_PROXY');
+      expect(refersTo(integration?.Properties?.IntegrationUri, logicalIdOf(stack.functions.socket))).toBe(true);
+    }
+  });
+
+  it('deploys a stage named after the deployment, automatically', () => {
+    const { stack, template } = defaults;
+    expect(propertiesOf(template, stack.webSocketApi.stage)).toMatchObject({ StageName: 'dev', AutoDeploy: true });
+    expect(propertiesOf(template, stack.webSocketApi.stage).AccessLogSettings).toBeUndefined();
+    expect(propertiesOf(production.template, production.stack.webSocketApi.stage)).toMatchObject({ StageName: 'prod', AccessLogSettings: expect.objectContaining({ DestinationArn: expect.anything() }) });
+  });
+});
+
+describe('HTTP API', () => {
+  it('routes the relay\'s HTTP paths to the http function with payload format 2.0', () => {
+    const { stack, template } = defaults;
+    const routes = Object.values(resourcesOfType(template, 'AWS::ApiGatewayV2::Route')).filter((route) => refersTo(route.Properties?.ApiId, logicalIdOf(stack.httpApi.api)));
+    expect(routes.map((route) => route.Properties?.RouteKey).sort()).toEqual(['ANY /admin/{proxy+}', 'GET /.well-known/aep', 'GET /events', 'GET /healthz', 'POST /events']);
+    const integrations = resourcesOfType(template, 'AWS::ApiGatewayV2::Integration');
+    for (const route of routes) {
+      const [integrationId] = render(route.Properties?.Target).match(/(?<=\$\{)[^}]+/) ?? [];
+      const integration = integrations[integrationId ?? ''];
+      expect(integration?.Properties).toMatchObject({ IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0' });
+      expect(refersTo(integration?.Properties?.IntegrationUri, logicalIdOf(stack.functions.http))).toBe(true);
+    }
+  });
+
+  it('serves them at the $default stage with access logs', () => {
+    const { stack, template } = defaults;
+    expect(propertiesOf(template, stack.httpApi.stage)).toMatchObject({ StageName: '$default', AutoDeploy: true, AccessLogSettings: expect.objectContaining({ DestinationArn: expect.anything() }) });
+  });
+});
+
+describe('SSE stream endpoint', () => {
+  it('exposes the stream function on an IAM-only function URL in response-streaming mode', () => {
+    const { stack, template } = defaults;
+    const url = propertiesOf(template, stack.streamEndpoint.url);
+    expect(url).toMatchObject({ AuthType: 'AWS_IAM', InvokeMode: 'RESPONSE_STREAM' });
+    expect(refersTo(url.TargetFunctionArn, logicalIdOf(stack.functions.stream))).toBe(true);
+    expect(propertiesOf(template, stack.functions.stream).Timeout).toBe(900);
+  });
+
+  it('lets only this distribution invoke it: InvokeFunctionUrl, and InvokeFunction via the URL (dual auth)', () => {
+    const { stack, template } = defaults;
+    const distribution = logicalIdOf(stack.edge.distribution);
+    const permissions = Object.values(resourcesOfType(template, 'AWS::Lambda::Permission'))
+      .map((permission) => permission.Properties ?? {})
+      .filter((permission) => permission.Principal === 'cloudfront.amazonaws.com');
+    expect(permissions.map((permission) => permission.Action).sort()).toEqual(['lambda:InvokeFunction', 'lambda:InvokeFunctionUrl']);
+    for (const permission of permissions) {
+      expect(refersTo(permission.FunctionName, logicalIdOf(stack.streamEndpoint.url)) || refersTo(permission.FunctionName, logicalIdOf(stack.functions.stream))).toBe(true);
+      expect(refersTo(permission.SourceArn, distribution)).toBe(true);
+    }
+    expect(permissions.find((permission) => permission.Action === 'lambda:InvokeFunction')?.InvokedViaFunctionUrl).toBe(true);
+  });
+});
+
+describe('fan-out', () => {
+  it('consumes the event log stream with bounded, bisected, per-record retries and parks failures in the queue', () => {
+    const { stack, template } = defaults;
+    const mappings = Object.values(resourcesOfType(template, 'AWS::Lambda::EventSourceMapping'));
+    expect(mappings).toHaveLength(1);
+    const mapping = mappings[0]!.Properties!;
+    expect(mapping).toMatchObject({
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: FANOUT_RETRY_ATTEMPTS,
+      MaximumRecordAgeInSeconds: 3600,
+      ParallelizationFactor: 1,
+      StartingPosition: 'LATEST',
+    });
+    expect(mapping.EventSourceArn).toEqual({ 'Fn::GetAtt': [logicalIdOf(stack.tables.events), 'StreamArn'] });
+    expect(refersTo(mapping.FunctionName, logicalIdOf(stack.functions.fanout))).toBe(true);
+    expect(mapping.DestinationConfig).toEqual({ OnFailure: { Destination: { 'Fn::GetAtt': [logicalIdOf(stack.fanout.failedRecords), 'Arn'] } } });
+  });
+
+  it('invokes only for inserted events and redelivery markers, the kinds the local poller passes too', () => {
+    const { template } = defaults;
+    const mapping = Object.values(resourcesOfType(template, 'AWS::Lambda::EventSourceMapping'))[0]!.Properties!;
+    const filters = (mapping.FilterCriteria as { Filters: Array<{ Pattern: string }> }).Filters;
+    expect(filters.map((filter) => JSON.parse(filter.Pattern))).toEqual([{ eventName: ['INSERT'], dynamodb: { NewImage: { kind: { S: [...FANOUT_KINDS] } } } }]);
+  });
+
+  it('encrypts the failed-records queue and refuses requests without TLS', () => {
+    const { stack, template } = defaults;
+    expect(propertiesOf(template, stack.fanout.failedRecords)).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 1_209_600 });
+    template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+      Queues: [{ Ref: logicalIdOf(stack.fanout.failedRecords) }],
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+    });
+  });
+});
+
+describe('CloudFront edge', () => {
+  const distributionConfig = (scenario: Scenario): Json => propertiesOf(scenario.template, scenario.stack.edge.distribution).DistributionConfig as Json;
+  const originsById = (scenario: Scenario): Record<string, Json> => Object.fromEntries((distributionConfig(scenario).Origins as Json[]).map((origin) => [origin.Id as string, origin]));
+  const behaviours = (scenario: Scenario): Record<string, Json> => ({
+    default: distributionConfig(scenario).DefaultCacheBehavior as Json,
+    ...Object.fromEntries((distributionConfig(scenario).CacheBehaviors as Json[]).map((behaviour) => [behaviour.PathPattern as string, behaviour])),
+  });
+  const originOf = (scenario: Scenario, path: string): Json => originsById(scenario)[behaviours(scenario)[path]?.TargetOriginId as string] ?? {};
+
+  it('sends the HTTP paths, and everything else, to the HTTP API, all methods allowed', () => {
+    const httpApi = logicalIdOf(defaults.stack.httpApi.api);
+    for (const path of ['default', '/events', '/.well-known/aep', '/healthz', '/admin/*']) {
+      expect(refersTo(originOf(defaults, path).DomainName, httpApi), path).toBe(true);
+      expect(behaviours(defaults)[path]?.AllowedMethods).toEqual(expect.arrayContaining(['GET', 'POST', 'PUT', 'DELETE']));
+    }
+  });
+
+  it('sends /stream to the function URL through origin access control, copying Authorization first', () => {
+    const { stack } = defaults;
+    const origin = originOf(defaults, '/stream');
+    expect(refersTo(origin.DomainName, logicalIdOf(stack.streamEndpoint.url))).toBe(true);
+    expect(origin.OriginAccessControlId).toEqual({ 'Fn::GetAtt': [logicalIdOf(stack.edge.node.findChild('StreamAccessControl')), 'Id'] });
+    expect((origin.CustomOriginConfig as Json).OriginReadTimeout).toBe(60);
+    expect(behaviours(defaults)['/stream']?.FunctionAssociations).toEqual([{ EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [logicalIdOf(stack.edge.streamAuthorizationCopy), 'FunctionARN'] } }]);
+    defaults.template.hasResourceProperties('AWS::CloudFront::OriginAccessControl', {
+      OriginAccessControlConfig: { OriginAccessControlOriginType: 'lambda', SigningBehavior: 'always', SigningProtocol: 'sigv4' },
+    });
+  });
+
+  it('sends /socket to the WebSocket API, rewriting the path to the stage', () => {
+    const { stack } = defaults;
+    expect(refersTo(originOf(defaults, '/socket').DomainName, logicalIdOf(stack.webSocketApi.api))).toBe(true);
+    expect(behaviours(defaults)['/socket']?.FunctionAssociations).toEqual([{ EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [logicalIdOf(stack.edge.socketPathRewrite), 'FunctionARN'] } }]);
+  });
+
+  it('runs deployed edge code that rewrites /socket to /{stage}, keeping the query, and copies only a viewer Authorization on /stream', () => {
+    const { stack, template } = defaults;
+    const handlerOf = (construct: Parameters<typeof propertiesOf>[1]) => new Function(`${propertiesOf(template, construct).FunctionCode as string}\nreturn handler;`)() as (event: unknown) => { uri: string; querystring: Json; headers: Record<string, { value: string }> };
+    const rewritten = handlerOf(stack.edge.socketPathRewrite)({ request: { uri: '/socket', querystring: { access_token: { value: 't' } }, headers: {} } });
+    expect(rewritten.uri).toBe('/dev');
+    expect(rewritten.querystring).toEqual({ access_token: { value: 't' } });
+    const copied = handlerOf(stack.edge.streamAuthorizationCopy)({ request: { uri: '/stream', querystring: {}, headers: { authorization: { value: 'Bearer aep_x' } } } });
+    expect(copied.headers[FORWARDED_AUTHORIZATION_HEADER]).toEqual({ value: 'Bearer aep_x' });
+    // Only a viewer Authorization header can set it: one sent on its own is dropped.
+    const spoofed = handlerOf(stack.edge.streamAuthorizationCopy)({ request: { uri: '/stream', querystring: {}, headers: { [FORWARDED_AUTHORIZATION_HEADER]: { value: 'Bearer aep_y' } } } });
+    expect(spoofed.headers[FORWARDED_AUTHORIZATION_HEADER]).toBeUndefined();
+  });
+
+  it('caches nothing and forwards every viewer header but Host, and every query string, on every behaviour', () => {
+    for (const [path, behaviour] of Object.entries(behaviours(defaults))) {
+      expect(behaviour.CachePolicyId, path).toBe(CachePolicy.CACHING_DISABLED.cachePolicyId);
+      expect(behaviour.OriginRequestPolicyId, path).toBe(OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER.originRequestPolicyId);
+      expect(behaviour.ViewerProtocolPolicy, path).toBe('https-only');
+    }
+  });
+
+  it('serves the custom domain with its certificate and TLS 1.2 at least, behind the web ACL', () => {
+    const config = distributionConfig(production);
+    expect(config.Aliases).toEqual(['relay.example.com']);
+    expect(config.ViewerCertificate).toEqual({ AcmCertificateArn: PRODUCTION_CONTEXT.certificateArn, MinimumProtocolVersion: 'TLSv1.2_2021', SslSupportMethod: 'sni-only' });
+    expect(config.WebACLId).toBe(PRODUCTION_CONTEXT.webAclArn);
+    expect(distributionConfig(defaults).Aliases).toBeUndefined();
+  });
+});
+
+describe('least privilege', () => {
+  const tableAccess = (scenario: Scenario, statements: Statement[]): Record<string, 'read' | 'write'> => {
+    const { stack } = scenario;
+    const tables = { events: stack.tables.events, connections: stack.tables.connections, tenants: stack.tables.tenants };
+    const access: Record<string, 'read' | 'write'> = {};
+    for (const [name, table] of Object.entries(tables)) {
+      const onTable = statements.filter((statement) => resourcesOf(statement).some((resource) => render(resource) === `\${${logicalIdOf(table)}.Arn}`));
+      const actions = onTable.flatMap(actionsOf);
+      if (actions.includes('dynamodb:PutItem')) access[name] = 'write';
+      else if (actions.includes('dynamodb:GetItem')) access[name] = 'read';
+    }
+    return access;
+  };
+
+  it.each([
+    ['http', { events: 'write', connections: 'write', tenants: 'write' }],
+    ['authorizer', { tenants: 'read' }],
+    ['socket', { events: 'write', connections: 'write', tenants: 'read' }],
+    ['fanout', { connections: 'write' }],
+    ['stream', { events: 'read', connections: 'write', tenants: 'read' }],
+  ] as const)('gives the %s function only its tables', (name, expected) => {
+    const fn = defaults.stack.functions[name];
+    expect(tableAccess(defaults, statementsOfRole(defaults.template, fn.role!))).toEqual(expected);
+  });
+
+  it('grants ManageConnections to the socket, fanout and http (revocation) functions only, on this API stage\'s @connections', () => {
+    const { stack, template } = defaults;
+    const expected = `arn:\${AWS::Partition}:execute-api:\${AWS::Region}:\${AWS::AccountId}:\${${logicalIdOf(stack.webSocketApi.api)}}/dev/*/@connections/*`;
+    for (const fn of stack.functions.all) {
+      const statements = statementsOfRole(template, fn.role!).filter((statement) => actionsOf(statement).includes('execute-api:ManageConnections'));
+      if (fn === stack.functions.socket || fn === stack.functions.fanout || fn === stack.functions.http) {
+        expect(statements.flatMap(resourcesOf).map(render)).toEqual([expected]);
+      } else {
+        expect(statements).toEqual([]);
+      }
+    }
+  });
+
+  it('has no wildcard action anywhere, and a wildcard resource only for dynamodb:ListStreams', () => {
+    // dynamodb:ListStreams has no resource-level permissions, so the event source's stream
+    // grant can only name "*"; every record-reading action is on the stream ARN.
+    for (const scenario of [defaults, production]) {
+      const statements = Object.values(resourcesOfType(scenario.template, 'AWS::IAM::Policy')).flatMap((policy) => (policy.Properties?.PolicyDocument as { Statement: Statement[] }).Statement);
+      for (const statement of statements) {
+        for (const action of actionsOf(statement)) expect(action).not.toMatch(/(^\*$|:\*$)/);
+        if (resourcesOf(statement).includes('*')) expect(actionsOf(statement)).toEqual(['dynamodb:ListStreams']);
+      }
+    }
+  });
+});
+
+describe('observability', () => {
+  const alarmsOf = (scenario: Scenario) => Object.values(resourcesOfType(scenario.template, 'AWS::CloudWatch::Alarm')).map((alarm) => alarm.Properties ?? {});
+
+  it('alarms on fan-out errors, iterator age, parked records, 5xx, WebSocket errors, table throttles and Lambda throttles', () => {
+    const alarms = alarmsOf(defaults);
+    const byMetric = (name: string) => alarms.filter((alarm) => alarm.MetricName === name || JSON.stringify(alarm.Metrics ?? []).includes(`"MetricName":"${name}"`));
+    expect(byMetric('IteratorAge').map((alarm) => alarm.Threshold)).toEqual([60_000]);
+    expect(byMetric('ApproximateNumberOfMessagesVisible')).toHaveLength(1);
+    expect(byMetric('5xx')).toHaveLength(1);
+    expect(byMetric('IntegrationError')).toHaveLength(1);
+    expect(byMetric('ExecutionError')).toHaveLength(1);
+    expect(byMetric('ThrottledRequests')).toHaveLength(TABLE_DEFINITIONS.length);
+    expect(byMetric('UserErrors')).toHaveLength(1);
+    expect(byMetric('Throttles')).toHaveLength(FUNCTION_NAMES.length);
+    expect(byMetric('Errors')).toHaveLength(FUNCTION_NAMES.length);
+    defaults.template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    for (const alarm of alarms) expect(alarm.AlarmActions).toBeUndefined();
+  });
+
+  it('notifies the alarm topic on ALARM and OK when one is given', () => {
+    for (const alarm of alarmsOf(production)) {
+      expect(alarm.AlarmActions).toEqual([PRODUCTION_CONTEXT.alarmTopicArn]);
+      expect(alarm.OKActions).toEqual([PRODUCTION_CONTEXT.alarmTopicArn]);
+    }
+  });
+});
+
+describe('outputs', () => {
+  const outputs = (scenario: Scenario): Record<string, string> =>
+    Object.fromEntries(Object.entries(scenario.template.findOutputs('*')).map(([name, output]) => [name, render((output as { Value: unknown }).Value)]));
+
+  it('prints the base URL, both WebSocket URLs, the table names, the queue and the first-token command', () => {
+    const { stack } = defaults;
+    const printed = outputs(defaults);
+    const distribution = `\${${logicalIdOf(stack.edge.distribution)}.DomainName}`;
+    expect(printed.BaseUrl).toBe(`https://${distribution}`);
+    expect(printed.WebSocketUrl).toBe(`wss://${distribution}/socket`);
+    expect(printed.WebSocketDirectUrl).toBe(`wss://\${${logicalIdOf(stack.webSocketApi.api)}}.execute-api.\${AWS::Region}.\${AWS::URLSuffix}/dev`);
+    expect(printed.EventsTableName).toBe(`\${${logicalIdOf(stack.tables.events)}}`);
+    expect(printed.ConnectionsTableName).toBe(`\${${logicalIdOf(stack.tables.connections)}}`);
+    expect(printed.TenantsTableName).toBe(`\${${logicalIdOf(stack.tables.tenants)}}`);
+    expect(printed.FailedFanoutRecordsQueueUrl).toBe(`\${${logicalIdOf(stack.fanout.failedRecords)}}`);
+    expect(printed.IssueFirstTokenCommand).toBe(`AEP_TENANTS_TABLE=\${${logicalIdOf(stack.tables.tenants)}} AWS_REGION=\${AWS::Region} npx aep-relay tokens issue --tenant <tenant> --scopes emit,consume,control,admin`);
+  });
+
+  it('prints the custom domain when there is one', () => {
+    const printed = outputs(production);
+    expect(printed.BaseUrl).toBe('https://relay.example.com');
+    expect(printed.WebSocketUrl).toBe('wss://relay.example.com/socket');
+  });
+});
+
+describe('cdk-nag AwsSolutions', () => {
+  // cdk-nag 3 reports through CDK policy validation, not annotations: validateScope returns
+  // what `cdk synth` would print (infra/app.ts registers the same pack).
+  it.each([
+    ['defaults', () => defaults],
+    ['production', () => production],
+  ])('reports no unacknowledged finding (%s)', (_name, scenario) => {
+    const report = new AwsSolutionsChecks(undefined, { verbose: true }).validateScope(scenario().stack);
+    expect(report.violations.map((violation) => `${violation.severity} ${violation.ruleName}: ${violation.violatingResources.map((resource) => resource.constructPath).join(', ')}`)).toEqual([]);
+    expect(report.success).toBe(true);
+  });
+
+  it('does report a finding nobody acknowledged (the check is live)', () => {
+    const stack = new Stack(new App(), 'Unacknowledged');
+    new LambdaFunction(stack, 'Old', { runtime: Runtime.NODEJS_22_X, handler: 'index.handler', code: Code.fromInline('exports.handler = async () => {}') });
+    const report = new AwsSolutionsChecks(undefined).validateScope(stack);
+    expect(report.violations.map((violation) => violation.ruleName)).toContain('AwsSolutions-L1');
+  });
+});
+
+describe('bundles', () => {
+  it.each(FUNCTION_NAMES)('writes dist/functions/%s/index.mjs with its dependencies inside, the AWS SDK included', (name) => {
+    const file = join(DEFAULT_BUNDLE_DIR, name, BUNDLE_FILE);
+    expect(assetDirs[name]).toBe(join(DEFAULT_BUNDLE_DIR, name));
+    expect(existsSync(file)).toBe(true);
+    expect(existsSync(`${file}.map`)).toBe(true);
+    // Nothing is left for the runtime to resolve: no static import, dynamic import or require of a package.
+    const bundle = readFileSync(file, 'utf8');
+    const unresolved = [/^\s*import\b[^\n]*?["'](?!node:)[^"'./][^"']*["'];?\s*$/m, /\bimport\(\s*["'](?!node:)[^"'./][^"']*["']\s*\)/, /__require\(\s*["']@aws-sdk\//];
+    for (const pattern of unresolved) expect(bundle.match(pattern)?.[0]).toBeUndefined();
+  });
+
+  it.each(FUNCTION_NAMES)('loads the %s bundle with the environment its function gets, and it exports handler', async (name) => {
+    const { stack, template } = defaults;
+    const variables = (propertiesOf(template, stack.functions[name]).Environment as { Variables: Json }).Variables;
+    // Tokens become dummy values; handlers read their configuration (and build clients) at load.
+    const environment = Object.fromEntries(Object.entries(variables).map(([key, value]) => [key, render(value).replace(/\$\{[^}]+\}/g, 'dummy')]));
+    // The Lambda Node.js runtime installs `awslambda` before loading the handler; the stub behaves like it (streamifyResponse tags and returns the handler).
+    const script = [
+      'globalThis.awslambda = { streamifyResponse: (handler) => handler, HttpResponseStream: { from: (stream) => stream } };',
+      `const module = await import(${JSON.stringify(pathToFileURL(join(assetDirs[name], BUNDLE_FILE)).href)});`,
+      'process.stdout.write(typeof module.handler);',
+    ].join('\n');
+    const { stdout } = await run(process.execPath, ['--input-type=module', '--eval', script], {
+      env: { PATH: process.env.PATH ?? '', AWS_REGION: 'eu-west-1', ...environment },
+      timeout: 30_000,
+    });
+    expect(stdout).toBe('function');
+  });
+});
