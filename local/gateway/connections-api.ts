@@ -24,6 +24,8 @@ export interface ConnectionsApiOptions {
   maxMessageBytes?: number;
   /** API Gateway sends a message over the frame quota as several frames of at most this size. */
   maxFrameBytes?: number;
+  /** Told of every PostToConnection call and the status it answered (usage counters, `npm run bench`). */
+  onPost?: (status: 200 | 410 | 413 | 429) => void;
 }
 
 /** The gateway's `/@connections/{id}` hook. */
@@ -50,6 +52,8 @@ export function createConnectionsApi(options: ConnectionsApiOptions): Connection
     const connection = openConnection(options.connections, connectionId);
     switch (request.method) {
       case 'POST': {
+        const status = connection === undefined ? 410 : body === 'too-large' ? 413 : connection.socket.bufferedAmount > maxBufferedBytes ? 429 : 200;
+        options.onPost?.(status);
         if (connection === undefined) return gone(response, connectionId);
         if (body === 'too-large') return fail(response, 413, 'PayloadTooLargeException', 'Message too long');
         if (connection.socket.bufferedAmount > maxBufferedBytes) return fail(response, 429, 'LimitExceededException', 'Limit exceeded');

@@ -40,7 +40,10 @@ export function managementApiPoster(options: ManagementPosterOptions): Connectio
           const name = error instanceof Error ? error.name : '';
           if (name === 'GoneException') return 'gone';
           const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode ?? 0;
-          const retryable = name === 'LimitExceededException' || name === 'ThrottlingException' || status === 429 || status >= 500;
+          // A connection reset before any answer (e.g. a kept-alive socket the endpoint had just closed) is transient too.
+          const code = (error as { code?: unknown }).code;
+          const networkFailure = status === 0 && (name === 'TimeoutError' || code === 'ECONNRESET' || code === 'EPIPE');
+          const retryable = name === 'LimitExceededException' || name === 'ThrottlingException' || status === 429 || status >= 500 || networkFailure;
           if (!retryable) throw error;
           if (attempt >= attempts) return 'throttled';
           await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** attempt + Math.random() * 20));

@@ -1,0 +1,252 @@
+/**
+ * Cost scenarios: request units, invocations and PostToConnection calls for 1,000 ingested
+ * events, per ingest path and subscriber count, plus the two sweeps that show which
+ * subscriptions fan-out reads.
+ */
+import type { RunningStack } from '../local/stack.ts';
+import type { StackUsage } from '../local/usage.ts';
+import { BenchSocket, createTenant, inPool, openSse, postEvents, sleep, uniqueName, waitUntil } from './clients.ts';
+import { BENCH_AGENT, benchEvents, expectedDeliveries, subscriberMix } from './workload.ts';
+import { localTableNames } from '../local/create-tables.ts';
+import { LOCAL_CREDENTIALS } from '../local/local-credentials.ts';
+import { HighWater, handOffToLive } from '../src/relay/subscription-handoff.ts';
+import { ConnectionStore } from '../src/store/connection-store.ts';
+import { createDynamoClient } from '../src/store/dynamo-client.ts';
+import type { SubscriberSpec } from './workload.ts';
+
+export type IngestPath = 'single' | 'batch100' | 'websocket';
+
+export const INGEST_LABELS: Record<IngestPath, string> = {
+  single: 'single POSTs',
+  batch100: 'NDJSON batches of 100',
+  websocket: 'WebSocket emits',
+};
+
+export interface CostRun {
+  ingest: IngestPath;
+  subscribers: number;
+  mix: { sessionMatching: number; sessionOther: number; typeFiltered: number };
+  events: number;
+  /** Deliveries the filters call for (one post per matching connection and event). */
+  expectedDeliveries: number;
+  /** Deliveries the subscribers counted. */
+  receivedDeliveries: number;
+  wallMs: number;
+  usage: StackUsage;
+  /** What opening the subscribers (and the emitter) cost: connect, hello, subscribe. */
+  setup: StackUsage;
+}
+
+export interface SweepRun {
+  kind: 'session-unmatched' | 'type-unmatched';
+  /** Subscriptions that can never match the events (besides the one matching subscriber). */
+  unmatched: number;
+  events: number;
+  receivedDeliveries: number;
+  usage: StackUsage;
+}
+
+/** Waits until nothing runs and the counters have not moved for `quietMs`. */
+export async function settle(stack: RunningStack, quietMs = 300, timeoutMs = 60_000): Promise<void> {
+  const signature = (usage: StackUsage) =>
+    JSON.stringify([Object.values(usage.functions).map((f) => [f.invocations, f.completed, f.dynamoCalls]), usage.postToConnection.calls, usage.fanoutRecords]);
+  const inFlight = (usage: StackUsage) => usage.functions.http.invocations - usage.functions.http.completed + usage.functions.socket.invocations - usage.functions.socket.completed + usage.functions.fanout.invocations - usage.functions.fanout.completed + usage.functions.authorizer.invocations - usage.functions.authorizer.completed;
+  const deadline = Date.now() + timeoutMs;
+  let last = signature(stack.usage());
+  let quietSince = Date.now();
+  for (;;) {
+    await sleep(25);
+    const usage = stack.usage();
+    const now = signature(usage);
+    if (now !== last || inFlight(usage) > 0) {
+      last = now;
+      quietSince = Date.now();
+    } else if (Date.now() - quietSince >= quietMs) {
+      return;
+    }
+    if (Date.now() > deadline) throw new Error('the stack did not settle');
+  }
+}
+
+async function openSubscribers(stack: RunningStack, token: string, specs: readonly SubscriberSpec[]): Promise<BenchSocket[]> {
+  const sockets: BenchSocket[] = new Array(specs.length);
+  await inPool(specs, 10, async (spec, index) => {
+    sockets[index] = await BenchSocket.consumer(stack.baseUrl, token, { role: 'consumer' }, { id: `s${index}`, filter: spec.filter });
+  });
+  return sockets;
+}
+
+async function openEmitter(stack: RunningStack, token: string): Promise<BenchSocket> {
+  return BenchSocket.consumer(stack.baseUrl, token, {
+    role: 'emitter',
+    identity: { agent: BENCH_AGENT, instance: `bench/${process.pid}` },
+    capabilities: { emits: ['tool', 'progress'] },
+  });
+}
+
+/** Sends `events` the way `ingest` says; resolves once every event has been handed to a handler that has returned. */
+async function ingest(stack: RunningStack, token: string, path: IngestPath, events: ReadonlyArray<Record<string, unknown>>, emitter?: BenchSocket): Promise<void> {
+  switch (path) {
+    case 'single':
+      // Four agents' worth of concurrency: each POST carries one event.
+      await inPool(events, 4, (event) => postEvents(stack.baseUrl, token, JSON.stringify(event), 'application/json'));
+      return;
+    case 'batch100':
+      for (let offset = 0; offset < events.length; offset += 100) {
+        const body = events.slice(offset, offset + 100).map((event) => JSON.stringify(event)).join('\n') + '\n';
+        await postEvents(stack.baseUrl, token, body, 'application/x-ndjson');
+      }
+      return;
+    case 'websocket': {
+      if (emitter === undefined) throw new Error('websocket ingest needs an emitter');
+      // The socket API runs messages concurrently and acks nothing on success, so the emitter
+      // keeps at most 8 messages whose $default invocation has not returned.
+      const base = stack.usage().functions.socket.completed;
+      let errors = 0;
+      const off = emitter.on((frame) => {
+        if (frame.type === 'error') errors += 1;
+      });
+      for (const [index, event] of events.entries()) {
+        if (index - (stack.usage().functions.socket.completed - base) >= 8) {
+          await waitUntil(() => index - (stack.usage().functions.socket.completed - base) < 8, () => 'emitter window', 60_000, 1);
+        }
+        emitter.send(event);
+      }
+      await waitUntil(() => stack.usage().functions.socket.completed - base >= events.length, () => 'socket invocations for every emitted event', 60_000, 2);
+      off();
+      if (errors > 0) throw new Error(`the relay refused ${errors} emitted events`);
+      return;
+    }
+  }
+}
+
+export interface PhasePlan {
+  path: IngestPath;
+  events: number;
+}
+
+/**
+ * One subscriber mix, opened once, then each ingest path in turn on the same session (each
+ * phase its own seq range and its own counters): `subscribers` connections, half
+ * session-filtered, half type-filtered (see `subscriberMix`).
+ */
+export async function runCostGroup(stack: RunningStack, subscribers: number, phases: readonly PhasePlan[]): Promise<CostRun[]> {
+  const tenant = uniqueName('bench-cost');
+  const token = await createTenant(stack.dynamoEndpoint, tenant);
+  const session = uniqueName('events');
+  const specs = subscriberMix(subscribers, session);
+
+  await settle(stack);
+  stack.resetUsage();
+  const sockets = await openSubscribers(stack, token, specs);
+  const emitter = phases.some((phase) => phase.path === 'websocket') ? await openEmitter(stack, token) : undefined;
+  await settle(stack);
+  const setup = stack.usage();
+
+  const runs: CostRun[] = [];
+  let seq = 0;
+  for (const phase of phases) {
+    const events = benchEvents(session, phase.events, seq);
+    seq += phase.events;
+    const expected = expectedDeliveries(specs, events);
+    const expectedTotal = expected.reduce((sum, count) => sum + count, 0);
+    const before = sockets.map((socket) => socket.events);
+    const receivedNow = () => sockets.reduce((sum, socket, index) => sum + socket.events - (before[index] ?? 0), 0);
+    stack.resetUsage();
+    const startedAt = performance.now();
+    await ingest(stack, token, phase.path, events, emitter);
+    await waitUntil(
+      () => stack.usage().fanoutRecords >= phase.events && sockets.every((socket, index) => socket.events - (before[index] ?? 0) >= (expected[index] ?? 0)),
+      () => `deliveries: fan-out saw ${stack.usage().fanoutRecords}/${phase.events} records; received ${receivedNow()}/${expectedTotal}`,
+      120_000,
+      10,
+    );
+    await settle(stack);
+    runs.push({
+      ingest: phase.path,
+      subscribers,
+      mix: {
+        sessionMatching: specs.filter((spec) => spec.kind === 'session-match').length,
+        sessionOther: specs.filter((spec) => spec.kind === 'session-other').length,
+        typeFiltered: specs.filter((spec) => spec.kind === 'type').length,
+      },
+      events: phase.events,
+      expectedDeliveries: expectedTotal,
+      receivedDeliveries: receivedNow(),
+      wallMs: performance.now() - startedAt,
+      usage: stack.usage(),
+      setup,
+    });
+  }
+  await Promise.all([...sockets, ...(emitter === undefined ? [] : [emitter])].map((socket) => socket.close()));
+  return runs;
+}
+
+/**
+ * One WebSocket subscriber on the events' session plus `unmatched` subscriptions that cannot
+ * match: on other sessions (`session-unmatched`, indexed by session, so fan-out never reads
+ * them) or on a type no event has (`type-unmatched`, in the tenant's partition, which fan-out
+ * reads every batch). To keep setup fast, the unmatchable ones are written with the relay's
+ * own `ConnectionStore.addSubscription` and handed to live, exactly as the socket handler
+ * does on `subscribe`, on connection records that have no socket (32 subscriptions each, the
+ * per-connection limit); they never match, so nothing is ever posted to them.
+ */
+export async function runSweepScenario(stack: RunningStack, kind: SweepRun['kind'], unmatched: number, eventCount: number): Promise<SweepRun> {
+  const tenant = uniqueName('bench-sweep');
+  const token = await createTenant(stack.dynamoEndpoint, tenant);
+  const session = uniqueName('events');
+  const events = benchEvents(session, eventCount);
+  const matching = await BenchSocket.consumer(stack.baseUrl, token, { role: 'consumer' }, { id: 'match', filter: { session } });
+  const client = createDynamoClient({ region: 'us-east-1', endpoint: stack.dynamoEndpoint, credentials: LOCAL_CREDENTIALS });
+  const connections = new ConnectionStore(client, { tableName: localTableNames('aep-local').connections, now: Date.now, connectionLifetimeSeconds: 3600, maxPendingBytes: 256 * 1024 });
+  const principal = { tenant, tokenId: 'bench-holder', scopes: ['consume' as const] };
+  const perConnection = 32;
+  const holders = Array.from({ length: Math.ceil(unmatched / perConnection) }, (_, index) => ({ connectionId: `bench-holder-${index}`, size: Math.min(perConnection, unmatched - index * perConnection) }));
+  try {
+    await inPool(holders, 4, async ({ connectionId, size }) => {
+      await connections.createConnection(tenant, connectionId, principal);
+      await inPool(
+        Array.from({ length: size }, (_, index) => `u${index}`),
+        8,
+        async (subscriptionId) => {
+          const filter = kind === 'session-unmatched' ? { session: uniqueName('elsewhere') } : { type: 'attention.*' };
+          const recorded = await connections.addSubscription(tenant, connectionId, { subscriptionId, filter: JSON.stringify(filter), ...(kind === 'session-unmatched' ? { sessions: [filter.session as string] } : {}) }, perConnection);
+          if (!recorded) throw new Error('could not record a sweep subscription');
+          await handOffToLive(connections, { tenant, connectionId, subscriptionId, ceiling: undefined, highWater: new HighWater(), deliver: async () => true });
+        },
+      );
+    });
+    await settle(stack);
+    stack.resetUsage();
+    await ingest(stack, token, 'batch100', events);
+    await waitUntil(
+      () => stack.usage().fanoutRecords >= eventCount && matching.events >= eventCount,
+      () => `sweep deliveries ${matching.events}/${eventCount}`,
+      120_000,
+      10,
+    );
+    await settle(stack);
+    return { kind, unmatched, events: eventCount, receivedDeliveries: matching.events, usage: stack.usage() };
+  } finally {
+    await matching.close();
+    await inPool(holders, 4, ({ connectionId }) => connections.removeConnection(tenant, connectionId));
+    client.destroy();
+  }
+}
+
+/** One idle SSE stream and one idle WebSocket subscriber held open for `seconds`: what just staying open costs. */
+export async function measureStanding(stack: RunningStack, seconds: number): Promise<{ seconds: number; usage: StackUsage }> {
+  const token = await createTenant(stack.dynamoEndpoint, uniqueName('bench-idle'));
+  const session = uniqueName('quiet');
+  const ws = await BenchSocket.consumer(stack.baseUrl, token, { role: 'consumer' }, { id: 'idle', filter: { session } });
+  const sse = await openSse(stack.baseUrl, token, { filter: JSON.stringify({ session }) });
+  await sse.opened;
+  await sleep(500);
+  stack.resetUsage();
+  await sleep(seconds * 1000);
+  const usage = stack.usage();
+  sse.close();
+  await ws.close();
+  await settle(stack);
+  return { seconds, usage };
+}

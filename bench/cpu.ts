@@ -1,0 +1,163 @@
+/**
+ * Handler CPU per event, in-process with the protocol functions fan-out and ingest use:
+ * JSON parse + envelope validation, matching against 100 compiled filters, and the delivery
+ * text (down-leveled where the subscriber's capture ceiling is below the event's level) for
+ * every filter that matches, over the official golden corpus.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { EventMatcher } from '../src/protocol/attr-match.ts';
+import type { AepEvent } from '../src/protocol/event.ts';
+import { validateEnvelope } from '../src/protocol/envelope.ts';
+import type { CaptureLevel } from '../src/protocol/levels.ts';
+import { needsDownlevel } from '../src/protocol/downlevel.ts';
+import { deliveryText } from '../src/relay/delivery-text.ts';
+import { matcherOf } from './workload.ts';
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The golden corpus, found the way the tests find it (AEP_FIXTURES, else ../shared/aep/conformance/fixtures). */
+export function goldenCorpusPath(): string {
+  const dir = resolve(repoRoot, process.env.AEP_FIXTURES ?? '../shared/aep/conformance/fixtures');
+  const file = join(dir, 'golden', 'golden.jsonl');
+  if (!existsSync(file)) throw new Error(`golden corpus not found at ${file} (set AEP_FIXTURES to the conformance/fixtures folder)`);
+  return file;
+}
+
+interface Subscriber {
+  filter: Record<string, unknown>;
+  ceiling: CaptureLevel | undefined;
+  matches: EventMatcher;
+}
+
+/** 100 filters of the shapes subscribers use, with a mix of capture ceilings. */
+export function benchFilters(sessions: readonly string[], agents: readonly string[]): Array<{ filter: Record<string, unknown>; ceiling: CaptureLevel | undefined }> {
+  const filters: Array<Record<string, unknown>> = [];
+  const otherSessions = Array.from({ length: 10 }, (_, index) => `s_nowhere_${index}`);
+  // 25 session filters: one per corpus session, the rest on sessions that never appear.
+  for (let index = 0; index < 25; index += 1) filters.push({ session: index < sessions.length ? (sessions[index] as string) : (otherSessions[index % otherSessions.length] as string) });
+  // 25 type patterns: exact names, category wildcards, inclusion lists.
+  const typePatterns: unknown[] = [
+    'tool.*', 'run.*', 'session.*', 'attention.*', 'progress.*', 'control.*', 'agent.*', 'delegation.*', 'resource.*', 'assessment.*',
+    'tool.requested', 'tool.completed', 'run.finished', 'attention.requested', 'error.raised', 'state.snapshot', 'x.claude-code.*',
+    ['tool.*', 'run.*'], ['attention.*', 'control.*'], ['session.started', 'session.ended'], ['progress.task.*', 'progress.artifact.*'],
+    ['error.*', 'run.failed', 'tool.failed'], ['state.*'], ['agent.presence', 'agent.idle', 'agent.health'], ['run.step.*'],
+  ];
+  for (const type of typePatterns) filters.push({ type });
+  // 20 severity bands, alone and with a type.
+  const bands = [{ gte: 'notice' }, { gte: 'warning' }, { gte: 'error' }, { lte: 'info' }, { gte: 'info', lte: 'warning' }];
+  for (let index = 0; index < 20; index += 1) {
+    const severity = bands[index % bands.length] as Record<string, string>;
+    filters.push(index < 10 ? { severity } : { severity, type: typePatterns[index % 10] });
+  }
+  // 15 agent inclusions.
+  for (let index = 0; index < 15; index += 1) {
+    const members = [agents[index % agents.length], agents[(index + 2) % agents.length], `agent-nowhere-${index}`].filter((member): member is string => member !== undefined);
+    filters.push(index % 3 === 0 ? { agent: members[0] as string } : { agent: [...new Set(members)] });
+  }
+  // 15 combinations, including match-all.
+  for (let index = 0; index < 15; index += 1) {
+    const session = sessions[index % Math.max(1, sessions.length)] ?? 's_8f2c';
+    const agent = agents[index % Math.max(1, agents.length)] ?? 'claude-code';
+    const shapes: Array<Record<string, unknown>> = [
+      {},
+      { session, type: 'tool.*' },
+      { agent, severity: { gte: 'info' } },
+      { session, severity: { gte: 'notice' }, type: ['attention.*', 'control.*'] },
+      { agent: [agent], capture: ['metadata', 'redacted'] },
+    ];
+    filters.push(shapes[index % shapes.length] as Record<string, unknown>);
+  }
+  const ceilings: Array<CaptureLevel | undefined> = [undefined, 'full', 'redacted', 'metadata', 'none'];
+  return filters.map((filter, index) => ({ filter, ceiling: ceilings[index % ceilings.length] }));
+}
+
+export interface CpuResult {
+  corpus: string;
+  corpusEvents: number;
+  filters: number;
+  ceilings: Record<string, number>;
+  rounds: number;
+  eventsProcessed: number;
+  /** Microseconds per event, each stage measured on its own, and the whole pipeline. */
+  usPerEvent: { parseAndValidate: number; match100: number; deliveryText: number; pipeline: number };
+  matchesPerEvent: number;
+  downlevelsPerEvent: number;
+}
+
+function timeRounds(minMs: number, minRounds: number, body: () => void): { rounds: number; ms: number } {
+  const started = performance.now();
+  let rounds = 0;
+  while (rounds < minRounds || performance.now() - started < minMs) {
+    body();
+    rounds += 1;
+  }
+  return { rounds, ms: performance.now() - started };
+}
+
+export function runCpuBenchmark(minMsPerStage = 1500): CpuResult {
+  const corpus = goldenCorpusPath();
+  const texts = readFileSync(corpus, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '');
+  const events = texts.map((text) => {
+    const validation = validateEnvelope(JSON.parse(text));
+    if (!validation.ok) throw new Error(`golden event invalid: ${JSON.stringify(validation.violations[0])}`);
+    return validation.event;
+  });
+  const sessions = [...new Set(events.flatMap((event) => (event.session === undefined ? [] : [event.session])))];
+  const agents = [...new Set(events.map((event) => event.agent))];
+  const subscribers: Subscriber[] = benchFilters(sessions, agents).map(({ filter, ceiling }) => ({ filter, ceiling, matches: matcherOf(filter) }));
+
+  // Which (event, subscriber) pairs match, for the delivery-text stage and the counts.
+  const matched: Array<Array<Subscriber>> = events.map((event) => subscribers.filter((subscriber) => subscriber.matches(event)));
+  const matches = matched.reduce((sum, list) => sum + list.length, 0);
+  const downlevels = matched.reduce((sum, list, index) => sum + list.filter((subscriber) => subscriber.ceiling !== undefined && needsDownlevel(events[index] as AepEvent, subscriber.ceiling)).length, 0);
+
+  let sink = 0;
+  const parseAndValidate = () => {
+    for (const text of texts) {
+      const validation = validateEnvelope(JSON.parse(text));
+      if (validation.ok) sink += 1;
+    }
+  };
+  const matchAll = () => {
+    for (const event of events) for (const subscriber of subscribers) if (subscriber.matches(event)) sink += 1;
+  };
+  const deliver = () => {
+    for (const [index, list] of matched.entries()) {
+      const event = events[index] as AepEvent;
+      const text = texts[index] as string;
+      for (const subscriber of list) sink += deliveryText(text, event, subscriber.ceiling).length;
+    }
+  };
+  const pipeline = () => {
+    for (const text of texts) {
+      const validation = validateEnvelope(JSON.parse(text));
+      if (!validation.ok) continue;
+      for (const subscriber of subscribers) if (subscriber.matches(validation.event)) sink += deliveryText(text, validation.event, subscriber.ceiling).length;
+    }
+  };
+  // Warm-up so the JIT has compiled every path before timing.
+  timeRounds(300, 50, pipeline);
+  const perEvent = (result: { rounds: number; ms: number }) => (result.ms * 1000) / (result.rounds * texts.length);
+  const stageA = timeRounds(minMsPerStage, 100, parseAndValidate);
+  const stageB = timeRounds(minMsPerStage, 100, matchAll);
+  const stageC = timeRounds(minMsPerStage, 100, deliver);
+  const whole = timeRounds(minMsPerStage, 100, pipeline);
+  if (sink === 0) throw new Error('nothing was computed');
+  const ceilings: Record<string, number> = {};
+  for (const subscriber of subscribers) ceilings[subscriber.ceiling ?? 'as stored'] = (ceilings[subscriber.ceiling ?? 'as stored'] ?? 0) + 1;
+  return {
+    corpus: 'conformance/fixtures/golden/golden.jsonl',
+    corpusEvents: texts.length,
+    filters: subscribers.length,
+    ceilings,
+    rounds: whole.rounds,
+    eventsProcessed: whole.rounds * texts.length,
+    usPerEvent: { parseAndValidate: perEvent(stageA), match100: perEvent(stageB), deliveryText: perEvent(stageC), pipeline: perEvent(whole) },
+    matchesPerEvent: matches / texts.length,
+    downlevelsPerEvent: downlevels / texts.length,
+  };
+}

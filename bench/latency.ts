@@ -1,0 +1,120 @@
+/**
+ * Latency on the local stack: POST → WebSocket and POST → SSE delivery (one paced stream of
+ * POSTs, both consumers on the same session, each latency taken from the POST's start to the
+ * consumer's receipt), and the command round trip through the simulated agent.
+ */
+import { SimulatedAgent } from '../local/agent/simulated-agent.ts';
+import type { RunningStack } from '../local/stack.ts';
+import { BenchSocket, createTenant, mintId, openSse, postEvents, sleep, uniqueName, waitUntil } from './clients.ts';
+import { settle } from './cost.ts';
+import { benchEvent } from './workload.ts';
+
+export interface Distribution {
+  count: number;
+  min: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  max: number;
+  mean: number;
+  /** Every sample (ms), sorted, for the plot and the JSON. */
+  samples: number[];
+}
+
+export function distribution(values: readonly number[]): Distribution {
+  const samples = [...values].sort((a, b) => a - b);
+  const at = (q: number) => samples[Math.min(samples.length - 1, Math.max(0, Math.ceil(q * samples.length) - 1))] ?? Number.NaN;
+  return {
+    count: samples.length,
+    min: samples[0] ?? Number.NaN,
+    p50: at(0.5),
+    p95: at(0.95),
+    p99: at(0.99),
+    max: samples[samples.length - 1] ?? Number.NaN,
+    mean: samples.reduce((sum, value) => sum + value, 0) / Math.max(1, samples.length),
+    samples: samples.map((value) => Math.round(value * 100) / 100),
+  };
+}
+
+export interface DeliveryLatency {
+  paceMs: number;
+  websocket: Distribution;
+  sse: Distribution;
+}
+
+export async function measureDeliveryLatency(stack: RunningStack, count: number, paceMs: number): Promise<DeliveryLatency> {
+  const token = await createTenant(stack.dynamoEndpoint, uniqueName('bench-latency'));
+  const session = uniqueName('latency');
+  const ws = await BenchSocket.consumer(stack.baseUrl, token, { role: 'consumer' }, { id: 'watch', filter: { session } });
+  const sse = await openSse(stack.baseUrl, token, { filter: JSON.stringify({ session }) });
+  await sse.opened;
+  const wsAt = new Map<string, number>();
+  const sseAt = new Map<string, number>();
+  ws.on((frame, atMs) => {
+    if (typeof frame.id === 'string' && frame.session === session) wsAt.set(frame.id, atMs);
+  });
+  sse.onMessage((event, atMs) => {
+    if (typeof event.id === 'string') sseAt.set(event.id, atMs);
+  });
+  // Warm-up: the subscription is live on both bindings once a first event arrives on both.
+  let seq = 0;
+  for (let round = 0; round < 20; round += 1) {
+    const event = benchEvent(session, seq++);
+    await postEvents(stack.baseUrl, token, JSON.stringify(event), 'application/json');
+    await waitUntil(() => wsAt.has(event.id as string) && sseAt.has(event.id as string), () => 'warm-up delivery', 30_000, 2);
+  }
+  const sentAt = new Map<string, number>();
+  const posts: Array<Promise<void>> = [];
+  const start = performance.now();
+  for (let index = 0; index < count; index += 1) {
+    const due = start + index * paceMs;
+    const wait = due - performance.now();
+    if (wait > 0) await sleep(wait);
+    const event = benchEvent(session, seq++);
+    sentAt.set(event.id as string, performance.now());
+    posts.push(postEvents(stack.baseUrl, token, JSON.stringify(event), 'application/json'));
+  }
+  await Promise.all(posts);
+  const ids = [...sentAt.keys()];
+  await waitUntil(() => ids.every((id) => wsAt.has(id) && sseAt.has(id)), () => `latency deliveries ws ${ids.filter((id) => wsAt.has(id)).length}, sse ${ids.filter((id) => sseAt.has(id)).length} of ${ids.length}`, 60_000, 10);
+  sse.close();
+  await ws.close();
+  await settle(stack);
+  return {
+    paceMs,
+    websocket: distribution(ids.map((id) => (wsAt.get(id) as number) - (sentAt.get(id) as number))),
+    sse: distribution(ids.map((id) => (sseAt.get(id) as number) - (sentAt.get(id) as number))),
+  };
+}
+
+/**
+ * Commands go one at a time, each after a random pause of up to `spreadMs`, so send times are
+ * spread over the stream poller's cycle instead of locking to it.
+ */
+export async function measureCommandRoundTrip(stack: RunningStack, count: number, spreadMs: number): Promise<Distribution> {
+  const token = await createTenant(stack.dynamoEndpoint, uniqueName('bench-control'));
+  const session = uniqueName('controlled');
+  const agent = new SimulatedAgent({ baseUrl: stack.baseUrl, token, agent: 'sim', session, accepts: ['control.pause', 'control.resume'] });
+  await agent.start();
+  // The agent's first sequenced event records its claim on the session.
+  await settle(stack);
+  const phone = await BenchSocket.consumer(stack.baseUrl, token, { role: 'both', identity: { agent: 'phone' } }, { id: 'watch', filter: { session } });
+  const rtts: number[] = [];
+  const warmUp = 10;
+  for (let index = 0; index < count + warmUp; index += 1) {
+    const id = mintId();
+    const command = { aep: '0.1', id, type: index % 2 === 0 ? 'control.pause' : 'control.resume', time: new Date().toISOString(), source: 'aep://phone/agent/phone', agent: 'phone', session, data: {} };
+    const ack = phone.next((frame) => frame.cause === id && (frame.type === 'control.accepted' || frame.type === 'control.rejected' || frame.type === 'error'), 30_000);
+    const startedAt = performance.now();
+    phone.send(command);
+    const frame = await ack;
+    const elapsed = performance.now() - startedAt;
+    if (frame.type !== 'control.accepted') throw new Error(`command not accepted: ${JSON.stringify(frame)}`);
+    if (index >= warmUp) rtts.push(elapsed);
+    await sleep(Math.random() * spreadMs);
+  }
+  await phone.close();
+  await agent.stop();
+  await settle(stack);
+  return distribution(rtts);
+}

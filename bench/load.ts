@@ -1,0 +1,253 @@
+/**
+ * `npm run load`: a bounded load run on one machine, loopback only. Starts the local stack
+ * as a child process (as `npm start` does), connects 200 WebSocket consumers and 20 emitters,
+ * emits for 60 s, and reports sustained events/s, delivery latency percentiles, errors (must
+ * be zero) and the stack's memory. Results go to bench/load-results.json and a section of
+ * BENCHMARKS.md. Knobs: LOAD_SECONDS, LOAD_CONSUMERS, LOAD_EMITTERS, LOAD_RATE (events/s in all).
+ */
+import { spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import WebSocket from 'ws';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const seconds = Number(process.env.LOAD_SECONDS ?? 60);
+const consumerCount = Number(process.env.LOAD_CONSUMERS ?? 200);
+const emitterCount = Number(process.env.LOAD_EMITTERS ?? 20);
+const totalRate = Number(process.env.LOAD_RATE ?? 100);
+const token = `aep_load_${process.pid}`;
+
+interface Stack {
+  baseUrl: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+async function startStack(): Promise<Stack> {
+  const child = spawn(join(root, 'node_modules', '.bin', 'tsx'), [join(root, 'local', 'start.ts'), '--in-memory'], {
+    cwd: root,
+    env: { ...process.env, PATH: `${join(root, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`, AEP_PORT: '0', AEP_DEV_TOKEN: token, AEP_LOCAL_WS_JITTER_MS: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const baseUrl = await new Promise<string>((resolvePromise, reject) => {
+    const timer = setTimeout(() => reject(new Error(`stack not ready:\n${output}`)), 90_000);
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output = (output + chunk.toString()).slice(-20_000);
+      const match = /AEP relay ready: (\S+)/.exec(output);
+      if (match?.[1] !== undefined) {
+        clearTimeout(timer);
+        resolvePromise(match[1]);
+      }
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      output = (output + chunk.toString()).slice(-20_000);
+    });
+    child.once('exit', (code) => reject(new Error(`stack exited with ${code}:\n${output}`)));
+  });
+  child.removeAllListeners('exit');
+  return {
+    baseUrl,
+    pid: child.pid ?? 0,
+    stop: () =>
+      new Promise((resolvePromise) => {
+        child.once('exit', () => resolvePromise());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** Resident memory of a process and all its descendants (the stack, its Node child, the DynamoDB Local JVM). */
+function treeRssBytes(pid: number): number {
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      parents.set(Number(entry), Number(fields[1]));
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  const tree = new Set([pid]);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const [child, parent] of parents) {
+      if (tree.has(parent) && !tree.has(child)) {
+        tree.add(child);
+        grew = true;
+      }
+    }
+  }
+  let total = 0;
+  for (const member of tree) {
+    try {
+      const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${member}/status`, 'utf8'))?.[1];
+      total += Number(rss ?? 0) * 1024;
+    } catch {
+      // ended
+    }
+  }
+  return total;
+}
+
+function connect(baseUrl: string): Promise<WebSocket> {
+  const socket = new WebSocket(`${baseUrl.replace(/^http/, 'ws')}/socket`, { headers: { authorization: `Bearer ${token}` } });
+  return new Promise((resolvePromise, reject) => {
+    socket.once('open', () => resolvePromise(socket));
+    socket.once('error', reject);
+  });
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
+}
+
+async function main(): Promise<void> {
+  const stack = await startStack();
+  console.log(`stack ready at ${stack.baseUrl}; ${consumerCount} consumers, ${emitterCount} emitters, ${totalRate} events/s for ${seconds} s`);
+  const sessions = Array.from({ length: emitterCount }, (_, index) => `load-${process.pid}-${index}`);
+  const latencies: number[] = [];
+  const delivered = new Map<string, number>();
+  let errors = 0;
+  let unexpectedCloses = 0;
+  let stopping = false;
+
+  const consumers: WebSocket[] = [];
+  for (let index = 0; index < consumerCount; index += 1) {
+    const socket = await connect(stack.baseUrl);
+    const session = sessions[index % sessions.length] as string;
+    socket.on('message', (data) => {
+      const frame = JSON.parse(data.toString()) as Record<string, unknown>;
+      if (frame.type === 'error') errors += 1;
+      if (typeof frame.type === 'string' && frame.type.includes('.') && typeof frame.time === 'string') {
+        latencies.push(Date.now() - Date.parse(frame.time));
+        delivered.set(session, (delivered.get(session) ?? 0) + 1);
+      }
+    });
+    socket.on('close', () => {
+      if (!stopping) unexpectedCloses += 1;
+    });
+    socket.send(JSON.stringify({ type: 'hello', versions: ['0.1'], role: 'consumer', capabilities: {} }));
+    socket.send(JSON.stringify({ type: 'subscribe', id: 'load', filter: { session } }));
+    consumers.push(socket);
+  }
+  const emitters = await Promise.all(
+    sessions.map(async (session) => {
+      const socket = await connect(stack.baseUrl);
+      socket.on('message', (data) => {
+        if ((JSON.parse(data.toString()) as { type?: string }).type === 'error') errors += 1;
+      });
+      socket.on('close', () => {
+        if (!stopping) unexpectedCloses += 1;
+      });
+      socket.send(JSON.stringify({ type: 'hello', versions: ['0.1'], role: 'emitter', identity: { agent: 'load' }, capabilities: {} }));
+      return { socket, session, seq: 0 };
+    }),
+  );
+  await new Promise((resolvePromise) => setTimeout(resolvePromise, 3000));
+
+  const memorySamples: number[] = [];
+  const startedAt = Date.now();
+  const intervalMs = (1000 * emitterCount) / totalRate;
+  let emitted = 0;
+  const timers = emitters.map((emitter) =>
+    setInterval(() => {
+      const event = { aep: '0.1', id: `${emitter.session}-${emitter.seq}`, type: 'progress.status', time: new Date().toISOString(), source: `aep://load/agent/load/session/${emitter.session}`, agent: 'load', session: emitter.session, seq: emitter.seq };
+      emitter.seq += 1;
+      emitted += 1;
+      emitter.socket.send(JSON.stringify(event));
+    }, intervalMs),
+  );
+  const sampler = setInterval(() => memorySamples.push(treeRssBytes(stack.pid)), 2000);
+  await new Promise((resolvePromise) => setTimeout(resolvePromise, seconds * 1000));
+  for (const timer of timers) clearInterval(timer);
+  const emitSeconds = (Date.now() - startedAt) / 1000;
+  // Let deliveries drain.
+  const expected = emitted * (consumerCount / emitterCount);
+  const drainDeadline = Date.now() + 30_000;
+  while ([...delivered.values()].reduce((sum, count) => sum + count, 0) < expected && Date.now() < drainDeadline) {
+    await new Promise((resolvePromise) => setTimeout(resolvePromise, 250));
+  }
+  clearInterval(sampler);
+  stopping = true;
+  const totalDelivered = [...delivered.values()].reduce((sum, count) => sum + count, 0);
+  for (const socket of [...consumers, ...emitters.map((emitter) => emitter.socket)]) socket.close();
+  const peakRss = Math.max(0, ...memorySamples);
+  await stack.stop();
+
+  latencies.sort((a, b) => a - b);
+  const commit = (() => {
+    try {
+      return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root }).toString().trim();
+    } catch {
+      return 'unknown';
+    }
+  })();
+  const results = {
+    date: new Date().toISOString(),
+    commit,
+    machine: { cpus: cpus().length, model: cpus()[0]?.model ?? 'unknown', memoryBytes: totalmem(), node: process.version },
+    consumers: consumerCount,
+    emitters: emitterCount,
+    targetEventsPerSecond: totalRate,
+    seconds,
+    emitted,
+    sustainedEventsPerSecond: Number((emitted / emitSeconds).toFixed(1)),
+    expectedDeliveries: expected,
+    delivered: totalDelivered,
+    deliveriesPerSecond: Number((totalDelivered / emitSeconds).toFixed(1)),
+    latencyMs: { p50: percentile(latencies, 50), p95: percentile(latencies, 95), p99: percentile(latencies, 99), max: latencies.at(-1) ?? Number.NaN },
+    errors,
+    unexpectedCloses,
+    missingDeliveries: Math.max(0, expected - totalDelivered),
+    peakStackRssMiB: Number((peakRss / 1024 / 1024).toFixed(0)),
+  };
+  const resultsFile = join(root, 'bench', 'load-results.json');
+  writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
+  writeSection(results);
+  console.log(JSON.stringify(results, null, 2));
+  console.log(`results written to ${resultsFile} and BENCHMARKS.md (section "Load")`);
+  if (errors > 0 || unexpectedCloses > 0 || results.missingDeliveries > 0) process.exitCode = 1;
+}
+
+function writeSection(results: Record<string, any>): void {
+  const file = join(root, 'BENCHMARKS.md');
+  const section = [
+    '<!-- load:start -->',
+    '## Load (`npm run load`)',
+    '',
+    `Measured ${results.date} on commit \`${results.commit}\`, ${results.machine.cpus} × ${results.machine.model}, Node ${results.machine.node}, loopback only, local stack (DynamoDB Local).`,
+    '',
+    `${results.consumers} WebSocket consumers (each filtered to one emitter's session) and ${results.emitters} WebSocket emitters, ${results.seconds} s at a target of ${results.targetEventsPerSecond} events/s.`,
+    '',
+    '| figure | value |',
+    '|---|---|',
+    `| events emitted | ${results.emitted} |`,
+    `| sustained ingest | ${results.sustainedEventsPerSecond} events/s |`,
+    `| deliveries (expected / received) | ${results.expectedDeliveries} / ${results.delivered} (${results.deliveriesPerSecond}/s) |`,
+    `| delivery latency p50 / p95 / p99 / max | ${results.latencyMs.p50} / ${results.latencyMs.p95} / ${results.latencyMs.p99} / ${results.latencyMs.max} ms |`,
+    `| error frames | ${results.errors} |`,
+    `| unexpected closes | ${results.unexpectedCloses} |`,
+    `| missing deliveries | ${results.missingDeliveries} |`,
+    `| peak memory of the local stack (Node + DynamoDB Local JVM) | ${results.peakStackRssMiB} MiB |`,
+    '',
+    'Latency is measured from the event\'s `time` (set by the emitter just before sending) to its arrival at a consumer, through the socket handler, DynamoDB Local, the stream poller and fan-out.',
+    '<!-- load:end -->',
+    '',
+  ].join('\n');
+  let text = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmarks\n\n';
+  const start = text.indexOf('<!-- load:start -->');
+  const end = text.indexOf('<!-- load:end -->');
+  if (start !== -1 && end !== -1) text = text.slice(0, start) + section + text.slice(end + '<!-- load:end -->\n'.length);
+  else text = `${text.trimEnd()}\n\n${section}`;
+  writeFileSync(file, text);
+}
+
+await main();

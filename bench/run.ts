@@ -1,0 +1,192 @@
+/**
+ * `npm run bench`: cost per event, latency, and how they grow. Starts the local stack in this
+ * process (DynamoDB Local, the local API Gateway, the real handlers, the stream poller), runs
+ * the scenarios, and writes BENCHMARKS.md, bench/results.json and the SVG plots.
+ *
+ * Environment: BENCH_EVENTS (events per batch and WebSocket cost scenario, default 1000),
+ * BENCH_SINGLE_EVENTS (events per single-POST scenario, default 1000), BENCH_LATENCY_EVENTS (default 500), BENCH_COMMANDS (default 200),
+ * BENCH_QUICK=1 (a fast smoke run with fewer events and subscribers; not for committing).
+ */
+import { execFileSync } from 'node:child_process';
+import { createWriteStream, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, release, tmpdir, totalmem, type } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startStack } from '../local/stack.ts';
+import { INGEST_LABELS, runCostGroup, runSweepScenario, measureStanding, settle } from './cost.ts';
+import type { CostRun, IngestPath, PhasePlan, SweepRun } from './cost.ts';
+import { runCpuBenchmark } from './cpu.ts';
+import { measureCommandRoundTrip, measureDeliveryLatency } from './latency.ts';
+import { renderMarkdown, renderSvgs } from './report.ts';
+import type { BenchResults } from './report.ts';
+
+const startedAt = performance.now();
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+function writeOutputs(results: BenchResults): string[] {
+  const outputs: Array<[string, string]> = [
+    [join(repoRoot, 'BENCHMARKS.md'), renderMarkdown(results)],
+    [join(repoRoot, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`],
+    ...Object.entries(renderSvgs(results)).map(([name, svg]): [string, string] => [join(repoRoot, 'bench', name), svg]),
+  ];
+  for (const [path, content] of outputs) writeFileSync(path, content);
+  return outputs.map(([path]) => relative(process.cwd(), path) || path);
+}
+
+// `--report-only`: re-render BENCHMARKS.md and the plots from bench/results.json, measuring nothing.
+if (process.argv.includes('--report-only')) {
+  const saved = JSON.parse(readFileSync(join(repoRoot, 'bench', 'results.json'), 'utf8')) as BenchResults;
+  for (const path of writeOutputs(saved)) process.stderr.write(`  ${path}\n`);
+  process.exit(0);
+}
+const quick = process.env.BENCH_QUICK === '1';
+const positive = (name: string, fallback: number) => {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer`);
+  return value;
+};
+const EVENTS = positive('BENCH_EVENTS', quick ? 200 : 1000);
+const SINGLE_EVENTS = positive('BENCH_SINGLE_EVENTS', quick ? 100 : 1000);
+const SWEEP_EVENTS = positive('BENCH_SWEEP_EVENTS', quick ? 200 : 500);
+const LATENCY_EVENTS = positive('BENCH_LATENCY_EVENTS', quick ? 100 : 500);
+const COMMANDS = positive('BENCH_COMMANDS', quick ? 40 : 200);
+const SUBSCRIBER_COUNTS = quick ? [0, 1, 10] : [0, 1, 10, 100];
+const SWEEP_COUNTS = quick ? [0, 10, 100] : [0, 10, 100, 1000];
+const PACE_MS = 30;
+const IDLE_SECONDS = quick ? 2 : 5;
+
+const settings = {
+  AEP_LOCAL_POLL_MS: 100,
+  AEP_LOCAL_WS_JITTER_MS: 5,
+  AEP_SSE_POLL_MS: 100,
+  'events per cost scenario': SINGLE_EVENTS === EVENTS ? String(EVENTS) : `${SINGLE_EVENTS} (single POSTs), ${EVENTS} (NDJSON batches, WebSocket emits)`,
+  'events per sweep scenario': SWEEP_EVENTS,
+  'subscriber counts': SUBSCRIBER_COUNTS.join(', '),
+  'unmatchable subscription counts (sweeps)': SWEEP_COUNTS.join(', '),
+  'single-POST concurrency': 4,
+  'WebSocket emit window (messages in flight)': 8,
+  'latency events / pace': `${LATENCY_EVENTS} / one every ${PACE_MS} ms`,
+  'commands timed (random pause between them)': `${COMMANDS} (0–100 ms)`,
+  'idle window for standing costs': `${IDLE_SECONDS} s`,
+};
+
+const log = (message: string) => process.stderr.write(`[bench ${((performance.now() - startedAt) / 1000).toFixed(0).padStart(3)} s] ${message}\n`);
+
+// The handlers log a JSON line per request to stdout; keep those out of the way (in a file).
+const logDir = mkdtempSync(join(tmpdir(), 'aep-bench-'));
+const handlerLog = createWriteStream(join(logDir, 'handlers.log'));
+const writeStdout = process.stdout.write.bind(process.stdout);
+process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+  const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+  if (text.startsWith('{"level":')) return handlerLog.write(text);
+  return (writeStdout as (...args: unknown[]) => boolean)(chunk, ...rest);
+}) as typeof process.stdout.write;
+
+function git(args: string[]): string {
+  try {
+    return execFileSync('git', args, { cwd: repoRoot, encoding: 'utf8' }).trim();
+  } catch {
+    return '';
+  }
+}
+
+// 1. Handler CPU, before anything else runs on the machine.
+log('handler CPU over the golden corpus');
+const cpu = runCpuBenchmark(quick ? 500 : 1500);
+log(`  ${cpu.usPerEvent.pipeline.toFixed(1)} µs per event`);
+
+// 2. The stack, in this process.
+log('starting the local stack (DynamoDB Local takes a while)');
+const stack = await startStack({
+  port: 0,
+  inMemory: true,
+  dataDir: join(logDir, 'data'),
+  env: {
+    AEP_LOCAL_POLL_MS: String(settings.AEP_LOCAL_POLL_MS),
+    AEP_LOCAL_WS_JITTER_MS: String(settings.AEP_LOCAL_WS_JITTER_MS),
+    AEP_SSE_POLL_MS: String(settings.AEP_SSE_POLL_MS),
+  },
+});
+let results: BenchResults;
+try {
+  log(`stack ready at ${stack.baseUrl}; warming up`);
+  await runCostGroup(stack, 2, [
+    { path: 'single', events: 100 },
+    { path: 'batch100', events: 200 },
+    { path: 'websocket', events: 100 },
+  ]);
+  await settle(stack);
+
+  const phases: PhasePlan[] = [
+    { path: 'single', events: SINGLE_EVENTS },
+    { path: 'batch100', events: EVENTS },
+    { path: 'websocket', events: EVENTS },
+  ];
+  const costGrid: CostRun[] = [];
+  for (const subscribers of SUBSCRIBER_COUNTS) {
+    for (const run of await runCostGroup(stack, subscribers, phases)) {
+      costGrid.push(run);
+      log(`cost ${String(subscribers).padStart(3)} subscribers, ${INGEST_LABELS[run.ingest].padEnd(21)}: ${(run.usage.dynamo.writeUnits / run.events).toFixed(2)} WRU/event, ${((run.usage.dynamo.readUnits * 1000) / run.events).toFixed(0)} RRU/1000, ${run.receivedDeliveries}/${run.expectedDeliveries} deliveries, ${(run.wallMs / 1000).toFixed(1)} s`);
+    }
+  }
+  const pathOrder: IngestPath[] = ['single', 'batch100', 'websocket'];
+  costGrid.sort((a, b) => pathOrder.indexOf(a.ingest) - pathOrder.indexOf(b.ingest) || a.subscribers - b.subscribers);
+
+  const sweeps: SweepRun[] = [];
+  for (const kind of ['session-unmatched', 'type-unmatched'] as const) {
+    for (const unmatched of SWEEP_COUNTS) {
+      const run = await runSweepScenario(stack, kind, unmatched, SWEEP_EVENTS);
+      sweeps.push(run);
+      const fanout = run.usage.functions.fanout;
+      log(`sweep ${kind} ${String(unmatched).padStart(4)}: fan-out ${fanout.readUnits.toFixed(1)} RRU over ${fanout.invocations} batches`);
+    }
+  }
+
+  log(`standing costs: idle SSE stream and WebSocket subscriber for ${IDLE_SECONDS} s`);
+  const standing = await measureStanding(stack, IDLE_SECONDS);
+
+  log(`latency: ${LATENCY_EVENTS} POSTs to a WebSocket subscriber and an SSE stream`);
+  const delivery = await measureDeliveryLatency(stack, LATENCY_EVENTS, PACE_MS);
+  log(`  WebSocket p50 ${delivery.websocket.p50.toFixed(0)} ms, SSE p50 ${delivery.sse.p50.toFixed(0)} ms`);
+  log(`latency: ${COMMANDS} command round trips`);
+  const command = await measureCommandRoundTrip(stack, COMMANDS, settings.AEP_LOCAL_POLL_MS);
+  log(`  p50 ${command.p50.toFixed(0)} ms`);
+  if (stack.streamFailures.length > 0) throw new Error(`the fan-out mapping discarded ${stack.streamFailures.length} batches; see ${logDir}`);
+
+  const head = git(['rev-parse', 'HEAD']);
+  const dirty = git(['status', '--porcelain']) !== '';
+  const cpuInfo = cpus();
+  results = {
+    run: {
+      date: new Date().toISOString(),
+      commit: head === '' ? 'unknown' : head,
+      dirty,
+      machine: {
+        os: `${type()} ${release()} (${process.platform}/${process.arch})`,
+        cpus: cpuInfo.length,
+        cpuModel: cpuInfo[0]?.model.trim() ?? 'unknown',
+        memoryGiB: totalmem() / 1024 ** 3,
+        node: process.version,
+      },
+      runtimeSeconds: 0,
+      settings,
+    },
+    costGrid,
+    sweeps,
+    standing,
+    latency: { delivery, command },
+    cpu,
+  };
+} finally {
+  log('stopping the stack');
+  await stack.stop();
+  handlerLog.end();
+}
+
+results.run.runtimeSeconds = (performance.now() - startedAt) / 1000;
+const written = writeOutputs(results);
+log(`done in ${results.run.runtimeSeconds.toFixed(0)} s${quick ? ' (BENCH_QUICK: not for committing)' : ''}. Results:`);
+for (const path of written) process.stderr.write(`  ${path}\n`);
+process.stderr.write(`  handler logs: ${join(logDir, 'handlers.log')}\n`);
+// DynamoDB Local's JVM and keep-alive sockets are gone; exit without waiting on stray timers.
+process.exit(0);

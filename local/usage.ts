@@ -1,0 +1,135 @@
+/**
+ * What the local stack's handlers cost, counted the way the cloud bills them: invocations and
+ * duration per function, DynamoDB request units per function (every call the handlers make
+ * reports its ConsumedCapacity to its runtime's `CapacityMeter`), and PostToConnection calls
+ * to the `@connections` endpoint. `npm run bench` reads these between scenarios.
+ *
+ * Attribution of request units to functions: each handler module builds its runtime (and so
+ * registers its meter) when it is first imported, so the meters that appear while one handler
+ * module loads belong to that function.
+ */
+import type { CapacityMeter, CapacityTotals } from '../src/store/capacity-meter.ts';
+import { allMeters } from '../src/store/capacity-meter.ts';
+
+export const FUNCTION_NAMES = ['http', 'authorizer', 'socket', 'fanout', 'stream'] as const;
+export type FunctionName = (typeof FUNCTION_NAMES)[number];
+
+export interface FunctionUsage {
+  invocations: number;
+  /** Invocations that have returned (or thrown); `invocations - completed` are in flight. */
+  completed: number;
+  /** Invocations that threw (Lambda function errors). */
+  errors: number;
+  /** Wall-clock time inside the handler, summed (ms). */
+  durationMs: number;
+  /** Duration as Lambda bills it: each invocation rounded up to the next millisecond, summed. */
+  billedMs: number;
+  readUnits: number;
+  writeUnits: number;
+  /** DynamoDB calls that reported consumed capacity. */
+  dynamoCalls: number;
+}
+
+export interface StackUsage {
+  functions: Record<FunctionName, FunctionUsage>;
+  /** Socket invocations by route key (`$connect`, `$default`, `$disconnect`). */
+  socketRoutes: Record<string, number>;
+  /** Stream records handed to the fan-out function (after the mapping's filter). */
+  fanoutRecords: number;
+  /** PostToConnection calls the `@connections` endpoint answered, by status. */
+  postToConnection: { calls: number; byStatus: Record<string, number> };
+  /** Request units over every registered meter (functions, plus any runtime created outside them). */
+  dynamo: CapacityTotals;
+}
+
+const emptyFunction = (): FunctionUsage => ({ invocations: 0, completed: 0, errors: 0, durationMs: 0, billedMs: 0, readUnits: 0, writeUnits: 0, dynamoCalls: 0 });
+
+export class UsageCounters {
+  private readonly meters = new Map<FunctionName, CapacityMeter[]>();
+  private calls = new Map<FunctionName, FunctionUsage>();
+  private routes = new Map<string, number>();
+  private records = 0;
+  private posts = new Map<number, number>();
+
+  /** Imports a handler module and files the meters its runtime registered under `name`. */
+  async load<T>(name: FunctionName, importer: () => Promise<T>): Promise<T> {
+    const before = new Set(allMeters());
+    const module = await importer();
+    this.meters.set(name, [...(this.meters.get(name) ?? []), ...allMeters().filter((meter) => !before.has(meter))]);
+    return module;
+  }
+
+  /** Counts one invocation of `name` and its duration. */
+  async invoke<T>(name: FunctionName, work: () => Promise<T>): Promise<T> {
+    const usage = this.usageOf(name);
+    usage.invocations += 1;
+    const startedAt = performance.now();
+    try {
+      return await work();
+    } catch (error) {
+      usage.errors += 1;
+      throw error;
+    } finally {
+      const elapsed = performance.now() - startedAt;
+      usage.completed += 1;
+      usage.durationMs += elapsed;
+      usage.billedMs += Math.max(1, Math.ceil(elapsed));
+    }
+  }
+
+  socketRoute(routeKey: string): void {
+    this.routes.set(routeKey, (this.routes.get(routeKey) ?? 0) + 1);
+  }
+
+  fanoutBatch(records: number): void {
+    this.records += records;
+  }
+
+  post(status: number): void {
+    this.posts.set(status, (this.posts.get(status) ?? 0) + 1);
+  }
+
+  snapshot(): StackUsage {
+    const functions = Object.fromEntries(
+      FUNCTION_NAMES.map((name) => {
+        const usage = { ...this.usageOf(name) };
+        for (const meter of this.meters.get(name) ?? []) {
+          const totals = meter.snapshot();
+          usage.readUnits += totals.readUnits;
+          usage.writeUnits += totals.writeUnits;
+          usage.dynamoCalls += totals.calls;
+        }
+        return [name, usage];
+      }),
+    ) as Record<FunctionName, FunctionUsage>;
+    const dynamo = allMeters()
+      .map((meter) => meter.snapshot())
+      .reduce((sum, totals) => ({ readUnits: sum.readUnits + totals.readUnits, writeUnits: sum.writeUnits + totals.writeUnits, calls: sum.calls + totals.calls }), { readUnits: 0, writeUnits: 0, calls: 0 });
+    const byStatus = Object.fromEntries([...this.posts].map(([status, count]) => [String(status), count]));
+    return {
+      functions,
+      socketRoutes: Object.fromEntries(this.routes),
+      fanoutRecords: this.records,
+      postToConnection: { calls: [...this.posts.values()].reduce((sum, count) => sum + count, 0), byStatus },
+      dynamo,
+    };
+  }
+
+  /** Zeroes every counter, the registered meters included. */
+  reset(): void {
+    this.calls = new Map();
+    this.routes = new Map();
+    this.records = 0;
+    this.posts = new Map();
+    for (const meter of allMeters()) meter.reset();
+  }
+
+  private usageOf(name: FunctionName): FunctionUsage {
+    let usage = this.calls.get(name);
+    if (usage === undefined) {
+      usage = emptyFunction();
+      this.calls.set(name, usage);
+    }
+    return usage;
+  }
+}
