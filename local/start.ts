@@ -29,6 +29,10 @@ console.log(`DynamoDB Local: ${stack.dynamoEndpoint}${inMemory ? ' (in memory)' 
 console.log(`Tenant: local`);
 console.log(`Dev token: ${stack.devToken}`);
 console.log(`Replay buffer: ${stack.config.replayBuffer} events per session`);
+const { tables, managementEndpoint } = stack.config;
+console.log(
+  `Admin (direct): AEP_DYNAMODB_ENDPOINT=${stack.dynamoEndpoint} AEP_TENANTS_TABLE=${tables.tenants} AEP_EVENTS_TABLE=${tables.events} AEP_CONNECTIONS_TABLE=${tables.connections} AEP_WS_MANAGEMENT_ENDPOINT=${managementEndpoint ?? ''}`,
+);
 console.log(`AEP relay ready: ${stack.baseUrl}`);
 
 let stopping = false;

@@ -41,3 +41,26 @@ export const unavailable = (detail = 'the event store is unavailable, retry with
   new RelayError('unavailable', 503, detail, undefined, { cause });
 export const notFound = () => new RelayError('not-found', 404, 'no such route');
 export const badRequest = (code: string, detail: string) => new RelayError(code, 400, detail);
+
+/** Error names the AWS SDK gives throttling (the SDK's own retry classification). */
+const THROTTLING_ERRORS = new Set(['ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded', 'LimitExceededException', 'TooManyRequestsException']);
+/** Network failures reaching DynamoDB (no answer at all). */
+const NETWORK_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+
+/**
+ * True for what an AWS SDK call throws when storage stays throttled or failing after the SDK's
+ * retries (throttling, 5xx, timeouts, no connection): the request could not be served now and
+ * may be retried, so it is answered 503 `unavailable`, never a bare 500.
+ */
+export function isStorageUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const { $metadata, $fault, code } = error as Error & { $metadata?: { httpStatusCode?: number }; $fault?: string; code?: string };
+  const status = $metadata?.httpStatusCode;
+  return (
+    THROTTLING_ERRORS.has(error.name) ||
+    $fault === 'server' ||
+    (status !== undefined && (status === 429 || status >= 500)) ||
+    error.name === 'TimeoutError' ||
+    (code !== undefined && NETWORK_ERRORS.has(code))
+  );
+}

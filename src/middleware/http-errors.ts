@@ -4,7 +4,7 @@
  */
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { RelayError } from '../errors/relay-error.ts';
+import { isStorageUnavailable, RelayError, unavailable } from '../errors/relay-error.ts';
 import type { Logger } from '../observability/logger.ts';
 import { jsonResponse } from './json-response.ts';
 
@@ -15,6 +15,12 @@ export function httpErrors(logger: Logger): MiddlewareObj<APIGatewayProxyEventV2
       if (error instanceof RelayError) {
         if (error.status >= 500) logger.error('request failed', { code: error.code, cause: error.cause, requestId: request.context.awsRequestId });
         request.response = jsonResponse(error.status, error.body());
+        return;
+      }
+      if (isStorageUnavailable(error)) {
+        // Storage still throttled or failing after the SDK's retries: the client retries later.
+        logger.error('storage unavailable', { error, requestId: request.context.awsRequestId });
+        request.response = jsonResponse(503, unavailable().body());
         return;
       }
       logger.error('unhandled error', { error, requestId: request.context.awsRequestId });

@@ -40,8 +40,30 @@ export function admitEventText(raw: string, principal: Principal, limits: Admiss
     return { ok: false, refusal: { code: 'invalid-event', detail: detail === '' ? (first?.message ?? 'invalid envelope') : detail } };
   }
   const event = validation.event;
+  const tooLong = identifierTooLong({ id: event.id, session: event.session, agent: event.agent });
+  if (tooLong !== undefined) return { ok: false, refusal: { code: 'invalid-event', detail: tooLong } };
   if (principal.agents !== undefined && !principal.agents.includes(event.agent)) {
     return { ok: false, refusal: { code: 'unauthorized', detail: `this token may not emit as agent ${JSON.stringify(event.agent)}` } };
   }
   return { ok: true, admitted: { event, raw } };
+}
+
+/**
+ * Longest `id`, `session` and `agent` the relay accepts, in UTF-8 bytes. They are producer-chosen
+ * strings with no length bound in AEP (AEP-0001 §12), and the relay keys DynamoDB items on them
+ * (partition keys hold at most 2048 bytes, sort keys 1024): past this, an event could never be
+ * stored, so it is refused up front instead of failing in the store as if it were transient.
+ * Subscriptions naming longer sessions, or with a longer `id`, are refused the same way.
+ */
+export const MAX_IDENTIFIER_BYTES = 512;
+
+/** Why one of these identifiers is over {@link MAX_IDENTIFIER_BYTES}, or undefined when none is. */
+export function identifierTooLong(identifiers: Readonly<Record<string, string | readonly string[] | undefined>>): string | undefined {
+  for (const [name, value] of Object.entries(identifiers)) {
+    for (const text of typeof value === 'string' ? [value] : (value ?? [])) {
+      const bytes = Buffer.byteLength(text, 'utf8');
+      if (bytes > MAX_IDENTIFIER_BYTES) return `${name} is ${bytes} bytes; this relay accepts identifiers (id, session, agent) of at most ${MAX_IDENTIFIER_BYTES} bytes`;
+    }
+  }
+  return undefined;
 }

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { RelayConfig } from '../config/relay-config.ts';
 import { ulidFactory } from '../protocol/ulid.ts';
-import { CapacityMeter } from '../store/capacity-meter.ts';
+import { CapacityMeter, registerMeter } from '../store/capacity-meter.ts';
 import { createDynamoClient } from '../store/dynamo-client.ts';
 import { EventLog } from '../store/event-log.ts';
 import { TenantStore } from '../store/tenant-store.ts';
@@ -34,7 +34,7 @@ export interface RelayRuntime {
 }
 
 export function createRuntime(config: RelayConfig): RelayRuntime {
-  const meter = new CapacityMeter();
+  const meter = registerMeter(new CapacityMeter());
   const dynamo = createDynamoClient({ region: config.region, ...(config.dynamoEndpoint === undefined ? {} : { endpoint: config.dynamoEndpoint }), meter });
   const now = () => Date.now();
   const mintId = ulidFactory(now, (length) => randomBytes(length));

@@ -381,6 +381,7 @@ export class ConnectionStore {
    */
   async claim(tenant: string, connectionId: string, session: string, declarations: ClaimDeclarations): Promise<boolean> {
     const expiresAt = this.expiresAt();
+    let held = false;
     try {
       await this.client.send(
         new PutItemCommand({
@@ -395,24 +396,31 @@ export class ConnectionStore {
         }),
       );
     } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
+      if (!isConditionFailure(error)) throw error;
+      held = true;
     }
-    await this.client.send(
-      new PutItemCommand({
-        TableName: this.options.tableName,
-        Item: {
-          pk: str(connectionKeys.tenantClaims(tenant)),
-          sk: str(connectionKeys.claimIndexSort(session, connectionId)),
-          session: str(session),
-          connectionId: str(connectionId),
-          declarations: str(JSON.stringify(declarations)),
-          claimedAt: num(this.options.now()),
-          expiresAt,
-        },
-      }),
-    );
-    return true;
+    try {
+      await this.client.send(
+        new PutItemCommand({
+          TableName: this.options.tableName,
+          Item: {
+            pk: str(connectionKeys.tenantClaims(tenant)),
+            sk: str(connectionKeys.claimIndexSort(session, connectionId)),
+            session: str(session),
+            connectionId: str(connectionId),
+            declarations: str(JSON.stringify(declarations)),
+            claimedAt: num(this.options.now()),
+            expiresAt,
+          },
+          // A claim already held may still lack its index entry (the first attempt stopped
+          // between the two writes, or its answer was lost): write it then, never rewrite it.
+          ...(held ? { ConditionExpression: 'attribute_not_exists(pk)' } : {}),
+        }),
+      );
+    } catch (error) {
+      if (!(held && isConditionFailure(error))) throw error;
+    }
+    return !held;
   }
 
   /** Live claims of one session (routing). */

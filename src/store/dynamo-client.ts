@@ -26,6 +26,18 @@ const METERED_COMMANDS: ReadonlyMap<string, 'read' | 'write'> = new Map([
   ['BatchGetItemCommand', 'read'], ['TransactGetItemsCommand', 'read'],
 ]);
 
+/**
+ * Test-only hook: when installed, it is applied to every client created afterwards. Only the
+ * local stack installs one, and only when `AEP_FAULTS` is set (`local/faults/`), to inject
+ * DynamoDB errors; nothing installs it in AWS or in a normal local run.
+ */
+export type DynamoClientDecorator = (client: DynamoDBClient) => void;
+let clientDecorator: DynamoClientDecorator | undefined;
+
+export function installDynamoClientDecorator(decorator: DynamoClientDecorator | undefined): void {
+  clientDecorator = decorator;
+}
+
 export function createDynamoClient(options: DynamoClientOptions): DynamoDBClient {
   const client = new DynamoDBClient({
     region: options.region,
@@ -49,6 +61,7 @@ export function createDynamoClient(options: DynamoClientOptions): DynamoDBClient
       { step: 'initialize', name: 'aepCapacityMeter' },
     );
   }
+  clientDecorator?.(client);
   return client;
 }
 

@@ -69,6 +69,8 @@ export interface PostOptions {
   token?: string;
   contentType?: string;
   version?: string | null;
+  /** Another stack than the shared one (tests that start their own). */
+  baseUrl?: string;
 }
 
 export async function postEvents(body: string, options: PostOptions = {}): Promise<Response> {
@@ -76,7 +78,7 @@ export async function postEvents(body: string, options: PostOptions = {}): Promi
   const token = options.token ?? inject('devToken');
   if (token !== '') headers.authorization = `Bearer ${token}`;
   if (options.version !== null) headers['aep-version'] = options.version ?? '0.1';
-  return fetch(`${inject('baseUrl')}/events`, { method: 'POST', headers, body });
+  return fetch(`${options.baseUrl ?? inject('baseUrl')}/events`, { method: 'POST', headers, body });
 }
 
 export function ndjson(events: readonly unknown[]): string {

@@ -20,7 +20,7 @@ export interface SseStream {
   body?: unknown;
 }
 
-export async function openStream(query: Record<string, string>, options: { token?: string; lastEventId?: string; tokenInQuery?: boolean } = {}): Promise<SseStream> {
+export async function openStream(query: Record<string, string>, options: { token?: string; lastEventId?: string; tokenInQuery?: boolean; baseUrl?: string } = {}): Promise<SseStream> {
   const token = options.token ?? inject('devToken');
   const params = new URLSearchParams(query);
   if (options.tokenInQuery) params.set('access_token', token);
@@ -28,7 +28,7 @@ export async function openStream(query: Record<string, string>, options: { token
   const headers: Record<string, string> = { accept: 'text/event-stream' };
   if (!options.tokenInQuery && token !== '') headers.authorization = `Bearer ${token}`;
   if (options.lastEventId !== undefined) headers['last-event-id'] = options.lastEventId;
-  const response = await fetch(`${inject('baseUrl')}/stream?${params.toString()}`, { headers, signal: controller.signal });
+  const response = await fetch(`${options.baseUrl ?? inject('baseUrl')}/stream?${params.toString()}`, { headers, signal: controller.signal });
   const items: SseItem[] = [];
   if (response.status !== 200) {
     const body: unknown = await response.json();

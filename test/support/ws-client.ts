@@ -20,11 +20,20 @@ export interface TestSocket {
   close(): Promise<void>;
 }
 
-export async function openSocket(options: { token?: string; tokenInQuery?: boolean } = {}): Promise<TestSocket> {
+export interface OpenSocketOptions {
+  token?: string;
+  tokenInQuery?: boolean;
+  /** Another stack than the shared one (tests that start their own). */
+  baseUrl?: string;
+  /** Extra handshake headers (e.g. a User-Agent a fault rule matches). */
+  headers?: Record<string, string>;
+}
+
+export async function openSocket(options: OpenSocketOptions = {}): Promise<TestSocket> {
   const token = options.token ?? inject('devToken');
-  const base = inject('baseUrl').replace(/^http/, 'ws');
+  const base = (options.baseUrl ?? inject('baseUrl')).replace(/^http/, 'ws');
   const url = options.tokenInQuery ? `${base}/socket?access_token=${encodeURIComponent(token)}` : `${base}/socket`;
-  const socket = new WebSocket(url, options.tokenInQuery || token === '' ? {} : { headers: { authorization: `Bearer ${token}` } });
+  const socket = new WebSocket(url, { headers: { ...options.headers, ...(options.tokenInQuery || token === '' ? {} : { authorization: `Bearer ${token}` }) } });
   const frames: Frame[] = [];
   const waiters: Array<{ predicate: (frame: Frame) => boolean; resolve: (frame: Frame) => void }> = [];
   socket.on('message', (data: WebSocket.RawData) => {
@@ -80,7 +89,7 @@ export async function openSocket(options: { token?: string; tokenInQuery?: boole
 }
 
 /** Opens a socket and completes the hello exchange. */
-export async function helloSocket(hello: Record<string, unknown> = {}, options: { token?: string } = {}): Promise<TestSocket> {
+export async function helloSocket(hello: Record<string, unknown> = {}, options: OpenSocketOptions = {}): Promise<TestSocket> {
   const client = await openSocket(options);
   client.send({ type: 'hello', versions: ['0.1'], role: 'consumer', identity: {}, capabilities: {}, ...hello });
   await client.next((frame) => frame.type === 'hello');

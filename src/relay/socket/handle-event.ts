@@ -30,8 +30,9 @@ export async function handleEvent(context: SocketContext, connection: Connection
   if (eventsPerSecond !== undefined && !(await context.runtime.quotas.admitEvents(context.principal.tenant, 1, eventsPerSecond))) {
     return void (await refuse('limit-exceeded', `the tenant's quota is ${eventsPerSecond} events per second; resend the event later`));
   }
-  if (ownsSession(connection, event)) await recordClaim(context, connection, event.session as string);
   try {
+    // Inside the try: a claim that cannot be written refuses the event like a failed append (never a silent drop).
+    if (ownsSession(connection, event)) await recordClaim(context, connection, event.session as string);
     await context.runtime.eventLog.append(context.principal.tenant, admission.admitted);
   } catch (error) {
     context.logger.error('append failed', { error, connectionId: context.connectionId });

@@ -9,6 +9,7 @@ import { sessionEqualityOf } from '../../protocol/attr-match.ts';
 import type { SubscribeRequest } from '../../protocol/frames.ts';
 import { errorFrame, parseSubscribe, replayExhausted, subscribed, unsubscribed } from '../../protocol/frames.ts';
 import { replaySteps } from '../replay-plan.ts';
+import { identifierTooLong } from '../admission.ts';
 import type { ConnectionRecord } from '../../store/connection-store.ts';
 import { handOffToLive, HighWater } from '../subscription-handoff.ts';
 import { send } from './socket-context.ts';
@@ -24,6 +25,8 @@ export async function handleSubscribe(context: SocketContext, connection: Connec
     await send(context, parsed.error);
     return;
   }
+  const tooLong = identifierTooLong({ id: parsed.id, session: [...(sessionEqualityOf(parsed.filter) ?? []), ...(Array.isArray(parsed.from) ? parsed.from.map((position) => position.session) : [])] });
+  if (tooLong !== undefined) return void (await refuse('limit-exceeded', tooLong));
   const pinnedSessions = sessionEqualityOf(parsed.filter);
   const maxSubscriptions = (await context.runtime.quotas.quotasOf(context.principal.tenant)).maxSubscriptionsPerConnection ?? config.limits.maxSubscriptionsPerConnection;
   const recorded = await connections.addSubscription(

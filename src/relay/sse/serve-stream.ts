@@ -10,7 +10,7 @@
 import type { Writable } from 'node:stream';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { hasScope } from '../../auth/principal.ts';
-import { forbidden, notFound, RelayError, unauthenticated, limitExceeded } from '../../errors/relay-error.ts';
+import { forbidden, notFound, RelayError, unauthenticated, limitExceeded, isStorageUnavailable, unavailable } from '../../errors/relay-error.ts';
 import type { HttpResponsePrelude } from '../../gateway/lambda-streaming.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { sessionEqualityOf } from '../../protocol/attr-match.ts';
@@ -67,7 +67,7 @@ async function acceptRequest(runtime: RelayRuntime, event: APIGatewayProxyEventV
   const token = bearerToken({
     // Behind CloudFront with origin access control, the viewer's Authorization header is
     // replaced by the signature, so the edge copies it into x-aep-authorization.
-    authorization: headers.authorization ?? headers['x-aep-authorization'],
+    authorization: headers['x-aep-authorization'] ?? headers.authorization,
     accessTokenQuery: event.queryStringParameters?.access_token,
     allowQueryToken: true,
   });
@@ -105,8 +105,8 @@ function sessionsOf(request: StreamRequest): { sessions?: string[] } {
 
 /** Refusals are plain JSON responses, written before any stream header (AEP-0003 §3.3). */
 function refuse(invocation: StreamInvocation, logger: Logger, error: unknown): void {
-  const relayError = error instanceof RelayError ? error : undefined;
-  if (relayError === undefined) logger.error('stream request failed', { error });
+  const relayError = error instanceof RelayError ? error : isStorageUnavailable(error) ? unavailable(undefined, error) : undefined;
+  if (!(error instanceof RelayError)) logger.error('stream request failed', { error });
   const status = relayError?.status ?? 500;
   const body = relayError?.body() ?? { error: 'internal', detail: 'internal error' };
   const stream = invocation.open({ statusCode: status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } });

@@ -5,7 +5,8 @@
  */
 import { badRequest } from '../../errors/relay-error.ts';
 import type { RelayError } from '../../errors/relay-error.ts';
-import { compileFilter, validateFilter } from '../../protocol/attr-match.ts';
+import { compileFilter, sessionEqualityOf, validateFilter } from '../../protocol/attr-match.ts';
+import { identifierTooLong } from '../admission.ts';
 import type { EventMatcher, Filter } from '../../protocol/attr-match.ts';
 import { isCaptureLevel } from '../../protocol/levels.ts';
 import type { CaptureLevel } from '../../protocol/levels.ts';
@@ -59,5 +60,7 @@ export function parseStreamRequest(query: Readonly<Record<string, string | undef
   }
   const live = query.live === undefined || query.live === '1' || query.live === 'true';
   if (!live && query.live !== '0' && query.live !== 'false') return badRequest('invalid-filter', 'live is 0 or 1');
+  const tooLong = identifierTooLong({ session: [...(sessionEqualityOf(filter) ?? []), ...(Array.isArray(from) ? from.map((position) => position.session) : [])] });
+  if (tooLong !== undefined) return badRequest('limit-exceeded', tooLong);
   return { filter, matches: compileFilter(filter), ...(ceiling === undefined ? {} : { ceiling }), ...(from === undefined ? {} : { from }), live };
 }
