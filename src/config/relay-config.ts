@@ -89,7 +89,7 @@ export function readRelayConfig(env: Environment): RelayConfig {
     },
     ...(dynamoEndpoint === undefined ? {} : { dynamoEndpoint }),
     ...(managementEndpoint === undefined ? {} : { managementEndpoint }),
-    helloWaitMs: positiveInteger(env, 'AEP_HELLO_WAIT_MS', 2000),
+    helloWaitMs: positiveInteger(env, 'AEP_HELLO_WAIT_MS', 10_000),
     connectionLifetimeSeconds: positiveInteger(env, 'AEP_CONNECTION_LIFETIME_SECONDS', 2 * 3600 + 600),
     maxPendingBytes: positiveInteger(env, 'AEP_MAX_PENDING_BYTES', 256 * 1024),
     replayBuffer: positiveInteger(env, 'AEP_REPLAY_BUFFER', 1000),
