@@ -11,7 +11,7 @@ import type { Construct } from 'constructs';
 import type { FunctionName } from './bundle.ts';
 import { RelayEdge, SOCKET_PATH } from './constructs/edge.ts';
 import { RelayFanout } from './constructs/fanout.ts';
-import { RelayFunctions } from './constructs/relay-functions.ts';
+import { OPERATOR_TENANT, RelayFunctions } from './constructs/relay-functions.ts';
 import { RelayHttpApi } from './constructs/http-api.ts';
 import { RelayObservability } from './constructs/observability.ts';
 import { RelayTables } from './constructs/relay-tables.ts';
@@ -130,8 +130,8 @@ export class RelayStack extends Stack {
     new CfnOutput(this, 'FailedFanoutRecordsQueueUrl', { description: 'Stream records fan-out gave up on', value: this.fanout.failedRecords.queueUrl });
     new CfnOutput(this, 'DashboardName', { value: this.observability.dashboard.dashboardName });
     new CfnOutput(this, 'IssueFirstTokenCommand', {
-      description: 'Issues the first token of a tenant (replace <tenant>); run with credentials that can write the tenants table',
-      value: Fn.join('', ['AEP_TENANTS_TABLE=', this.tables.tenants.tableName, ' AWS_REGION=', this.region, ' npx aep-relay tokens issue --tenant <tenant> --scopes emit,consume,control,admin']),
+      description: "Issues the operator tenant's first token (it creates the tenant); run with credentials that can write the tenants table",
+      value: Fn.join('', ['AEP_TENANTS_TABLE=', this.tables.tenants.tableName, ' AWS_REGION=', this.region, ` npx aep-relay tokens issue --tenant ${OPERATOR_TENANT} --scopes emit,consume,control,admin`]),
     });
   }
 }

@@ -448,7 +448,7 @@ describe('outputs', () => {
     expect(printed.ConnectionsTableName).toBe(`\${${logicalIdOf(stack.tables.connections)}}`);
     expect(printed.TenantsTableName).toBe(`\${${logicalIdOf(stack.tables.tenants)}}`);
     expect(printed.FailedFanoutRecordsQueueUrl).toBe(`\${${logicalIdOf(stack.fanout.failedRecords)}}`);
-    expect(printed.IssueFirstTokenCommand).toBe(`AEP_TENANTS_TABLE=\${${logicalIdOf(stack.tables.tenants)}} AWS_REGION=\${AWS::Region} npx aep-relay tokens issue --tenant <tenant> --scopes emit,consume,control,admin`);
+    expect(printed.IssueFirstTokenCommand).toBe(`AEP_TENANTS_TABLE=\${${logicalIdOf(stack.tables.tenants)}} AWS_REGION=\${AWS::Region} npx aep-relay tokens issue --tenant operator --scopes emit,consume,control,admin`);
   });
 
   it('prints the custom domain when there is one', () => {
