@@ -10,6 +10,7 @@
  */
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { RelayConfig } from '../src/config/relay-config.ts';
 import { readRelayConfig } from '../src/config/relay-config.ts';
 import { hashTokenSecret, mintTokenSecret } from '../src/auth/token-secret.ts';
@@ -106,11 +107,13 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     installLambdaStreamingGlobal();
     // One after another, so the usage counters can tell whose capacity meter is whose.
     const usage = new UsageCounters();
-    const http = await usage.load('http', () => import('../functions/http/handler.ts'));
-    const authorizer = await usage.load('authorizer', () => import('../functions/authorizer/handler.ts'));
-    const socket = await usage.load('socket', () => import('../functions/socket/handler.ts'));
-    const fanout = await usage.load('fanout', () => import('../functions/fanout/handler.ts'));
-    const stream = await usage.load('stream', () => import('../functions/stream/handler.ts'));
+    // AEP_LOCAL_BUNDLES=<dir> runs the esbuild bundles that deploy (infra/bundle.ts) instead of the sources.
+    const bundles = process.env.AEP_LOCAL_BUNDLES;
+    const http = await usage.load('http', () => (bundles === undefined ? import('../functions/http/handler.ts') : importBundle<typeof import('../functions/http/handler.ts')>(bundles, 'http')));
+    const authorizer = await usage.load('authorizer', () => (bundles === undefined ? import('../functions/authorizer/handler.ts') : importBundle<typeof import('../functions/authorizer/handler.ts')>(bundles, 'authorizer')));
+    const socket = await usage.load('socket', () => (bundles === undefined ? import('../functions/socket/handler.ts') : importBundle<typeof import('../functions/socket/handler.ts')>(bundles, 'socket')));
+    const fanout = await usage.load('fanout', () => (bundles === undefined ? import('../functions/fanout/handler.ts') : importBundle<typeof import('../functions/fanout/handler.ts')>(bundles, 'fanout')));
+    const stream = await usage.load('stream', () => (bundles === undefined ? import('../functions/stream/handler.ts') : importBundle<typeof import('../functions/stream/handler.ts')>(bundles, 'stream')));
     websocketApi = createWebSocketApi({
       route: (event, context) => {
         usage.socketRoute(event.requestContext.routeKey);
@@ -196,4 +199,9 @@ async function bootstrapDevToken(tenants: TenantStore, options: StackOptions): P
     writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
   }
   return token;
+}
+
+/** Imports a deployable bundle (`<dir>/<name>/index.mjs`) typed as the source module it was built from. */
+function importBundle<T>(dir: string, name: string): Promise<T> {
+  return import(pathToFileURL(join(dir, name, 'index.mjs')).href) as Promise<T>;
 }
