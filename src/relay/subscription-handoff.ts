@@ -27,6 +27,16 @@ export class HighWater {
     if (current === undefined || comparePositions(position, current) > 0) this.bySession.set(position.session, position);
   }
 
+  /**
+   * The positions to store on the live subscription, at most `limit` sessions (an item holds
+   * 400 KB); sessions past the limit are simply not skipped by fan-out (duplicates, never loss).
+   */
+  snapshot(limit = 100): Record<string, { epoch: number; seq: number }> {
+    const snapshot: Record<string, { epoch: number; seq: number }> = {};
+    for (const [session, position] of [...this.bySession].slice(0, limit)) snapshot[session] = { epoch: position.epoch, seq: position.seq };
+    return snapshot;
+  }
+
   covers(event: AepEvent): boolean {
     const position = positionOf(event);
     if (position === undefined) return false;
@@ -59,7 +69,7 @@ export async function handOffToLive(connections: ConnectionStore, request: Hando
         if (event === undefined || request.highWater.covers(event)) continue;
         if (!(await request.deliver(deliveryText(raw, event, request.ceiling)))) return false;
       }
-      if (await connections.goLive(current, delivered)) break;
+      if (await connections.goLive(current, delivered, request.highWater.snapshot())) break;
       const reread = (await connections.subscriptionEntries(request.tenant, request.connectionId, request.subscriptionId)).find(
         (candidate) => candidate.indexKey.pk === entry.indexKey.pk,
       );

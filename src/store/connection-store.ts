@@ -49,6 +49,11 @@ export interface ConnectionRecord {
 
 export type SubscriptionState = 'replaying' | 'live';
 
+export interface CoveredPosition {
+  epoch: number;
+  seq: number;
+}
+
 export interface StoredSubscription {
   connectionId: string;
   subscriptionId: string;
@@ -58,6 +63,11 @@ export interface StoredSubscription {
   state: SubscriptionState;
   /** Matching events fan-out parked while the subscription was replaying (raw texts, stream order). */
   pending: string[];
+  /**
+   * Per session, the position the consumer already has (its resume point or the newest event
+   * replayed to it): fan-out skips events at or below it that reach the stream late.
+   */
+  covered: Readonly<Record<string, CoveredPosition>>;
   /** The index entry's key, for the replay handoff. */
   indexKey: { pk: string; sk: string };
 }
@@ -355,16 +365,21 @@ export class ConnectionStore {
    * Ends the replay of one index entry: flips it to `live` only if no more events were parked
    * than the `drained` count the caller has delivered. Returns false when more arrived.
    */
-  async goLive(subscription: StoredSubscription, drained: number): Promise<boolean> {
+  async goLive(subscription: StoredSubscription, drained: number, covered?: Readonly<Record<string, CoveredPosition>>): Promise<boolean> {
+    const coveredText = covered === undefined || Object.keys(covered).length === 0 ? undefined : JSON.stringify(covered);
     try {
       await this.client.send(
         new UpdateItemCommand({
           TableName: this.options.tableName,
           Key: { pk: str(subscription.indexKey.pk), sk: str(subscription.indexKey.sk) },
-          UpdateExpression: 'SET #state = :live REMOVE pending, pendingBytes',
+          UpdateExpression: coveredText === undefined ? 'SET #state = :live REMOVE pending, pendingBytes' : 'SET #state = :live, covered = :covered REMOVE pending, pendingBytes',
           ConditionExpression: drained === 0 ? 'attribute_not_exists(pending)' : 'size(pending) = :drained',
           ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: { ':live': str('live'), ...(drained === 0 ? {} : { ':drained': num(drained) }) },
+          ExpressionAttributeValues: {
+            ':live': str('live'),
+            ...(drained === 0 ? {} : { ':drained': num(drained) }),
+            ...(coveredText === undefined ? {} : { ':covered': str(coveredText) }),
+          },
         }),
       );
       return true;
@@ -544,8 +559,20 @@ function subscriptionOf(item: Item): StoredSubscription {
     ...(ceiling === undefined ? {} : { ceiling }),
     state: (readString(item, 'state') ?? 'live') as SubscriptionState,
     pending: (item.pending?.L ?? []).map((entry) => entry.S ?? ''),
+    covered: coveredOf(readString(item, 'covered')),
     indexKey: { pk: readString(item, 'pk') ?? '', sk: readString(item, 'sk') ?? '' },
   };
+}
+
+function coveredOf(text: string | undefined): Record<string, CoveredPosition> {
+  if (text === undefined) return {};
+  const parsed = parseObject(text);
+  const covered: Record<string, CoveredPosition> = {};
+  for (const [session, value] of Object.entries(parsed)) {
+    const position = value as { epoch?: unknown; seq?: unknown } | null;
+    if (typeof position?.epoch === 'number' && typeof position.seq === 'number') covered[session] = { epoch: position.epoch, seq: position.seq };
+  }
+  return covered;
 }
 
 function claimOf(item: Item): StoredClaim {

@@ -20,7 +20,7 @@ import type { EventMatcher } from '../../protocol/attr-match.ts';
 import { closing } from '../../protocol/frames.ts';
 import { captureRank, severityRank, isSeverity } from '../../protocol/levels.ts';
 import type { CaptureLevel } from '../../protocol/levels.ts';
-import { positionOf } from '../../protocol/positions.ts';
+import { comparePositions, positionOf } from '../../protocol/positions.ts';
 import type { DeliveredPosition } from '../../protocol/frames.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { StoredSubscription } from '../../store/connection-store.ts';
@@ -82,6 +82,9 @@ function planDeliveries(tenant: string, deliverable: Deliverable, subscriptions:
   for (const subscription of subscriptions) {
     const matches = matcherFor(subscription.filter, matchers);
     if (matches === undefined || !matches(deliverable.event)) continue;
+    // An event the consumer already has (replayed to it, or before its resume point) that
+    // reaches the stream only after the subscription went live is not sent again.
+    if (isCovered(deliverable, subscription)) continue;
     const queue = queues.get(subscription.connectionId) ?? { tenant, actions: [] };
     queues.set(subscription.connectionId, queue);
     if (subscription.state === 'replaying') {
@@ -98,6 +101,15 @@ function planDeliveries(tenant: string, deliverable: Deliverable, subscriptions:
       existing.subscriptionIds.push(subscription.subscriptionId);
     }
   }
+}
+
+function isCovered(deliverable: Deliverable, subscription: StoredSubscription): boolean {
+  // Redeliveries always traverse: a re-sent ack is how a lost one is recovered (AEP-0004 §3).
+  if (deliverable.kind === 'redelivery') return false;
+  const position = positionOf(deliverable.event);
+  if (position === undefined) return false;
+  const covered = subscription.covered[position.session];
+  return covered !== undefined && comparePositions(position, covered) <= 0;
 }
 
 function matcherFor(filterText: string, matchers: Map<string, EventMatcher>): EventMatcher | undefined {

@@ -14,6 +14,8 @@ export interface Deliverable {
   tenant: string;
   raw: string;
   event: AepEvent;
+  /** `redelivery`: a duplicate forwarded live as received (AEP-0003 §5), never skipped. */
+  kind: 'event' | 'redelivery';
 }
 
 export function deliverableOf(record: DynamoDBRecord): Deliverable | undefined {
@@ -28,7 +30,7 @@ export function deliverableOf(record: DynamoDBRecord): Deliverable | undefined {
   const tenant = tenantOfPartition(partition);
   const event = parseStored(raw);
   if (tenant === undefined || event === undefined) return undefined;
-  return { sequenceNumber, tenant, raw, event };
+  return { sequenceNumber, tenant, raw, event, kind };
 }
 
 /** Every partition key starts `T#{tenant}#` (see `store/keys.ts`). */
