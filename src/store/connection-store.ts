@@ -454,18 +454,12 @@ export class ConnectionStore {
    * record ($disconnect, a 410 during fan-out or routing, revocation).
    */
   async removeConnection(tenant: string, connectionId: string): Promise<void> {
-    const record = await this.client.send(
-      new DeleteItemCommand({
-        TableName: this.options.tableName,
-        Key: { pk: str(connectionKeys.connectionPartition(tenant, connectionId)), sk: str(connectionKeys.connectionRecord) },
-        ReturnValues: 'ALL_OLD',
-      }),
-    );
-    if (record.Attributes !== undefined) await this.options.onConnectionRemoved?.(tenant);
     const owned = await this.queryAll(connectionKeys.connectionPartition(tenant, connectionId));
     const keys: Array<{ pk: string; sk: string }> = [];
     for (const item of owned) {
       const sk = readString(item, 'sk') ?? '';
+      // The connection record goes last: once it is gone, everything it owned is gone too.
+      if (sk === connectionKeys.connectionRecord) continue;
       keys.push({ pk: connectionKeys.connectionPartition(tenant, connectionId), sk });
       if (sk.startsWith('SUB#')) {
         const subscriptionId = readString(item, 'subscriptionId') ?? sk.slice(4);
@@ -479,6 +473,14 @@ export class ConnectionStore {
       }
     }
     await this.deleteKeys(keys);
+    const record = await this.client.send(
+      new DeleteItemCommand({
+        TableName: this.options.tableName,
+        Key: { pk: str(connectionKeys.connectionPartition(tenant, connectionId)), sk: str(connectionKeys.connectionRecord) },
+        ReturnValues: 'ALL_OLD',
+      }),
+    );
+    if (record.Attributes !== undefined) await this.options.onConnectionRemoved?.(tenant);
   }
 
   private isLive(claim: StoredClaim): boolean {
