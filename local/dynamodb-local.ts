@@ -99,12 +99,13 @@ export async function killStaleDynamoDbLocal(pidFile: string): Promise<void> {
       // Gone meanwhile.
     }
     const deadline = Date.now() + 10_000;
-    while (isAlive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    while (isProcessAlive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
   }
   rmSync(pidFile, { force: true });
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process exists and is not a zombie waiting to be reaped. */
+export function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
   } catch {
@@ -119,7 +120,7 @@ function isAlive(pid: number): boolean {
 }
 
 function isDynamoDbLocal(pid: number): boolean {
-  if (!isAlive(pid)) return false;
+  if (!isProcessAlive(pid)) return false;
   try {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('DynamoDBLocal');
   } catch {

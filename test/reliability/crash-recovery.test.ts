@@ -12,7 +12,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { killStaleDynamoDbLocal, PID_FILE } from '../../local/dynamodb-local.ts';
+import { isProcessAlive, killStaleDynamoDbLocal, PID_FILE } from '../../local/dynamodb-local.ts';
 import { startStackProcess } from '../support/local-stack-process.ts';
 import type { StackProcess } from '../support/local-stack-process.ts';
 import { openStream } from '../support/sse-client.ts';
@@ -31,18 +31,6 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 }, 30_000);
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return true;
-  }
-}
 
 /** Child processes of `pid` (Linux /proc). */
 function childrenOf(pid: number): number[] {
@@ -65,7 +53,7 @@ describe('kill -9 of the local stack during ingest', () => {
     const first = await startStackProcess({ env, args: [] });
     started.push(first);
     const jvmPid = Number(readFileSync(pidFile, 'utf8').trim());
-    expect(isAlive(jvmPid)).toBe(true);
+    expect(isProcessAlive(jvmPid)).toBe(true);
 
     // Six emitters post batches of five back to back, each for its own session.
     const sessions = Array.from({ length: 6 }, (_, index) => uniqueName(`crash-${index}`));
@@ -97,12 +85,12 @@ describe('kill -9 of the local stack during ingest', () => {
     const ackedBeforeKill = [...acked.values()].flat();
     console.log(`[crash] ${ackedBeforeKill.length} events acknowledged before kill -9, ${unanswered.flat().length} in flight`);
     // The JVM outlived its parent and still holds the data folder.
-    expect(isAlive(jvmPid)).toBe(true);
+    expect(isProcessAlive(jvmPid)).toBe(true);
 
     const second = await startStackProcess({ env, args: [] });
     started.push(second);
     const restarted = ownStackOf(second);
-    await eventually(() => !isAlive(jvmPid), () => `the stale DynamoDB Local (pid ${jvmPid}) is still running`, 10_000);
+    await eventually(() => !isProcessAlive(jvmPid), () => `the stale DynamoDB Local (pid ${jvmPid}) is still running`, 10_000);
     expect(Number(readFileSync(pidFile, 'utf8').trim())).not.toBe(jvmPid);
 
     // Every acknowledged event is in the log, exactly once; an unanswered one at most once.
@@ -143,6 +131,6 @@ describe('kill -9 of the local stack during ingest', () => {
     watcher.socket.terminate();
     await sleep(50);
     await restarted.stop();
-    expect(isAlive(Number(second.child.pid))).toBe(false);
+    expect(isProcessAlive(Number(second.child.pid))).toBe(false);
   }, 150_000);
 });

@@ -16,6 +16,7 @@ import { createDynamoClient } from '../../../src/store/dynamo-client.ts';
 import { ConnectionStore } from '../../../src/store/connection-store.ts';
 import { EventLog } from '../../../src/store/event-log.ts';
 import { ulidFactory } from '../../../src/protocol/ulid.ts';
+import { sessionEvent } from '../../support/relay-fixtures.ts';
 import { startStackProcess } from '../../support/local-stack-process.ts';
 import type { StackProcess } from '../../support/local-stack-process.ts';
 
@@ -82,19 +83,9 @@ export function ownStackOf(stack: StackProcess): OwnStack {
   };
 }
 
-/** A valid session-scoped event of agent `tester`. */
+/** A valid session-scoped event of agent `tester` (the shared fixture builder). */
 export function eventOf(session: string, seq: number, overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    aep: '0.1',
-    id: mintId(),
-    type: 'progress.status',
-    time: new Date().toISOString(),
-    source: `aep://test/agent/tester/session/${session}`,
-    agent: 'tester',
-    session,
-    seq,
-    ...overrides,
-  };
+  return sessionEvent(session, seq, overrides);
 }
 
 export function uniqueName(prefix: string): string {
