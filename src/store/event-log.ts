@@ -96,6 +96,7 @@ export class EventLog {
       sk: str(eventKeys.eventSort(event.source, event.id)),
       kind: str('event'),
       raw: str(admitted.raw),
+      storedAt: num(nowMs),
       expiresAt: num(expiry(nowMs, agentScoped ? this.options.liveOnlySeconds : this.options.retentionDays * SECONDS_PER_DAY)),
     };
     if (!agentScoped) {
@@ -184,6 +185,29 @@ export class EventLog {
   }
 
   /** The earliest position replay serves for a session, or undefined when it holds none. */
+  /**
+   * The session's events stored at or after `sinceMs`, oldest first, among its newest `limit`.
+   * A stream opening catches up with these, so an event ingested while it was being set up
+   * (before its subscription was recorded) is not missed.
+   */
+  async storedSince(tenant: string, session: string, sinceMs: number, limit = 100): Promise<HistoryItem[]> {
+    const page = await this.client.send(
+      new QueryCommand({
+        TableName: this.options.tableName,
+        IndexName: POSITION_INDEX,
+        KeyConditionExpression: 'pk = :pk',
+        FilterExpression: 'storedAt >= :since',
+        ExpressionAttributeValues: { ':pk': str(eventKeys.sessionPartition(tenant, session)), ':since': num(sinceMs) },
+        ProjectionExpression: '#raw, pos',
+        ExpressionAttributeNames: { '#raw': 'raw' },
+        ScanIndexForward: false,
+        ConsistentRead: true,
+        Limit: limit,
+      }),
+    );
+    return (page.Items ?? []).map(historyItem).reverse();
+  }
+
   async earliestServedPosition(tenant: string, session: string): Promise<Position | undefined> {
     const { items } = await this.replay(tenant, session);
     const earliest = items[0];

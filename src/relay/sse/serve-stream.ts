@@ -23,7 +23,8 @@ import { sessionEqualityOf } from '../../protocol/attr-match.ts';
 import { isSeverity, severityRank } from '../../protocol/levels.ts';
 import { bearerToken } from '../../auth/bearer.ts';
 import { hashTokenSecret } from '../../auth/token-secret.ts';
-import { parseStored } from '../delivery-text.ts';
+import { deliveryText, parseStored } from '../delivery-text.ts';
+import { positionOf } from '../../protocol/positions.ts';
 import { replaySteps } from '../replay-plan.ts';
 import type { RelayRuntime } from '../runtime.ts';
 import { handOffToLive, HighWater } from '../subscription-handoff.ts';
@@ -47,9 +48,11 @@ export interface StreamInvocation {
 const SUBSCRIPTION_ID = 'stream';
 
 export async function serveStream(runtime: RelayRuntime, logger: Logger, invocation: StreamInvocation): Promise<void> {
+  // When the request arrived: events stored from here on are this stream's to deliver.
+  const arrivedAtMs = runtime.now();
   let accepted: AcceptedStream;
   try {
-    accepted = await acceptRequest(runtime, invocation.event);
+    accepted = await acceptRequest(runtime, invocation.event, arrivedAtMs);
   } catch (error) {
     refuse(invocation, logger, error);
     return;
@@ -59,6 +62,7 @@ export async function serveStream(runtime: RelayRuntime, logger: Logger, invocat
 
 interface AcceptedStream {
   request: StreamRequest;
+  arrivedAtMs: number;
   tenant: string;
   /** Digest of the bearer token, so a live stream can re-check it was not revoked. */
   tokenDigest: string;
@@ -66,7 +70,7 @@ interface AcceptedStream {
 }
 
 /** Authenticates and validates the request, and for a live stream records its subscription. */
-async function acceptRequest(runtime: RelayRuntime, event: APIGatewayProxyEventV2): Promise<AcceptedStream> {
+async function acceptRequest(runtime: RelayRuntime, event: APIGatewayProxyEventV2, arrivedAtMs: number): Promise<AcceptedStream> {
   if (event.rawPath !== '/stream') throw notFound();
   if (event.requestContext.http.method.toUpperCase() !== 'GET') throw new RelayError('method-not-allowed', 405, 'GET /stream only');
   const headers = event.headers ?? {};
@@ -84,7 +88,7 @@ async function acceptRequest(runtime: RelayRuntime, event: APIGatewayProxyEventV
   const request = parseStreamRequest(event.queryStringParameters ?? {}, headers['last-event-id'], runtime.config.limits.maxFromPositions);
   if (request instanceof RelayError) throw request;
   const tenant = principal.tenant;
-  if (!request.live) return { request, tenant, tokenDigest };
+  if (!request.live) return { request, arrivedAtMs, tenant, tokenDigest };
   const streamId = sseStreamId(runtime.mintId());
   const quotas = await runtime.quotas.quotasOf(tenant);
   if (!(await runtime.quotas.acquireConnection(tenant, quotas.maxConnections ?? DEFAULT_MAX_CONNECTIONS))) {
@@ -101,7 +105,7 @@ async function acceptRequest(runtime: RelayRuntime, event: APIGatewayProxyEventV
     await runtime.connections.removeConnection(tenant, streamId);
     throw limitExceeded('could not record the stream subscription');
   }
-  return { request, tenant, tokenDigest, streamId };
+  return { request, arrivedAtMs, tenant, tokenDigest, streamId };
 }
 
 function sessionsOf(request: StreamRequest): { sessions?: string[] } {
@@ -148,6 +152,18 @@ async function streamEvents(runtime: RelayRuntime, logger: Logger, invocation: S
     if (streamId === undefined) {
       writer.end();
       return;
+    }
+    // Events stored between the request's arrival and its subscription being recorded reached
+    // fan-out before the subscription existed: catch up with them from the log. This covers
+    // filters that pin sessions; for the others the window is as long as the setup took.
+    for (const session of sessionEqualityOf(request.filter) ?? []) {
+      for (const item of await runtime.eventLog.storedSince(tenant, session, accepted.arrivedAtMs)) {
+        const event = parseStored(item.raw);
+        if (event === undefined || !request.matches(event) || highWater.covers(event)) continue;
+        writeEvent(writer, deliveryText(item.raw, event, request.ceiling));
+        const position = positionOf(event);
+        if (position !== undefined) highWater.raise(position);
+      }
     }
     const delivered = await handOffToLive(runtime.connections, {
       tenant,
