@@ -32,7 +32,7 @@ export async function* replaySteps(eventLog: EventLog, request: ReplayRequest): 
       const page = await eventLog.listSessions(request.tenant, SESSION_PAGE, cursor);
       for (const session of page.items) {
         const { items } = await eventLog.replay(request.tenant, session);
-        yield* eventSteps(items, request);
+        yield* matchingSteps(items, request);
       }
       cursor = page.cursor;
     } while (cursor !== undefined);
@@ -43,11 +43,12 @@ export async function* replaySteps(eventLog: EventLog, request: ReplayRequest): 
     if (result.exhaustedEarliest !== undefined) {
       yield { kind: 'exhausted', session: position.session, earliest: { epoch: result.exhaustedEarliest.epoch, seq: result.exhaustedEarliest.seq } };
     }
-    yield* eventSteps(result.items, request);
+    yield* matchingSteps(result.items, request);
   }
 }
 
-function* eventSteps(items: ReadonlyArray<{ raw: string }>, request: ReplayRequest): Generator<ReplayStep> {
+/** The stored items a subscription delivers, as event steps: filtered, down-leveled to its ceiling. */
+export function* matchingSteps(items: ReadonlyArray<{ raw: string }>, request: Pick<ReplayRequest, 'matches' | 'ceiling'>): Generator<Extract<ReplayStep, { kind: 'event' }>> {
   for (const item of items) {
     const event = parseStored(item.raw);
     if (event === undefined || !request.matches(event)) continue;

@@ -11,7 +11,6 @@
  * or the newest replayed one) were already delivered or precede the resume point, and are
  * skipped rather than sent twice.
  */
-import type { AepEvent } from '../protocol/event.ts';
 import type { CaptureLevel } from '../protocol/levels.ts';
 import { comparePositions, positionOf } from '../protocol/positions.ts';
 import type { Position } from '../protocol/positions.ts';
@@ -37,8 +36,8 @@ export class HighWater {
     return snapshot;
   }
 
-  covers(event: AepEvent): boolean {
-    const position = positionOf(event);
+  /** Whether the consumer already has this position (a seq-less event has none, and is never covered). */
+  covers(position: Position | undefined): boolean {
     if (position === undefined) return false;
     const covered = this.bySession.get(position.session);
     return covered !== undefined && comparePositions(position, covered) <= 0;
@@ -66,7 +65,7 @@ export async function handOffToLive(connections: ConnectionStore, request: Hando
       for (const raw of current.pending.slice(delivered)) {
         delivered += 1;
         const event = parseStored(raw);
-        if (event === undefined || request.highWater.covers(event)) continue;
+        if (event === undefined || request.highWater.covers(positionOf(event))) continue;
         if (!(await request.deliver(deliveryText(raw, event, request.ceiling)))) return false;
       }
       if (await connections.goLive(current, delivered, request.highWater.snapshot())) break;

@@ -23,9 +23,8 @@ import { sessionEqualityOf } from '../../protocol/attr-match.ts';
 import { isSeverity, severityRank } from '../../protocol/levels.ts';
 import { bearerToken } from '../../auth/bearer.ts';
 import { hashTokenSecret } from '../../auth/token-secret.ts';
-import { deliveryText, parseStored } from '../delivery-text.ts';
-import { positionOf } from '../../protocol/positions.ts';
-import { replaySteps } from '../replay-plan.ts';
+import { parseStored } from '../delivery-text.ts';
+import { matchingSteps, replaySteps } from '../replay-plan.ts';
 import type { RelayRuntime } from '../runtime.ts';
 import { handOffToLive, HighWater } from '../subscription-handoff.ts';
 import { replayExhaustedComment, sseComment, sseEventMessage } from './sse-format.ts';
@@ -157,12 +156,10 @@ async function streamEvents(runtime: RelayRuntime, logger: Logger, invocation: S
     // fan-out before the subscription existed: catch up with them from the log. This covers
     // filters that pin sessions; for the others the window is as long as the setup took.
     for (const session of sessionEqualityOf(request.filter) ?? []) {
-      for (const item of await runtime.eventLog.storedSince(tenant, session, accepted.arrivedAtMs)) {
-        const event = parseStored(item.raw);
-        if (event === undefined || !request.matches(event) || highWater.covers(event)) continue;
-        writeEvent(writer, deliveryText(item.raw, event, request.ceiling));
-        const position = positionOf(event);
-        if (position !== undefined) highWater.raise(position);
+      for (const step of matchingSteps(await runtime.eventLog.storedSince(tenant, session, accepted.arrivedAtMs), request)) {
+        if (highWater.covers(step.position)) continue;
+        writeEvent(writer, step.text);
+        if (step.position !== undefined) highWater.raise(step.position);
       }
     }
     const delivered = await handOffToLive(runtime.connections, {
