@@ -8,6 +8,7 @@ import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
+import { RELAY_VARIABLES } from '../src/config/relay-environment.ts';
 import type { FunctionName } from './bundle.ts';
 import { RelayEdge, SOCKET_PATH } from './constructs/edge.ts';
 import { RelayFanout } from './constructs/fanout.ts';
@@ -131,7 +132,7 @@ export class RelayStack extends Stack {
     new CfnOutput(this, 'DashboardName', { value: this.observability.dashboard.dashboardName });
     new CfnOutput(this, 'IssueFirstTokenCommand', {
       description: "Issues the operator tenant's first token (it creates the tenant); run with credentials that can write the tenants table",
-      value: Fn.join('', ['AEP_TENANTS_TABLE=', this.tables.tenants.tableName, ' AWS_REGION=', this.region, ` npx aep-relay tokens issue --tenant ${OPERATOR_TENANT} --scopes emit,consume,control,admin`]),
+      value: Fn.join('', [`${RELAY_VARIABLES.tenantsTable}=`, this.tables.tenants.tableName, ` ${RELAY_VARIABLES.region}=`, this.region, ` npx aep-relay tokens issue --tenant ${OPERATOR_TENANT} --scopes emit,consume,control,admin`]),
     });
   }
 }

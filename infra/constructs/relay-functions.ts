@@ -12,6 +12,7 @@ import { ApplicationLogLevel, Architecture, Code, Function as LambdaFunction, Lo
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { RELAY_VARIABLES, relayEnvironment } from '../../src/config/relay-environment.ts';
 import type { TableNames } from '../../src/store/table-definitions.ts';
 import { BUNDLE_HANDLER, FUNCTION_NAMES } from '../bundle.ts';
 import type { FunctionName } from '../bundle.ts';
@@ -23,8 +24,8 @@ import type { RelayLogLevel } from '../relay-settings.ts';
  */
 export const RELAY_RUNTIME = Runtime.NODEJS_22_X;
 
-/** The variable `readRelayConfig` reads the Management API endpoint from (src/config/relay-config.ts). */
-export const MANAGEMENT_ENDPOINT_VARIABLE = 'AEP_WS_MANAGEMENT_ENDPOINT';
+/** The variable `readRelayConfig` reads the Management API endpoint from (src/config/relay-environment.ts). */
+export const MANAGEMENT_ENDPOINT_VARIABLE = RELAY_VARIABLES.managementEndpoint;
 
 interface FunctionShape {
   description: string;
@@ -72,7 +73,7 @@ export class RelayFunctions extends Construct {
 
   constructor(scope: Construct, id: string, props: RelayFunctionsProps) {
     super(scope, id);
-    const environment = relayEnvironment(props);
+    const environment = functionEnvironment(props);
     const logGroups = {} as Record<FunctionName, LogGroup>;
     const functions = {} as Record<FunctionName, LambdaFunction>;
     for (const name of FUNCTION_NAMES) {
@@ -137,26 +138,27 @@ export class RelayFunctions extends Construct {
   }
 }
 
-/** The relay configuration every function reads at load (names from src/config/relay-config.ts). */
 /** The tenant whose admin tokens operate the deployment (create and disable tenants). */
 export const OPERATOR_TENANT = 'operator';
 
-function relayEnvironment(props: RelayFunctionsProps): Record<string, string> {
+/** The relay configuration every function reads at load, written by the writer `readRelayConfig` shares its names with. */
+function functionEnvironment(props: RelayFunctionsProps): Record<string, string> {
   return {
-    AEP_EVENTS_TABLE: props.tables.events,
-    AEP_CONNECTIONS_TABLE: props.tables.connections,
-    AEP_TENANTS_TABLE: props.tables.tenants,
-    AEP_REPLAY_BUFFER: String(props.replayBuffer),
-    AEP_RETENTION_DAYS: String(props.retentionDays),
-    // This stack deploys both bindings, so discovery advertises both.
-    AEP_SURFACE_STREAM: 'on',
-    AEP_SURFACE_SOCKET: 'on',
-    // Admin tokens of this tenant manage other tenants (tenant lifecycle routes).
-    AEP_OPERATOR_TENANT: OPERATOR_TENANT,
-    // Pushes small SSE writes through buffering between Lambda and the client (README "SSE: the live path and flushing").
-    AEP_SSE_FLUSH_PADDING_BYTES: '16384',
-    // A live stream's inbox poll: 4 a second, like Lambda's own stream polling.
-    AEP_SSE_POLL_MS: '250',
+    ...relayEnvironment({
+      tables: props.tables,
+      replayBuffer: props.replayBuffer,
+      retentionDays: props.retentionDays,
+      // This stack deploys both bindings, so discovery advertises both.
+      surface: { stream: true, socket: true },
+      // Admin tokens of this tenant manage other tenants (tenant lifecycle routes).
+      operatorTenant: OPERATOR_TENANT,
+      sse: {
+        // Pushes small SSE writes through buffering between Lambda and the client (README "SSE: the live path and flushing").
+        flushPaddingBytes: 16384,
+        // A live stream's inbox poll: 4 a second, like Lambda's own stream polling.
+        pollMs: 250,
+      },
+    }),
     // Stack traces point into the TypeScript sources through the bundle's .map file.
     NODE_OPTIONS: '--enable-source-maps',
   };

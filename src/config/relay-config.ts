@@ -2,10 +2,11 @@
  * The relay's configuration, read once per process from the environment. Handlers receive
  * it as a value; the protocol core never reads the environment.
  */
-import type { TableNames } from '../store/table-definitions.ts';
-import { isTenantId } from '../store/tenant-id.ts';
+import type { TableNames } from './table-names.ts';
+import { isTenantId } from '../relay/domain/tenant-id.ts';
 import { ConfigurationError, nonNegativeInteger, optionalString, positiveInteger, requiredString } from './env-readers.ts';
 import type { Environment } from './env-readers.ts';
+import { LIMIT_VARIABLES, RELAY_VARIABLES, SSE_VARIABLES, SURFACE_ON } from './relay-environment.ts';
 
 export interface RelayLimits {
   /** Largest request body `POST /events` accepts, in bytes (413 above it). */
@@ -78,49 +79,49 @@ export const DEFAULT_LIMITS: RelayLimits = {
 };
 
 export function readRelayConfig(env: Environment): RelayConfig {
-  const dynamoEndpoint = optionalString(env, 'AEP_DYNAMODB_ENDPOINT');
-  const managementEndpoint = optionalString(env, 'AEP_WS_MANAGEMENT_ENDPOINT');
+  const dynamoEndpoint = optionalString(env, RELAY_VARIABLES.dynamoEndpoint);
+  const managementEndpoint = optionalString(env, RELAY_VARIABLES.managementEndpoint);
   return {
-    region: optionalString(env, 'AWS_REGION') ?? 'us-east-1',
+    region: optionalString(env, RELAY_VARIABLES.region) ?? 'us-east-1',
     tables: {
-      events: requiredString(env, 'AEP_EVENTS_TABLE'),
-      connections: requiredString(env, 'AEP_CONNECTIONS_TABLE'),
-      tenants: requiredString(env, 'AEP_TENANTS_TABLE'),
+      events: requiredString(env, RELAY_VARIABLES.eventsTable),
+      connections: requiredString(env, RELAY_VARIABLES.connectionsTable),
+      tenants: requiredString(env, RELAY_VARIABLES.tenantsTable),
     },
     ...(dynamoEndpoint === undefined ? {} : { dynamoEndpoint }),
     ...(managementEndpoint === undefined ? {} : { managementEndpoint }),
-    helloWaitMs: positiveInteger(env, 'AEP_HELLO_WAIT_MS', 10_000),
-    connectionLifetimeSeconds: positiveInteger(env, 'AEP_CONNECTION_LIFETIME_SECONDS', 2 * 3600 + 600),
-    maxPendingBytes: positiveInteger(env, 'AEP_MAX_PENDING_BYTES', 256 * 1024),
-    replayBuffer: positiveInteger(env, 'AEP_REPLAY_BUFFER', 1000),
-    retentionDays: positiveInteger(env, 'AEP_RETENTION_DAYS', 30),
-    liveOnlySeconds: positiveInteger(env, 'AEP_LIVE_ONLY_SECONDS', 3600),
+    helloWaitMs: positiveInteger(env, RELAY_VARIABLES.helloWaitMs, 10_000),
+    connectionLifetimeSeconds: positiveInteger(env, RELAY_VARIABLES.connectionLifetimeSeconds, 2 * 3600 + 600),
+    maxPendingBytes: positiveInteger(env, RELAY_VARIABLES.maxPendingBytes, 256 * 1024),
+    replayBuffer: positiveInteger(env, RELAY_VARIABLES.replayBuffer, 1000),
+    retentionDays: positiveInteger(env, RELAY_VARIABLES.retentionDays, 30),
+    liveOnlySeconds: positiveInteger(env, RELAY_VARIABLES.liveOnlySeconds, 3600),
     limits: {
-      maxBodyBytes: positiveInteger(env, 'AEP_MAX_BODY_BYTES', DEFAULT_LIMITS.maxBodyBytes),
-      maxBatchEvents: positiveInteger(env, 'AEP_MAX_BATCH', DEFAULT_LIMITS.maxBatchEvents),
-      maxEventBytes: positiveInteger(env, 'AEP_MAX_EVENT_BYTES', DEFAULT_LIMITS.maxEventBytes),
-      maxFromPositions: positiveInteger(env, 'AEP_MAX_FROM', DEFAULT_LIMITS.maxFromPositions),
-      maxSubscriptionsPerConnection: positiveInteger(env, 'AEP_MAX_SUBSCRIPTIONS', DEFAULT_LIMITS.maxSubscriptionsPerConnection),
+      maxBodyBytes: positiveInteger(env, LIMIT_VARIABLES.maxBodyBytes, DEFAULT_LIMITS.maxBodyBytes),
+      maxBatchEvents: positiveInteger(env, LIMIT_VARIABLES.maxBatchEvents, DEFAULT_LIMITS.maxBatchEvents),
+      maxEventBytes: positiveInteger(env, LIMIT_VARIABLES.maxEventBytes, DEFAULT_LIMITS.maxEventBytes),
+      maxFromPositions: positiveInteger(env, LIMIT_VARIABLES.maxFromPositions, DEFAULT_LIMITS.maxFromPositions),
+      maxSubscriptionsPerConnection: positiveInteger(env, LIMIT_VARIABLES.maxSubscriptionsPerConnection, DEFAULT_LIMITS.maxSubscriptionsPerConnection),
     },
     sse: {
-      heartbeatMs: positiveInteger(env, 'AEP_SSE_HEARTBEAT_MS', 15_000),
-      pollMs: positiveInteger(env, 'AEP_SSE_POLL_MS', 100),
-      endMarginMs: positiveInteger(env, 'AEP_SSE_END_MARGIN_MS', 10_000),
-      maxDurationMs: positiveInteger(env, 'AEP_SSE_MAX_DURATION_MS', 14 * 60_000),
-      flushPaddingBytes: nonNegativeInteger(env, 'AEP_SSE_FLUSH_PADDING_BYTES', 0),
-      backpressureBytes: positiveInteger(env, 'AEP_SSE_BACKPRESSURE_BYTES', 1024 * 1024),
-      revalidateMs: positiveInteger(env, 'AEP_SSE_REVALIDATE_MS', 30_000),
+      heartbeatMs: positiveInteger(env, SSE_VARIABLES.heartbeatMs, 15_000),
+      pollMs: positiveInteger(env, SSE_VARIABLES.pollMs, 100),
+      endMarginMs: positiveInteger(env, SSE_VARIABLES.endMarginMs, 10_000),
+      maxDurationMs: positiveInteger(env, SSE_VARIABLES.maxDurationMs, 14 * 60_000),
+      flushPaddingBytes: nonNegativeInteger(env, SSE_VARIABLES.flushPaddingBytes, 0),
+      backpressureBytes: positiveInteger(env, SSE_VARIABLES.backpressureBytes, 1024 * 1024),
+      revalidateMs: positiveInteger(env, SSE_VARIABLES.revalidateMs, 30_000),
     },
     operatorTenant: operatorTenantOf(env),
     surface: {
-      stream: optionalString(env, 'AEP_SURFACE_STREAM') === 'on',
-      socket: optionalString(env, 'AEP_SURFACE_SOCKET') === 'on',
+      stream: optionalString(env, RELAY_VARIABLES.surfaceStream) === SURFACE_ON,
+      socket: optionalString(env, RELAY_VARIABLES.surfaceSocket) === SURFACE_ON,
     },
   };
 }
 
 function operatorTenantOf(env: Environment): string {
-  const tenant = optionalString(env, 'AEP_OPERATOR_TENANT') ?? 'operator';
-  if (!isTenantId(tenant)) throw new ConfigurationError(`environment variable AEP_OPERATOR_TENANT must be a tenant id ([a-z0-9-]), got ${JSON.stringify(tenant)}`);
+  const tenant = optionalString(env, RELAY_VARIABLES.operatorTenant) ?? 'operator';
+  if (!isTenantId(tenant)) throw new ConfigurationError(`environment variable ${RELAY_VARIABLES.operatorTenant} must be a tenant id ([a-z0-9-]), got ${JSON.stringify(tenant)}`);
   return tenant;
 }

@@ -10,8 +10,9 @@ import { isJsonObject } from './event.ts';
 import type { AepEvent, JsonObject, JsonValue } from './event.ts';
 import { captureRank, DEFAULT_CAPTURE, isCaptureLevel } from './levels.ts';
 import type { CaptureLevel } from './levels.ts';
-import { payloadField, payloadSchemaFor } from './payload-schemas.ts';
-import type { PayloadField, PayloadProperties } from './payload-schemas.ts';
+import { payloadField } from './payload-field.ts';
+import type { PayloadField, PayloadProperties } from './payload-field.ts';
+import { payloadSchemaFor } from './payload-schemas.ts';
 
 /**
  * The level an event actually claims. An absent `capture` means `metadata` (AEP-0001 §5.1 #16);

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SUPPORTED_VERSIONS } from '../../src/protocol/event.ts';
-import type { ClientMessage, SubscribeLimits } from '../../src/protocol/frames.ts';
+import { parseClientMessage, selectVersion } from '../../src/protocol/client-message.ts';
+import type { ClientMessage } from '../../src/protocol/client-message.ts';
 import {
   FRAME_TYPES,
   INVALID_FRAME,
@@ -10,15 +11,14 @@ import {
   closing,
   errorFrame,
   helloReply,
-  parseClientMessage,
-  parseSubscribe,
   pong,
   replayExhausted,
   rosterReply,
-  selectVersion,
   subscribed,
   unsubscribed,
 } from '../../src/protocol/frames.ts';
+import { parseSubscribe } from '../../src/protocol/subscribe-request.ts';
+import type { SubscribeLimits } from '../../src/protocol/subscribe-request.ts';
 
 const parse = (value: unknown): ClientMessage => parseClientMessage(JSON.stringify(value));
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { PAYLOAD_SCHEMAS, payloadField, payloadSchemaFor } from '../../src/protocol/payload-schemas.ts';
-import type { PayloadField, PayloadProperties } from '../../src/protocol/payload-schemas.ts';
+import { payloadField } from '../../src/protocol/payload-field.ts';
+import type { PayloadField, PayloadProperties } from '../../src/protocol/payload-field.ts';
+import { PAYLOAD_SCHEMAS, payloadSchemaFor } from '../../src/protocol/payload-schemas.ts';
 import { readTypeRegistry, readTypeSchemas, reportCorpus } from '../support/aep-corpus.ts';
 
 /** The subset of a JSON Schema node the payload schemas use. */

@@ -3,11 +3,11 @@
  * Schemas are open: unknown members are not violations. Unregistered types (including
  * vendor `x.*` types) carry no contract the relay knows, so they never fail here.
  */
-import { isJsonObject } from './event.ts';
-import { payloadSchemaFor } from './payload-schemas.ts';
-import type { PayloadField, PayloadProperties, PayloadValueKind } from './payload-schemas.ts';
-import { violation } from './violation.ts';
-import type { Violation } from './violation.ts';
+import { isJsonObject } from '../event.ts';
+import type { PayloadField, PayloadProperties, PayloadValueKind } from '../payload-field.ts';
+import { payloadSchemaFor } from '../payload-schemas.ts';
+import { violation } from '../violation.ts';
+import type { Violation } from '../violation.ts';
 
 const PAYLOAD_RULE = 'AEP-0002 §5';
 // Violations inside a common object cite the section that defines it.

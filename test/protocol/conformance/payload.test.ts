@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { AepEvent } from '../../src/protocol/event.ts';
-import { payloadViolations } from '../../src/protocol/payload.ts';
-import type { Violation } from '../../src/protocol/violation.ts';
-import { readFixtureJson, readFixtureJsonl, reportCorpus } from '../support/aep-corpus.ts';
+import type { AepEvent } from '../../../src/protocol/event.ts';
+import { payloadViolations } from '../../../src/protocol/conformance/payload.ts';
+import type { Violation } from '../../../src/protocol/violation.ts';
+import { readFixtureJson, readFixtureJsonl, reportCorpus } from '../../support/aep-corpus.ts';
 
 interface InvalidCase {
   name: string;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { AepEvent, JsonObject } from '../../src/protocol/event.ts';
-import { StreamChecker, streamViolations } from '../../src/protocol/stream-rules.ts';
+import type { AepEvent, JsonObject } from '../../../src/protocol/event.ts';
+import { StreamChecker, streamViolations } from '../../../src/protocol/conformance/stream-rules.ts';
 
 const SOURCE = 'aep://h/agent/a/session/s1';
 

@@ -12,11 +12,15 @@
  * digest, never copied, and each table forgets its oldest entries past a configurable size
  * (a forgotten entry can only hide a violation, never invent one).
  */
-import type { AepEvent, JsonValue } from './event.ts';
-import { isJsonObject } from './event.ts';
-import { typeScope } from './type-grammar.ts';
-import type { Violation } from './violation.ts';
-import { violation } from './violation.ts';
+import type { AepEvent } from '../event.ts';
+import { typeScope } from '../type-grammar.ts';
+import type { Violation } from '../violation.ts';
+import { violation } from '../violation.ts';
+import { BoundedMap, BoundedSet } from './bounded-collections.ts';
+import { clip } from './clip.ts';
+import { contentDigest } from './content-digest.ts';
+import { closedSelects, formAnswerViolations } from './form-answer-rules.ts';
+import type { ClosedSelects } from './form-answer-rules.ts';
 
 /** Tuning for {@link StreamChecker}. */
 export interface StreamCheckerOptions {
@@ -36,9 +40,6 @@ interface HighWater {
   epoch: number;
   seq: number;
 }
-
-/** Closed choice sets of a form request's select fields that do not allow free text. */
-type ClosedSelects = ReadonlyMap<string, ReadonlySet<string>>;
 
 /** Checks a stream of envelope-valid events one at a time, remembering what it needs. */
 export class StreamChecker {
@@ -188,192 +189,7 @@ export function streamViolations(events: Iterable<AepEvent>, options?: StreamChe
   return out;
 }
 
-/**
- * The select fields of a `kind: "form"` request whose answers must be choice ids: those
- * without `other: true` (AEP-0006 via AEP-0002 §5.3). Only ids are kept, never labels.
- */
-function closedSelects(data: JsonValue | undefined): ClosedSelects {
-  const selects = new Map<string, ReadonlySet<string>>();
-  if (!isJsonObject(data) || own(data, 'kind') !== 'form') return selects;
-  const fields = own(data, 'fields');
-  if (!Array.isArray(fields)) return selects;
-  for (const field of fields) {
-    if (!isJsonObject(field) || own(field, 'type') !== 'select' || own(field, 'other') === true) continue;
-    const fieldId = own(field, 'id');
-    const choices = own(field, 'choices');
-    if (typeof fieldId !== 'string' || selects.has(fieldId) || !Array.isArray(choices)) continue;
-    const ids = new Set<string>();
-    for (const choice of choices) {
-      const choiceId = isJsonObject(choice) ? own(choice, 'id') : undefined;
-      if (typeof choiceId === 'string') ids.add(choiceId);
-    }
-    selects.set(fieldId, ids);
-  }
-  return selects;
-}
-
-/** Answers to closed select fields that are not one of the field's choice ids (AEP-0002 §5.3). */
-function formAnswerViolations(selects: ClosedSelects, data: JsonValue | undefined): Violation[] {
-  const answer = isJsonObject(data) ? own(data, 'answer') : undefined;
-  const values = isJsonObject(answer) ? own(answer, 'values') : undefined;
-  if (!isJsonObject(values)) return [];
-  const out: Violation[] = [];
-  for (const [fieldId, choices] of selects) {
-    const value = own(values, fieldId);
-    // A single select answers with one id; `multi: true` with an array of ids.
-    const picked = typeof value === 'string' ? [value] : Array.isArray(value) ? value : [];
-    for (const choice of picked) {
-      if (typeof choice === 'string' && !choices.has(choice)) {
-        out.push(violation('AEP-0002 §5.3', `"${clip(choice)}" is not a choice id of select field "${clip(fieldId)}", which does not allow other (free-text) answers`, `data.answer.values.${fieldId}`));
-      }
-    }
-  }
-  return out;
-}
-
-/** An own property only: `values["__proto__"]` must not reach Object.prototype. */
-function own(object: { readonly [key: string]: JsonValue }, name: string): JsonValue | undefined {
-  return Object.hasOwn(object, name) ? object[name] : undefined;
-}
-
 /** An unambiguous composite key (JSON array text cannot collide across different tuples). */
 function key(...parts: string[]): string {
   return JSON.stringify(parts);
-}
-
-function clip(text: string): string {
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
-}
-
-/** A Map that forgets its oldest entry once it holds `limit` entries. */
-class BoundedMap<K, V> extends Map<K, V> {
-  readonly #limit: number;
-
-  constructor(limit: number) {
-    super();
-    this.#limit = limit;
-  }
-
-  override set(k: K, v: V): this {
-    if (!this.has(k) && this.size >= this.#limit) {
-      const oldest = this.keys().next();
-      if (oldest.done !== true) this.delete(oldest.value);
-    }
-    return super.set(k, v);
-  }
-}
-
-/** A Set that forgets its oldest member once it holds `limit` members. */
-class BoundedSet<T> extends Set<T> {
-  readonly #limit: number;
-
-  constructor(limit: number) {
-    super();
-    this.#limit = limit;
-  }
-
-  override add(value: T): this {
-    if (!this.has(value) && this.size >= this.#limit) {
-      const oldest = this.values().next();
-      if (oldest.done !== true) this.delete(oldest.value);
-    }
-    return super.add(value);
-  }
-}
-
-/**
- * A 64-bit digest of the event's canonical JSON (keys sorted at every depth), so two
- * deliveries that differ only in key order or whitespace count as the same event. Walks
- * iteratively, so deep nesting cannot overflow the stack, and marks cycles instead of looping.
- */
-function contentDigest(value: unknown): string {
-  const hash = new Digest();
-  const ancestors = new Set<object>();
-  // Work items: a value to serialize, a literal token to write, or an object to leave.
-  type Item = { value: unknown } | { token: string } | { leave: object };
-  const stack: Item[] = [{ value }];
-  while (stack.length > 0) {
-    const item = stack.pop() as Item;
-    if ('token' in item) {
-      hash.update(item.token);
-      continue;
-    }
-    if ('leave' in item) {
-      ancestors.delete(item.leave);
-      continue;
-    }
-    const current = item.value;
-    if (current === null || typeof current === 'boolean') {
-      hash.update(String(current));
-    } else if (typeof current === 'number') {
-      hash.update(Number.isFinite(current) ? JSON.stringify(current) : 'null');
-    } else if (typeof current === 'string') {
-      hash.update(JSON.stringify(current));
-    } else if (typeof current === 'object') {
-      if (ancestors.has(current)) {
-        hash.update('"<cycle>"');
-        continue;
-      }
-      ancestors.add(current);
-      // Pushed in reverse so they pop in order.
-      const items: Item[] = [];
-      if (Array.isArray(current)) {
-        items.push({ token: '[' });
-        current.forEach((element: unknown, index) => {
-          if (index > 0) items.push({ token: ',' });
-          items.push({ value: element });
-        });
-        items.push({ token: ']' });
-      } else {
-        items.push({ token: '{' });
-        Object.keys(current).sort().forEach((name, index) => {
-          const descriptor = Object.getOwnPropertyDescriptor(current, name);
-          if (index > 0) items.push({ token: ',' });
-          items.push({ token: `${JSON.stringify(name)}:` });
-          items.push(descriptor !== undefined && 'value' in descriptor ? { value: descriptor.value } : { token: '"<accessor>"' });
-        });
-        items.push({ token: '}' });
-      }
-      items.push({ leave: current });
-      for (let index = items.length - 1; index >= 0; index -= 1) stack.push(items[index] as Item);
-    } else {
-      hash.update(`"<${typeof current}>"`);
-    }
-  }
-  return hash.hex();
-}
-
-/**
- * Two independent 32-bit multiply-xorshift lanes (the cyrb53 construction, kept at 64 bits)
- * plus the input length. Not cryptographic: it guards against accidents, which is what a
- * conformance check needs, and keeps the core free of platform crypto.
- */
-class Digest {
-  #h1 = 0xdeadbeef;
-  #h2 = 0x41c6ce57;
-  #length = 0;
-
-  update(text: string): void {
-    let h1 = this.#h1;
-    let h2 = this.#h2;
-    for (let index = 0; index < text.length; index += 1) {
-      const code = text.charCodeAt(index);
-      h1 = Math.imul(h1 ^ code, 2654435761);
-      h2 = Math.imul(h2 ^ code, 1597334677);
-    }
-    this.#h1 = h1;
-    this.#h2 = h2;
-    this.#length += text.length;
-  }
-
-  hex(): string {
-    let h1 = this.#h1;
-    let h2 = this.#h2;
-    h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507);
-    h1 ^= Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-    h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507);
-    h2 ^= Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-    const lane = (n: number) => (n >>> 0).toString(16).padStart(8, '0');
-    return `${lane(h1)}${lane(h2)}:${this.#length.toString(36)}`;
-  }
 }

@@ -6,10 +6,10 @@
  * are user-authored text (`redacted` minimum), while numbers, booleans and closed choice ids
  * are structural and survive at `metadata`.
  */
-import { isJsonObject } from './event.ts';
-import type { JsonObject, JsonValue } from './event.ts';
-import { captureRank } from './levels.ts';
-import type { CaptureLevel } from './levels.ts';
+import { isJsonObject } from '../event.ts';
+import type { JsonObject, JsonValue } from '../event.ts';
+import { captureRank } from '../levels.ts';
+import type { CaptureLevel } from '../levels.ts';
 
 /** The parts of a field_spec that decide how its answer is gated. */
 interface FieldGate {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { StreamChecker } from '../../src/protocol/stream-rules.ts';
-import { validateEvent } from '../../src/protocol/validate.ts';
-import { readFixtureJsonl, reportCorpus } from '../support/aep-corpus.ts';
+import { StreamChecker } from '../../../src/protocol/conformance/stream-rules.ts';
+import { validateEvent } from '../../../src/protocol/conformance/validate.ts';
+import { readFixtureJsonl, reportCorpus } from '../../support/aep-corpus.ts';
 
 const golden = readFixtureJsonl('golden/golden.jsonl');
 const labelled = golden.map((event, index): [string, unknown] => {

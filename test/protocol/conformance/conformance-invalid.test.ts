@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { validateEnvelope } from '../../src/protocol/envelope.ts';
-import { StreamChecker } from '../../src/protocol/stream-rules.ts';
-import { validateEvent } from '../../src/protocol/validate.ts';
-import type { Violation } from '../../src/protocol/violation.ts';
-import { readFixtureJson, reportCorpus } from '../support/aep-corpus.ts';
+import { validateEnvelope } from '../../../src/protocol/envelope.ts';
+import { StreamChecker } from '../../../src/protocol/conformance/stream-rules.ts';
+import { validateEvent } from '../../../src/protocol/conformance/validate.ts';
+import type { Violation } from '../../../src/protocol/violation.ts';
+import { readFixtureJson, reportCorpus } from '../../support/aep-corpus.ts';
 
 interface InvalidCase {
   name: string;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { gateFormValues } from '../../src/protocol/form-values.ts';
-import type { CaptureLevel } from '../../src/protocol/levels.ts';
-import { readFixtureJson, reportCorpus } from '../support/aep-corpus.ts';
+import { gateFormValues } from '../../../src/protocol/conformance/form-values.ts';
+import type { CaptureLevel } from '../../../src/protocol/levels.ts';
+import { readFixtureJson, reportCorpus } from '../../support/aep-corpus.ts';
 
 interface GatingCase {
   name: string;

@@ -6,8 +6,8 @@
  * context attributes and never need `data`, and consumers tolerate payload shapes they do
  * not know. This stricter check is for conformance tooling and emitter self-tests.
  */
-import { validateEnvelope } from './envelope.ts';
-import type { ValidationResult } from './envelope.ts';
+import { validateEnvelope } from '../envelope.ts';
+import type { ValidationResult } from '../envelope.ts';
 import { payloadViolations } from './payload.ts';
 
 /** Validates the envelope, then (only if it is valid) the payload of a registered type. */

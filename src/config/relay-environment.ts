@@ -1,0 +1,94 @@
+/**
+ * The relay's environment variables, named once. `readRelayConfig` reads these names;
+ * `relayEnvironment` writes them for whoever starts the handlers (the CDK functions in
+ * infra/, the local stack in local/), so a renamed or new setting cannot drift between the
+ * side that sets it and the side that reads it.
+ */
+import type { TableNames } from './table-names.ts';
+import type { RelayConfig, RelayLimits, SseSettings } from './relay-config.ts';
+
+/** Each relay setting's variable, by the name of the configuration field it fills. */
+export const RELAY_VARIABLES = {
+  /** Set by Lambda itself (a reserved variable); read, never written. */
+  region: 'AWS_REGION',
+  eventsTable: 'AEP_EVENTS_TABLE',
+  connectionsTable: 'AEP_CONNECTIONS_TABLE',
+  tenantsTable: 'AEP_TENANTS_TABLE',
+  dynamoEndpoint: 'AEP_DYNAMODB_ENDPOINT',
+  managementEndpoint: 'AEP_WS_MANAGEMENT_ENDPOINT',
+  helloWaitMs: 'AEP_HELLO_WAIT_MS',
+  connectionLifetimeSeconds: 'AEP_CONNECTION_LIFETIME_SECONDS',
+  maxPendingBytes: 'AEP_MAX_PENDING_BYTES',
+  replayBuffer: 'AEP_REPLAY_BUFFER',
+  retentionDays: 'AEP_RETENTION_DAYS',
+  liveOnlySeconds: 'AEP_LIVE_ONLY_SECONDS',
+  operatorTenant: 'AEP_OPERATOR_TENANT',
+  surfaceStream: 'AEP_SURFACE_STREAM',
+  surfaceSocket: 'AEP_SURFACE_SOCKET',
+} as const;
+
+/** The `limits` fields' variables. */
+export const LIMIT_VARIABLES: Readonly<Record<keyof RelayLimits, string>> = {
+  maxBodyBytes: 'AEP_MAX_BODY_BYTES',
+  maxBatchEvents: 'AEP_MAX_BATCH',
+  maxEventBytes: 'AEP_MAX_EVENT_BYTES',
+  maxFromPositions: 'AEP_MAX_FROM',
+  maxSubscriptionsPerConnection: 'AEP_MAX_SUBSCRIPTIONS',
+};
+
+/** The `sse` fields' variables. */
+export const SSE_VARIABLES: Readonly<Record<keyof SseSettings, string>> = {
+  heartbeatMs: 'AEP_SSE_HEARTBEAT_MS',
+  pollMs: 'AEP_SSE_POLL_MS',
+  endMarginMs: 'AEP_SSE_END_MARGIN_MS',
+  maxDurationMs: 'AEP_SSE_MAX_DURATION_MS',
+  flushPaddingBytes: 'AEP_SSE_FLUSH_PADDING_BYTES',
+  backpressureBytes: 'AEP_SSE_BACKPRESSURE_BYTES',
+  revalidateMs: 'AEP_SSE_REVALIDATE_MS',
+};
+
+/** The value a surface variable holds when its binding is served. */
+export const SURFACE_ON = 'on';
+
+/**
+ * What a starter may set: the tables always, anything else only to override the reader's
+ * default. The region is absent: Lambda sets `AWS_REGION` and refuses it as a function variable.
+ */
+export type RelayEnvironmentSettings = { tables: TableNames } & Partial<
+  Pick<RelayConfig, 'dynamoEndpoint' | 'managementEndpoint' | 'helloWaitMs' | 'connectionLifetimeSeconds' | 'maxPendingBytes' | 'replayBuffer' | 'retentionDays' | 'liveOnlySeconds' | 'operatorTenant' | 'surface'>
+> & {
+    limits?: Partial<RelayLimits>;
+    sse?: Partial<SseSettings>;
+  };
+
+/** The variables that make `readRelayConfig` return these settings (and its defaults for the rest). */
+export function relayEnvironment(settings: RelayEnvironmentSettings): Record<string, string> {
+  const variables: Record<string, string> = {
+    [RELAY_VARIABLES.eventsTable]: settings.tables.events,
+    [RELAY_VARIABLES.connectionsTable]: settings.tables.connections,
+    [RELAY_VARIABLES.tenantsTable]: settings.tables.tenants,
+  };
+  const put = (name: string, value: string | number | undefined): void => {
+    if (value !== undefined) variables[name] = String(value);
+  };
+  put(RELAY_VARIABLES.dynamoEndpoint, settings.dynamoEndpoint);
+  put(RELAY_VARIABLES.managementEndpoint, settings.managementEndpoint);
+  put(RELAY_VARIABLES.helloWaitMs, settings.helloWaitMs);
+  put(RELAY_VARIABLES.connectionLifetimeSeconds, settings.connectionLifetimeSeconds);
+  put(RELAY_VARIABLES.maxPendingBytes, settings.maxPendingBytes);
+  put(RELAY_VARIABLES.replayBuffer, settings.replayBuffer);
+  put(RELAY_VARIABLES.retentionDays, settings.retentionDays);
+  put(RELAY_VARIABLES.liveOnlySeconds, settings.liveOnlySeconds);
+  put(RELAY_VARIABLES.operatorTenant, settings.operatorTenant);
+  if (settings.surface !== undefined) {
+    put(RELAY_VARIABLES.surfaceStream, settings.surface.stream ? SURFACE_ON : 'off');
+    put(RELAY_VARIABLES.surfaceSocket, settings.surface.socket ? SURFACE_ON : 'off');
+  }
+  for (const [field, name] of entries(LIMIT_VARIABLES)) put(name, settings.limits?.[field]);
+  for (const [field, name] of entries(SSE_VARIABLES)) put(name, settings.sse?.[field]);
+  return variables;
+}
+
+function entries<K extends string>(record: Readonly<Record<K, string>>): [K, string][] {
+  return Object.entries(record) as [K, string][];
+}

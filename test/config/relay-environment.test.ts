@@ -1,0 +1,45 @@
+/**
+ * The environment writer and the configuration reader share their variable names: what
+ * `relayEnvironment` writes, `readRelayConfig` reads back as the same settings.
+ */
+import { describe, expect, it } from 'vitest';
+import { readRelayConfig } from '../../src/config/relay-config.ts';
+import { LIMIT_VARIABLES, RELAY_VARIABLES, SSE_VARIABLES, relayEnvironment } from '../../src/config/relay-environment.ts';
+
+const tables = { events: 'e-table', connections: 'c-table', tenants: 't-table' };
+
+describe('relayEnvironment', () => {
+  it('writes only the tables when nothing else is set, and the reader fills in its defaults', () => {
+    const variables = relayEnvironment({ tables });
+    expect(variables).toEqual({ AEP_EVENTS_TABLE: 'e-table', AEP_CONNECTIONS_TABLE: 'c-table', AEP_TENANTS_TABLE: 't-table' });
+    const config = readRelayConfig(variables);
+    expect(config.tables).toEqual(tables);
+    expect(config.replayBuffer).toBe(1000);
+    expect(config.surface).toEqual({ stream: false, socket: false });
+  });
+
+  it('round-trips every setting it can write through readRelayConfig', () => {
+    const settings = {
+      tables,
+      dynamoEndpoint: 'http://127.0.0.1:8000',
+      managementEndpoint: 'https://abc.execute-api.eu-west-1.amazonaws.com/dev',
+      helloWaitMs: 11,
+      connectionLifetimeSeconds: 12,
+      maxPendingBytes: 13,
+      replayBuffer: 14,
+      retentionDays: 15,
+      liveOnlySeconds: 16,
+      operatorTenant: 'ops-team',
+      surface: { stream: true, socket: false },
+      limits: { maxBodyBytes: 21, maxBatchEvents: 22, maxEventBytes: 23, maxFromPositions: 24, maxSubscriptionsPerConnection: 25 },
+      sse: { heartbeatMs: 31, pollMs: 32, endMarginMs: 33, maxDurationMs: 34, flushPaddingBytes: 0, backpressureBytes: 36, revalidateMs: 37 },
+    };
+    const { tables: _tables, ...rest } = settings;
+    expect(readRelayConfig({ ...relayEnvironment(settings), [RELAY_VARIABLES.region]: 'eu-west-1' })).toEqual({ region: 'eu-west-1', tables, ...rest });
+  });
+
+  it('names every variable once: no two settings share one', () => {
+    const names = [...Object.values(RELAY_VARIABLES), ...Object.values(LIMIT_VARIABLES), ...Object.values(SSE_VARIABLES)];
+    expect(new Set(names).size).toBe(names.length);
+  });
+});
