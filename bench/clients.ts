@@ -9,9 +9,10 @@ import { SCOPES } from '../src/auth/scopes.ts';
 import { hashTokenSecret, mintTokenSecret } from '../src/auth/token-secret.ts';
 import { ulidFactory } from '../src/protocol/ulid.ts';
 import { createDynamoClient } from '../src/store/dynamo-client.ts';
-import { TenantStore } from '../src/store/tenant-store.ts';
+import { tenantTableStores } from '../src/store/tenant-table.ts';
 import { localTableNames } from '../local/create-tables.ts';
 import { LOCAL_CREDENTIALS } from '../local/local-credentials.ts';
+import { readSse } from '../test/support/sse-reader.ts';
 
 export type Frame = Record<string, any>;
 
@@ -36,10 +37,10 @@ export async function waitUntil(condition: () => boolean, what: () => string, ti
 export async function createTenant(dynamoEndpoint: string, tenant: string): Promise<string> {
   const client = createDynamoClient({ region: 'us-east-1', endpoint: dynamoEndpoint, credentials: LOCAL_CREDENTIALS });
   try {
-    const store = new TenantStore(client, localTableNames('aep-local').tenants, Date.now);
-    await store.ensureTenant(tenant);
+    const { tenants, tokens } = tenantTableStores(client, localTableNames('aep-local').tenants, Date.now);
+    await tenants.ensureTenant(tenant);
     const secret = mintTokenSecret();
-    await store.putToken({ tenant, tokenId: `bench-${mintId().toLowerCase()}`, scopes: [...SCOPES], label: 'npm run bench' }, hashTokenSecret(secret));
+    await tokens.putToken({ tenant, tokenId: `bench-${mintId().toLowerCase()}`, scopes: [...SCOPES], label: 'npm run bench' }, hashTokenSecret(secret));
     return secret;
   } finally {
     client.destroy();
@@ -146,37 +147,17 @@ export async function openSse(baseUrl: string, token: string, query: Record<stri
   const opened = new Promise<void>((resolve) => {
     markOpened = resolve;
   });
-  void (async () => {
-    const reader = response.body!.getReader();
-    const decoder = new TextDecoder();
-    let buffer = '';
-    try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) return;
-        const atMs = performance.now();
-        markOpened();
-        buffer += decoder.decode(value, { stream: true });
-        let boundary = buffer.indexOf('\n\n');
-        while (boundary !== -1) {
-          const block = buffer.slice(0, boundary);
-          buffer = buffer.slice(boundary + 2);
-          const data = block
-            .split('\n')
-            .filter((line) => line.startsWith('data: '))
-            .map((line) => line.slice(6))
-            .join('\n');
-          if (data !== '') {
-            const event = JSON.parse(data) as Frame;
-            for (const listener of listeners) listener(event, atMs);
-          }
-          boundary = buffer.indexOf('\n\n');
-        }
-      }
-    } catch {
-      // Aborted by close().
-    }
-  })();
+  // Each message is timed at the arrival of the chunk that completed it.
+  void readSse(response.body, {
+    onChunk: () => markOpened(),
+    onMessage: ({ data }, atMs) => {
+      if (data === '') return;
+      const event = JSON.parse(data) as Frame;
+      for (const listener of listeners) listener(event, atMs);
+    },
+  }).catch(() => {
+    // Aborted by close().
+  });
   return { status: response.status, onMessage: (listener) => listeners.push(listener), opened, close: () => controller.abort() };
 }
 

@@ -10,7 +10,7 @@ import { BENCH_AGENT, benchEvents, expectedDeliveries, subscriberMix } from './w
 import { localTableNames } from '../local/create-tables.ts';
 import { LOCAL_CREDENTIALS } from '../local/local-credentials.ts';
 import { HighWater, handOffToLive } from '../src/relay/subscription-handoff.ts';
-import { ConnectionStore } from '../src/store/connection-store.ts';
+import { connectionTableStores } from '../src/store/connection-table.ts';
 import { createDynamoClient } from '../src/store/dynamo-client.ts';
 import type { SubscriberSpec } from './workload.ts';
 
@@ -187,7 +187,7 @@ export async function runCostGroup(stack: RunningStack, subscribers: number, pha
  * match: on other sessions (`session-unmatched`, indexed by session, so fan-out never reads
  * them) or on a type no event has (`type-unmatched`, in the tenant's partition, which fan-out
  * reads every batch). To keep setup fast, the unmatchable ones are written with the relay's
- * own `ConnectionStore.addSubscription` and handed to live, exactly as the socket handler
+ * own `SubscriptionStore.addSubscription` and handed to live, exactly as the socket handler
  * does on `subscribe`, on connection records that have no socket (32 subscriptions each, the
  * per-connection limit); they never match, so nothing is ever posted to them.
  */
@@ -198,21 +198,21 @@ export async function runSweepScenario(stack: RunningStack, kind: SweepRun['kind
   const events = benchEvents(session, eventCount);
   const matching = await BenchSocket.consumer(stack.baseUrl, token, { role: 'consumer' }, { id: 'match', filter: { session } });
   const client = createDynamoClient({ region: 'us-east-1', endpoint: stack.dynamoEndpoint, credentials: LOCAL_CREDENTIALS });
-  const connections = new ConnectionStore(client, { tableName: localTableNames('aep-local').connections, now: Date.now, connectionLifetimeSeconds: 3600, maxPendingBytes: 256 * 1024 });
+  const stores = connectionTableStores(client, { tableName: localTableNames('aep-local').connections, now: Date.now, connectionLifetimeSeconds: 3600, maxPendingBytes: 256 * 1024 });
   const principal = { tenant, tokenId: 'bench-holder', scopes: ['consume' as const] };
   const perConnection = 32;
   const holders = Array.from({ length: Math.ceil(unmatched / perConnection) }, (_, index) => ({ connectionId: `bench-holder-${index}`, size: Math.min(perConnection, unmatched - index * perConnection) }));
   try {
     await inPool(holders, 4, async ({ connectionId, size }) => {
-      await connections.createConnection(tenant, connectionId, principal);
+      await stores.connections.createConnection(tenant, connectionId, principal);
       await inPool(
         Array.from({ length: size }, (_, index) => `u${index}`),
         8,
         async (subscriptionId) => {
           const filter = kind === 'session-unmatched' ? { session: uniqueName('elsewhere') } : { type: 'attention.*' };
-          const recorded = await connections.addSubscription(tenant, connectionId, { subscriptionId, filter: JSON.stringify(filter), ...(kind === 'session-unmatched' ? { sessions: [filter.session as string] } : {}) }, perConnection);
+          const recorded = await stores.subscriptions.addSubscription(tenant, connectionId, { subscriptionId, filter: JSON.stringify(filter), ...(kind === 'session-unmatched' ? { sessions: [filter.session as string] } : {}) }, perConnection);
           if (!recorded) throw new Error('could not record a sweep subscription');
-          await handOffToLive(connections, { tenant, connectionId, subscriptionId, ceiling: undefined, highWater: new HighWater(), deliver: async () => true });
+          await handOffToLive(stores, { tenant, connectionId, subscriptionId, ceiling: undefined, highWater: new HighWater(), deliver: async () => true });
         },
       );
     });
@@ -229,7 +229,7 @@ export async function runSweepScenario(stack: RunningStack, kind: SweepRun['kind
     return { kind, unmatched, events: eventCount, receivedDeliveries: matching.events, usage: stack.usage() };
   } finally {
     await matching.close();
-    await inPool(holders, 4, ({ connectionId }) => connections.removeConnection(tenant, connectionId));
+    await inPool(holders, 4, ({ connectionId }) => stores.connections.removeConnection(tenant, connectionId));
     client.destroy();
   }
 }

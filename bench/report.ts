@@ -345,7 +345,7 @@ export function renderMarkdown(results: BenchResults): string {
   push(
     '## Fan-out reads and subscriptions that cannot match',
     '',
-    `One WebSocket subscriber on the events' session, plus N subscriptions that can never match: either **session-filtered** on other sessions, or **type-filtered** on \`attention.*\`. Each run ingests ${sweep('session-unmatched')[0]?.events ?? 0} events in NDJSON batches of 100. Only the fan-out function's reads are shown. To keep setup fast, the N subscriptions are written with the relay's own \`ConnectionStore.addSubscription\` and handed to live, exactly as the socket handler does on \`subscribe\`. They sit on connection records without a socket, 32 each (the per-connection limit); as they never match, nothing is posted to them.`,
+    `One WebSocket subscriber on the events' session, plus N subscriptions that can never match: either **session-filtered** on other sessions, or **type-filtered** on \`attention.*\`. Each run ingests ${sweep('session-unmatched')[0]?.events ?? 0} events in NDJSON batches of 100. Only the fan-out function's reads are shown. To keep setup fast, the N subscriptions are written with the relay's own \`SubscriptionStore.addSubscription\` and handed to live, exactly as the socket handler does on \`subscribe\`. They sit on connection records without a socket, 32 each (the per-connection limit); as they never match, nothing is posted to them.`,
     '',
     table(
       ['subscriptions that cannot match', 'session-filtered: fan-out RRU / batch', 'session-filtered: fan-out RRU / event', 'type-filtered: fan-out RRU / batch', 'type-filtered: fan-out RRU / event', 'fan-out batches (session / type)', 'fan-out DynamoDB calls / batch (session / type)'],

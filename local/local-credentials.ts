@@ -1,5 +1,7 @@
+import { EMULATOR_CREDENTIALS } from '../src/store/emulator-credentials.ts';
+
 /** DynamoDB Local and the local gateway accept any credentials; the SDK still signs requests. */
-export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+export const LOCAL_CREDENTIALS = EMULATOR_CREDENTIALS;
 
 /** Sets placeholder credentials for handlers whose SDK clients read the environment. */
 export function useLocalCredentials(): void {

@@ -13,10 +13,14 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { RelayConfig } from '../src/config/relay-config.ts';
 import { readRelayConfig } from '../src/config/relay-config.ts';
+import { relayEnvironment } from '../src/config/relay-environment.ts';
 import { hashTokenSecret, mintTokenSecret } from '../src/auth/token-secret.ts';
 import { SCOPES } from '../src/auth/scopes.ts';
+import type { RelayRuntime } from '../src/relay/runtime.ts';
 import { createDynamoClient } from '../src/store/dynamo-client.ts';
-import { TenantStore } from '../src/store/tenant-store.ts';
+import { tenantTableStores } from '../src/store/tenant-table.ts';
+import type { TenantTableStores } from '../src/store/tenant-table.ts';
+import { createRuntime } from '../functions/runtime/create-runtime.ts';
 import { createTables, localTableNames } from './create-tables.ts';
 import { startDynamoDbLocal } from './dynamodb-local.ts';
 import type { DynamoDbLocal } from './dynamodb-local.ts';
@@ -33,7 +37,7 @@ import { serveStreamingFunction } from './gateway/response-streaming.ts';
 import type { StreamingHandler } from './gateway/response-streaming.ts';
 import type { StreamPoller } from './stream-poller.ts';
 import { UsageCounters } from './usage.ts';
-import type { StackUsage } from './usage.ts';
+import type { FunctionName, StackUsage } from './usage.ts';
 
 export const LOCAL_TENANT = 'local';
 
@@ -82,38 +86,46 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     const baseUrl = `http://127.0.0.1:${gateway.port}`;
     const names = localTableNames('aep-local');
     Object.assign(process.env, {
-      AEP_EVENTS_TABLE: names.events,
-      AEP_CONNECTIONS_TABLE: names.connections,
-      AEP_TENANTS_TABLE: names.tenants,
-      AEP_DYNAMODB_ENDPOINT: dynamo.endpoint,
-      AEP_WS_MANAGEMENT_ENDPOINT: baseUrl,
-      AEP_SURFACE_SOCKET: 'on',
-      AEP_SURFACE_STREAM: 'on',
-      // The dev token's tenant is the operator, so `npm start` can manage tenants over HTTP.
-      AEP_OPERATOR_TENANT: LOCAL_TENANT,
+      ...relayEnvironment({
+        tables: names,
+        dynamoEndpoint: dynamo.endpoint,
+        managementEndpoint: baseUrl,
+        surface: { stream: true, socket: true },
+        // The dev token's tenant is the operator, so `npm start` can manage tenants over HTTP.
+        operatorTenant: LOCAL_TENANT,
+      }),
       ...options.env,
     });
     const config = readRelayConfig(process.env);
     const client = createDynamoClient({ region: config.region, endpoint: dynamo.endpoint });
     await createTables(client, names);
-    const devToken = await bootstrapDevToken(new TenantStore(client, names.tenants, Date.now), options);
+    const devToken = await bootstrapDevToken(tenantTableStores(client, names.tenants, Date.now), options);
     client.destroy();
     // Test-only fault injection, loaded only when AEP_FAULTS is set (see local/faults/fault-layer.ts).
     const faultPlan = process.env.AEP_FAULTS;
     const faults = faultPlan === undefined || faultPlan === '' ? undefined : (await import('./faults/fault-layer.ts')).createFaultLayer(faultPlan);
 
-    // Handlers read their configuration at module load, so they are imported only now; the
-    // stream handler also needs the Lambda runtime's `awslambda` global first.
+    // Handler modules read their configuration at module load, so they are imported only now;
+    // the stream handler also needs the Lambda runtime's `awslambda` global first.
     installLambdaStreamingGlobal();
-    // One after another, so the usage counters can tell whose capacity meter is whose.
     const usage = new UsageCounters();
-    // AEP_LOCAL_BUNDLES=<dir> runs the esbuild bundles that deploy (infra/bundle.ts) instead of the sources.
+    // Each function gets a runtime of its own, as in Lambda: its DynamoDB client reports to that
+    // function's capacity meter and, with AEP_FAULTS, goes through the fault layer.
+    const runtimeOf = (name: FunctionName): RelayRuntime => {
+      const client = createDynamoClient({ region: config.region, endpoint: dynamo.endpoint, credentials: LOCAL_CREDENTIALS, meter: usage.meterOf(name) });
+      faults?.decorateDynamo(client);
+      return createRuntime({ config, dynamo: client });
+    };
+    // AEP_LOCAL_BUNDLES=<dir> runs the esbuild bundles that deploy (infra/bundle.ts) instead of
+    // the sources: their own handlers, built from the environment (so neither metered nor faulted).
     const bundles = process.env.AEP_LOCAL_BUNDLES;
-    const http = await usage.load('http', () => (bundles === undefined ? import('../functions/http/handler.ts') : importBundle<typeof import('../functions/http/handler.ts')>(bundles, 'http')));
-    const authorizer = await usage.load('authorizer', () => (bundles === undefined ? import('../functions/authorizer/handler.ts') : importBundle<typeof import('../functions/authorizer/handler.ts')>(bundles, 'authorizer')));
-    const socket = await usage.load('socket', () => (bundles === undefined ? import('../functions/socket/handler.ts') : importBundle<typeof import('../functions/socket/handler.ts')>(bundles, 'socket')));
-    const fanout = await usage.load('fanout', () => (bundles === undefined ? import('../functions/fanout/handler.ts') : importBundle<typeof import('../functions/fanout/handler.ts')>(bundles, 'fanout')));
-    const stream = await usage.load('stream', () => (bundles === undefined ? import('../functions/stream/handler.ts') : importBundle<typeof import('../functions/stream/handler.ts')>(bundles, 'stream')));
+    const load = async <H>(name: FunctionName, source: () => Promise<{ handler: H; createHandler: (runtime: RelayRuntime) => H }>): Promise<H> =>
+      bundles === undefined ? (await source()).createHandler(runtimeOf(name)) : (await importBundle<{ handler: H }>(bundles, name)).handler;
+    const http = { handler: await load('http', () => import('../functions/http/handler.ts')) };
+    const authorizer = { handler: await load('authorizer', () => import('../functions/authorizer/handler.ts')) };
+    const socket = { handler: await load('socket', () => import('../functions/socket/handler.ts')) };
+    const fanout = { handler: await load('fanout', () => import('../functions/fanout/handler.ts')) };
+    const stream = { handler: await load('stream', () => import('../functions/stream/handler.ts')) };
     websocketApi = createWebSocketApi({
       route: (event, context) => {
         usage.socketRoute(event.requestContext.routeKey);
@@ -184,15 +196,15 @@ function nonNegativeInteger(name: string, fallback: number): number {
  * `devToken` when given; otherwise a persistent stack reuses the one it minted before
  * (kept in the git-ignored data folder) and an in-memory stack mints a fresh one.
  */
-async function bootstrapDevToken(tenants: TenantStore, options: StackOptions): Promise<string> {
+async function bootstrapDevToken({ tenants, tokens }: TenantTableStores, options: StackOptions): Promise<string> {
   await tenants.ensureTenant(LOCAL_TENANT);
   const tokenFile = join(options.dataDir, 'dev-token');
   let token = options.devToken;
   if (token === undefined && !options.inMemory && existsSync(tokenFile)) token = readFileSync(tokenFile, 'utf8').trim();
   token ??= mintTokenSecret();
   const digest = hashTokenSecret(token);
-  if (!(await tenants.hasDigest(digest))) {
-    await tenants.putToken({ tenant: LOCAL_TENANT, tokenId: `dev-${digest.slice(0, 12)}`, scopes: [...SCOPES], label: 'dev token (npm start)' }, digest);
+  if (!(await tokens.hasDigest(digest))) {
+    await tokens.putToken({ tenant: LOCAL_TENANT, tokenId: `dev-${digest.slice(0, 12)}`, scopes: [...SCOPES], label: 'dev token (npm start)' }, digest);
   }
   if (!options.inMemory) {
     mkdirSync(options.dataDir, { recursive: true });

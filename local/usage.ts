@@ -1,15 +1,14 @@
 /**
  * What the local stack's handlers cost, counted the way the cloud bills them: invocations and
  * duration per function, DynamoDB request units per function (every call the handlers make
- * reports its ConsumedCapacity to its runtime's `CapacityMeter`), and PostToConnection calls
- * to the `@connections` endpoint. `npm run bench` reads these between scenarios.
+ * reports its ConsumedCapacity to the `CapacityMeter` of its function), and PostToConnection
+ * calls to the `@connections` endpoint. `npm run bench` reads these between scenarios.
  *
- * Attribution of request units to functions: each handler module builds its runtime (and so
- * registers its meter) when it is first imported, so the meters that appear while one handler
- * module loads belong to that function.
+ * Attribution of request units to functions: the local stack builds each function's runtime
+ * over a DynamoDB client metered by `meterOf(name)`, so every unit lands with its function.
  */
-import type { CapacityMeter, CapacityTotals } from '../src/store/capacity-meter.ts';
-import { allMeters } from '../src/store/capacity-meter.ts';
+import { CapacityMeter } from '../src/store/capacity-meter.ts';
+import type { CapacityTotals } from '../src/store/capacity-meter.ts';
 
 export const FUNCTION_NAMES = ['http', 'authorizer', 'socket', 'fanout', 'stream'] as const;
 export type FunctionName = (typeof FUNCTION_NAMES)[number];
@@ -38,25 +37,27 @@ export interface StackUsage {
   fanoutRecords: number;
   /** PostToConnection calls the `@connections` endpoint answered, by status. */
   postToConnection: { calls: number; byStatus: Record<string, number> };
-  /** Request units over every registered meter (functions, plus any runtime created outside them). */
+  /** Request units over every function's meter. */
   dynamo: CapacityTotals;
 }
 
 const emptyFunction = (): FunctionUsage => ({ invocations: 0, completed: 0, errors: 0, durationMs: 0, billedMs: 0, readUnits: 0, writeUnits: 0, dynamoCalls: 0 });
 
 export class UsageCounters {
-  private readonly meters = new Map<FunctionName, CapacityMeter[]>();
+  private readonly meters = new Map<FunctionName, CapacityMeter>();
   private calls = new Map<FunctionName, FunctionUsage>();
   private routes = new Map<string, number>();
   private records = 0;
   private posts = new Map<number, number>();
 
-  /** Imports a handler module and files the meters its runtime registered under `name`. */
-  async load<T>(name: FunctionName, importer: () => Promise<T>): Promise<T> {
-    const before = new Set(allMeters());
-    const module = await importer();
-    this.meters.set(name, [...(this.meters.get(name) ?? []), ...allMeters().filter((meter) => !before.has(meter))]);
-    return module;
+  /** The meter the DynamoDB client of function `name` reports to (one per function). */
+  meterOf(name: FunctionName): CapacityMeter {
+    let meter = this.meters.get(name);
+    if (meter === undefined) {
+      meter = new CapacityMeter();
+      this.meters.set(name, meter);
+    }
+    return meter;
   }
 
   /** Counts one invocation of `name` and its duration. */
@@ -93,8 +94,8 @@ export class UsageCounters {
     const functions = Object.fromEntries(
       FUNCTION_NAMES.map((name) => {
         const usage = { ...this.usageOf(name) };
-        for (const meter of this.meters.get(name) ?? []) {
-          const totals = meter.snapshot();
+        const totals = this.meters.get(name)?.snapshot();
+        if (totals !== undefined) {
           usage.readUnits += totals.readUnits;
           usage.writeUnits += totals.writeUnits;
           usage.dynamoCalls += totals.calls;
@@ -102,7 +103,7 @@ export class UsageCounters {
         return [name, usage];
       }),
     ) as Record<FunctionName, FunctionUsage>;
-    const dynamo = allMeters()
+    const dynamo = [...this.meters.values()]
       .map((meter) => meter.snapshot())
       .reduce((sum, totals) => ({ readUnits: sum.readUnits + totals.readUnits, writeUnits: sum.writeUnits + totals.writeUnits, calls: sum.calls + totals.calls }), { readUnits: 0, writeUnits: 0, calls: 0 });
     const byStatus = Object.fromEntries([...this.posts].map(([status, count]) => [String(status), count]));
@@ -115,13 +116,13 @@ export class UsageCounters {
     };
   }
 
-  /** Zeroes every counter, the registered meters included. */
+  /** Zeroes every counter, the meters included. */
   reset(): void {
     this.calls = new Map();
     this.routes = new Map();
     this.records = 0;
     this.posts = new Map();
-    for (const meter of allMeters()) meter.reset();
+    for (const meter of this.meters.values()) meter.reset();
   }
 
   private usageOf(name: FunctionName): FunctionUsage {

@@ -6,14 +6,16 @@
 import { randomBytes } from 'node:crypto';
 import type { Environment } from '../../src/config/env-readers.ts';
 import { readRelayConfig } from '../../src/config/relay-config.ts';
+import { RELAY_VARIABLES } from '../../src/config/relay-environment.ts';
 import type { AdminOperations, IssueOptions } from '../../src/admin/admin-operations.ts';
 import { AdminService, adminServiceFor } from '../../src/admin/admin-service.ts';
 import { HttpAdminClient } from '../../src/admin/http-admin-client.ts';
 import { ulidFactory } from '../../src/protocol/ulid.ts';
-import { createRuntime } from '../../src/relay/runtime.ts';
+import { createRuntime } from '../../functions/runtime/create-runtime.ts';
+import { managementApiPoster } from '../../src/gateway/connection-poster.ts';
 import { createDynamoClient } from '../../src/store/dynamo-client.ts';
-import { TenantStore } from '../../src/store/tenant-store.ts';
-import { useLocalCredentials } from '../../local/local-credentials.ts';
+import { EMULATOR_CREDENTIALS } from '../../src/store/emulator-credentials.ts';
+import { tenantTableStores } from '../../src/store/tenant-table.ts';
 import { UsageError } from './cli-arguments.ts';
 import type { Invocation } from './cli-arguments.ts';
 
@@ -36,27 +38,32 @@ export function adminBackend(invocation: Invocation, env: Environment): AdminBac
       mode: 'http',
       operations: new HttpAdminClient(url, token),
       issueOptions: {},
-      unreachableConnectionsHint: 'this relay cannot reach WebSocket connections from its HTTP function (no AEP_WS_MANAGEMENT_ENDPOINT)',
+      unreachableConnectionsHint: `this relay cannot reach WebSocket connections from its HTTP function (no ${RELAY_VARIABLES.managementEndpoint})`,
       close: () => undefined,
     };
   }
   if (invocation.token !== undefined) throw new UsageError('--token is for HTTP mode; give --url (or AEP_URL) too');
-  const tenantsTable = nonEmpty(env.AEP_TENANTS_TABLE);
+  const tenantsTable = nonEmpty(env[RELAY_VARIABLES.tenantsTable]);
   if (tenantsTable === undefined) {
-    throw new UsageError('no relay to talk to: give --url and an admin token (HTTP mode), or set AEP_TENANTS_TABLE with AWS credentials (direct mode)');
+    throw new UsageError(`no relay to talk to: give --url and an admin token (HTTP mode), or set ${RELAY_VARIABLES.tenantsTable} with AWS credentials (direct mode)`);
   }
-  const endpoint = nonEmpty(env.AEP_DYNAMODB_ENDPOINT);
-  // DynamoDB Local takes any credentials, but the SDK signs requests and needs some.
-  if (endpoint !== undefined) useLocalCredentials();
-  const reachesConnections = [env.AEP_EVENTS_TABLE, env.AEP_CONNECTIONS_TABLE, env.AEP_WS_MANAGEMENT_ENDPOINT].every((value) => nonEmpty(value) !== undefined);
-  const hint = 'open WebSocket connections were not closed: set AEP_EVENTS_TABLE, AEP_CONNECTIONS_TABLE and AEP_WS_MANAGEMENT_ENDPOINT to close them (otherwise they last until they end, at most 2 hours)';
+  const endpoint = nonEmpty(env[RELAY_VARIABLES.dynamoEndpoint]);
+  // DynamoDB Local (and the local gateway) take any credentials, but the SDK signs requests
+  // and needs some: placeholders, unless the environment names credentials of its own.
+  const credentials = endpoint !== undefined && nonEmpty(env.AWS_ACCESS_KEY_ID) === undefined ? { credentials: EMULATOR_CREDENTIALS } : {};
+  const { eventsTable, connectionsTable, managementEndpoint } = RELAY_VARIABLES;
+  const reachesConnections = [env[eventsTable], env[connectionsTable], env[managementEndpoint]].every((value) => nonEmpty(value) !== undefined);
+  const hint = `open WebSocket connections were not closed: set ${eventsTable}, ${connectionsTable} and ${managementEndpoint} to close them (otherwise they last until they end, at most 2 hours)`;
   if (reachesConnections) {
-    const runtime = createRuntime(readRelayConfig(env));
-    return { mode: 'direct', operations: adminServiceFor(runtime), issueOptions: { createTenant: true }, unreachableConnectionsHint: hint, close: () => runtime.dynamo.destroy() };
+    const config = readRelayConfig(env);
+    const dynamo = createDynamoClient({ region: config.region, ...(endpoint === undefined ? {} : { endpoint }), ...credentials });
+    const poster = config.managementEndpoint === undefined ? undefined : managementApiPoster({ endpoint: config.managementEndpoint, region: config.region, ...credentials });
+    const runtime = createRuntime({ config, dynamo, ...(poster === undefined ? {} : { poster }) });
+    return { mode: 'direct', operations: adminServiceFor(runtime), issueOptions: { createTenant: true }, unreachableConnectionsHint: hint, close: () => dynamo.destroy() };
   }
-  const dynamo = createDynamoClient({ region: nonEmpty(env.AWS_REGION) ?? nonEmpty(env.AWS_DEFAULT_REGION) ?? 'us-east-1', ...(endpoint === undefined ? {} : { endpoint }) });
+  const dynamo = createDynamoClient({ region: nonEmpty(env[RELAY_VARIABLES.region]) ?? nonEmpty(env.AWS_DEFAULT_REGION) ?? 'us-east-1', ...(endpoint === undefined ? {} : { endpoint }), ...credentials });
   const now = () => Date.now();
-  const service = new AdminService({ tenants: new TenantStore(dynamo, tenantsTable, now), now, mintId: ulidFactory(now, (length) => randomBytes(length)) });
+  const service = new AdminService({ ...tenantTableStores(dynamo, tenantsTable, now), now, mintId: ulidFactory(now, (length) => randomBytes(length)) });
   return { mode: 'direct', operations: service, issueOptions: { createTenant: true }, unreachableConnectionsHint: hint, close: () => dynamo.destroy() };
 }
 

@@ -8,24 +8,30 @@ import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } fro
 import { readRelayConfig } from '../../src/config/relay-config.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { authenticate } from '../../src/relay/authenticate.ts';
-import { createRuntime } from '../../src/relay/runtime.ts';
+import type { RelayRuntime } from '../../src/relay/runtime.ts';
+import { createRuntime } from '../runtime/create-runtime.ts';
 
-const runtime = createRuntime(readRelayConfig(process.env));
 const logger = createLogger({ service: 'aep-relay-authorizer' });
 
-export async function handler(event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
+/** The authorizer over a runtime (the local stack injects its own; Lambda uses `handler`). */
+export function createHandler(runtime: RelayRuntime) {
+  return (event: APIGatewayRequestAuthorizerEvent) => authorize(runtime, event);
+}
+
+async function authorize(runtime: RelayRuntime, event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
   const headers = event.headers ?? {};
   const authorization = headers.authorization ?? headers.Authorization;
-  const principal = await authenticate(runtime.tenants, {
+  const authentication = await authenticate(runtime.tokens, {
     authorization,
     accessTokenQuery: event.queryStringParameters?.access_token,
     allowQueryToken: true,
   });
-  if (principal === undefined) {
+  if (authentication === undefined) {
     logger.info('connection refused', { reason: 'unauthenticated', connectionId: event.requestContext?.connectionId });
     // API Gateway answers this exact message with 401 before the socket opens.
     throw new Error('Unauthorized');
   }
+  const { principal } = authentication;
   return {
     principalId: principal.tokenId,
     policyDocument: {
@@ -40,3 +46,5 @@ export async function handler(event: APIGatewayRequestAuthorizerEvent): Promise<
     },
   };
 }
+
+export const handler = createHandler(createRuntime({ config: readRelayConfig(process.env) }));

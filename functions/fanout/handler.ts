@@ -2,18 +2,27 @@
  * `functions/fanout`: invoked by the event log's DynamoDB Stream (through an event source
  * mapping with per-record failure reporting); delivers new events to WebSocket subscribers.
  */
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { readRelayConfig } from '../../src/config/relay-config.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { fanOut } from '../../src/relay/fanout/fanout.ts';
-import { createRuntime } from '../../src/relay/runtime.ts';
+import type { RelayRuntime } from '../../src/relay/runtime.ts';
+import { deliverablesOf } from '../../src/store/event-stream.ts';
+import { createRuntime } from '../runtime/create-runtime.ts';
 
-const runtime = createRuntime(readRelayConfig(process.env));
 const logger = createLogger({ service: 'aep-relay-fanout' });
 
-export const handler = middy<DynamoDBStreamEvent, DynamoDBBatchResponse, Error, Context>().handler(async (event, context) => {
-  const report = await fanOut(runtime, logger.child({ requestId: context.awsRequestId }), event.Records);
-  logger.debug('fan-out batch', { records: event.Records.length, posted: report.posted, dropped: report.dropped, disconnected: report.disconnected, failed: report.batchItemFailures.length });
-  return { batchItemFailures: report.batchItemFailures };
-});
+/** The fan-out handler over a runtime (the local stack injects its own; Lambda uses `handler`). */
+export function createHandler(runtime: RelayRuntime) {
+  return middy<DynamoDBStreamEvent, DynamoDBBatchResponse, Error, Context>()
+    .use(injectLambdaContext(logger.powertools))
+    .handler(async (event, context) => {
+      const report = await fanOut(runtime, logger.child({ requestId: context.awsRequestId }), deliverablesOf(event.Records));
+      logger.debug('fan-out batch', { records: event.Records.length, posted: report.posted, dropped: report.dropped, disconnected: report.disconnected, failed: report.failedRecordIds.length });
+      return { batchItemFailures: report.failedRecordIds.map((itemIdentifier) => ({ itemIdentifier })) };
+    });
+}
+
+export const handler = createHandler(createRuntime({ config: readRelayConfig(process.env) }));

@@ -1,97 +1,97 @@
 /**
- * The admin routes under `/admin/` (tokens, control policy, and for the operator, tenants).
- * Bodies are JSON; the admin token is taken from the `Authorization` header only, never the
- * query string, so it does not end up in URLs and their logs.
+ * The admin routes under `/admin/` (tokens, control policy, and for the operator, tenants), as
+ * a route table. Bodies are JSON; the admin token is taken from the `Authorization` header
+ * only, never the query string, so it does not end up in URLs and their logs.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { invalidAdminRequest } from '../../src/admin/admin-errors.ts';
 import { requireAdmin, requireNotSelfLockout, requireOperator, targetTenant } from '../../src/admin/admin-access.ts';
+import { CONNECTIONS_CLOSED_HEADER } from '../../src/admin/admin-operations.ts';
 import { adminServiceFor } from '../../src/admin/admin-service.ts';
 import type { AdminService } from '../../src/admin/admin-service.ts';
 import { issueRequestFromBody } from '../../src/admin/issue-request.ts';
 import type { Principal } from '../../src/auth/principal.ts';
-import { notFound, RelayError, unauthenticated } from '../../src/errors/relay-error.ts';
 import { jsonResponse } from '../../src/middleware/json-response.ts';
-import { authenticate } from '../../src/relay/authenticate.ts';
 import type { RelayRuntime } from '../../src/relay/runtime.ts';
+import { matchRoute } from './route-table.ts';
+import type { Route } from './route-table.ts';
 
 type Response = APIGatewayProxyStructuredResultV2;
 
-/** Header carrying how many WebSocket connections a revocation closed (a 204 has no body). */
-export const CONNECTIONS_CLOSED_HEADER = 'aep-connections-closed';
+/** What an admin route works with: the caller, the service, and the request's parts. */
+interface AdminRequest {
+  principal: Principal;
+  admin: AdminService;
+  operatorTenant: string;
+  params: Record<string, string>;
+  /** The `tenant` query parameter: the operator names another tenant with it. */
+  tenantQuery: string | undefined;
+  /** The body parsed as JSON; refuses a missing or malformed body. */
+  body: () => unknown;
+}
 
-export async function adminRoute(runtime: RelayRuntime, event: APIGatewayProxyEventV2): Promise<Response> {
-  const principal = await authenticate(runtime.tenants, { authorization: event.headers?.authorization, allowQueryToken: false });
-  if (principal === undefined) throw unauthenticated();
+type AdminHandler = (request: AdminRequest) => Promise<Response>;
+
+/** The tenant a self-service route acts on: the caller's own, or the one the operator names. */
+const tenantOf = (request: AdminRequest, named?: string) => targetTenant(request.principal, request.operatorTenant, named ?? request.tenantQuery);
+
+/** Tenant lifecycle is the operator's alone. */
+const operatorOnly = (handler: AdminHandler): AdminHandler => async (request) => {
+  requireOperator(request.principal, request.operatorTenant);
+  return handler(request);
+};
+
+const ADMIN_ROUTES: readonly Route<AdminHandler>[] = [
+  { method: 'GET', path: 'tokens', handler: async (request) => jsonResponse(200, { tokens: await request.admin.listTokens(tenantOf(request)) }) },
+  {
+    method: 'POST',
+    path: 'tokens',
+    handler: async (request) => {
+      const issue = issueRequestFromBody(request.body());
+      return jsonResponse(201, await request.admin.issueToken({ ...issue, tenant: tenantOf(request, issue.tenant) }));
+    },
+  },
+  {
+    method: 'DELETE',
+    path: 'tokens/:tokenId',
+    handler: async (request) => {
+      const revocation = await request.admin.revokeToken(tenantOf(request), request.params.tokenId as string);
+      return noContent(revocation.connectionsClosed === null ? {} : { [CONNECTIONS_CLOSED_HEADER]: String(revocation.connectionsClosed) });
+    },
+  },
+  { method: 'POST', path: 'tokens/:tokenId/rotate', handler: async (request) => jsonResponse(201, await request.admin.rotateToken(tenantOf(request), request.params.tokenId as string)) },
+  { method: 'GET', path: 'policy', handler: async (request) => jsonResponse(200, await request.admin.getControlPolicy(tenantOf(request))) },
+  { method: 'PUT', path: 'policy', handler: async (request) => jsonResponse(200, await request.admin.setControlPolicy(tenantOf(request), request.body())) },
+  { method: 'GET', path: 'tenants', handler: operatorOnly(async (request) => jsonResponse(200, { tenants: await request.admin.listTenants() })) },
+  { method: 'POST', path: 'tenants', handler: operatorOnly(async (request) => jsonResponse(201, await request.admin.createTenant(tenantNameOf(request.body())))) },
+  { method: 'POST', path: 'tenants/:tenant/enable', handler: operatorOnly(async (request) => jsonResponse(200, await request.admin.enableTenant(request.params.tenant as string))) },
+  {
+    method: 'POST',
+    path: 'tenants/:tenant/disable',
+    handler: operatorOnly(async (request) => {
+      const tenant = request.params.tenant as string;
+      requireNotSelfLockout(request.principal, tenant);
+      return jsonResponse(200, await request.admin.disableTenant(tenant));
+    }),
+  },
+];
+
+/** Serves one `/admin/...` request of an authenticated principal. */
+export async function adminRoute(runtime: RelayRuntime, principal: Principal, event: APIGatewayProxyEventV2): Promise<Response> {
   requireAdmin(principal);
-  const admin = adminServiceFor(runtime);
-  const operator = runtime.config.operatorTenant;
   const method = event.requestContext.http.method.toUpperCase();
-  const segments = pathSegments(event.rawPath);
-  const tenantOf = (requested: string | undefined) => targetTenant(principal, operator, requested);
-  const query = event.queryStringParameters?.tenant;
-  const [collection, id, action, ...rest] = segments;
-  if (rest.length > 0) throw notFound();
-
-  if (collection === 'tokens' && id === undefined) {
-    if (method === 'GET') return jsonResponse(200, { tokens: await admin.listTokens(tenantOf(query)) });
-    if (method === 'POST') {
-      const request = issueRequestFromBody(jsonBody(event));
-      return jsonResponse(201, await admin.issueToken({ ...request, tenant: tenantOf(request.tenant ?? query) }));
-    }
-    throw methodNotAllowed(method, event.rawPath);
-  }
-  if (collection === 'tokens' && id !== undefined && action === undefined) {
-    if (method !== 'DELETE') throw methodNotAllowed(method, event.rawPath);
-    const revocation = await admin.revokeToken(tenantOf(query), id);
-    return noContent(revocation.connectionsClosed === null ? {} : { [CONNECTIONS_CLOSED_HEADER]: String(revocation.connectionsClosed) });
-  }
-  if (collection === 'tokens' && id !== undefined && action === 'rotate') {
-    if (method !== 'POST') throw methodNotAllowed(method, event.rawPath);
-    return jsonResponse(201, await admin.rotateToken(tenantOf(query), id));
-  }
-  if (collection === 'policy' && id === undefined) {
-    if (method === 'GET') return jsonResponse(200, await admin.getControlPolicy(tenantOf(query)));
-    if (method === 'PUT') return jsonResponse(200, await admin.setControlPolicy(tenantOf(query), jsonBody(event)));
-    throw methodNotAllowed(method, event.rawPath);
-  }
-  if (collection === 'tenants') return tenantRoute(principal, operator, admin, method, event, id, action);
-  throw notFound();
+  const { handler, params } = matchRoute(ADMIN_ROUTES, method, event.rawPath.slice('/admin/'.length));
+  return handler({
+    principal,
+    admin: adminServiceFor(runtime),
+    operatorTenant: runtime.config.operatorTenant,
+    params,
+    tenantQuery: event.queryStringParameters?.tenant,
+    body: () => jsonBodyOf(event.body ?? ''),
+  });
 }
 
-async function tenantRoute(
-  principal: Principal,
-  operator: string,
-  admin: AdminService,
-  method: string,
-  event: APIGatewayProxyEventV2,
-  tenant: string | undefined,
-  action: string | undefined,
-): Promise<Response> {
-  requireOperator(principal, operator);
-  if (tenant === undefined) {
-    if (method === 'GET') return jsonResponse(200, { tenants: await admin.listTenants() });
-    if (method === 'POST') return jsonResponse(201, await admin.createTenant(tenantNameOf(jsonBody(event))));
-    throw methodNotAllowed(method, event.rawPath);
-  }
-  if (action !== 'disable' && action !== 'enable') throw notFound();
-  if (method !== 'POST') throw methodNotAllowed(method, event.rawPath);
-  if (action === 'enable') return jsonResponse(200, await admin.enableTenant(tenant));
-  requireNotSelfLockout(principal, tenant);
-  return jsonResponse(200, await admin.disableTenant(tenant));
-}
-
-function pathSegments(path: string): string[] {
-  try {
-    return path.slice('/admin/'.length).split('/').filter((segment) => segment !== '').map(decodeURIComponent);
-  } catch {
-    throw notFound();
-  }
-}
-
-function jsonBody(event: APIGatewayProxyEventV2): unknown {
-  const raw = event.body ?? '';
-  const text = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
+function jsonBodyOf(text: string): unknown {
   if (text.trim() === '') throw invalidAdminRequest('this route takes a JSON body');
   try {
     return JSON.parse(text) as unknown;
@@ -108,8 +108,4 @@ function tenantNameOf(body: unknown): string {
 
 function noContent(headers: Record<string, string>): Response {
   return { statusCode: 204, headers: { 'cache-control': 'no-store', ...headers } };
-}
-
-function methodNotAllowed(method: string, path: string): RelayError {
-  return new RelayError('method-not-allowed', 405, `${method} is not supported on ${path}`);
 }

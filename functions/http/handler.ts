@@ -2,21 +2,31 @@
  * `functions/http`: the HTTP API handler (API Gateway HTTP API, payload format 2.0) for
  * `POST /events`, `GET /events`, `GET /.well-known/aep` and `GET /healthz`.
  */
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { readRelayConfig } from '../../src/config/relay-config.ts';
 import { accessLog } from '../../src/middleware/access-log.ts';
+import { authentication } from '../../src/middleware/authentication.ts';
+import type { AuthenticatedContext } from '../../src/middleware/authentication.ts';
+import { decodeBody } from '../../src/middleware/decode-body.ts';
 import { httpErrors } from '../../src/middleware/http-errors.ts';
 import { createLogger } from '../../src/observability/logger.ts';
-import { createRuntime } from '../../src/relay/runtime.ts';
-import { route } from './routes.ts';
+import type { RelayRuntime } from '../../src/relay/runtime.ts';
+import { createRuntime } from '../runtime/create-runtime.ts';
+import { credentialsOf, route } from './routes.ts';
 
-const config = readRelayConfig(process.env);
-const runtime = createRuntime(config);
 const logger = createLogger({ service: 'aep-relay-http' });
-const surface = { replayBuffer: config.replayBuffer, stream: config.surface.stream, socket: config.surface.socket, control: config.surface.socket, roster: config.surface.socket };
 
-export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>()
-  .use(accessLog(logger))
-  .use(httpErrors(logger))
-  .handler(async (event) => route(runtime, surface, event));
+/** The HTTP handler over a runtime (the local stack injects its own; Lambda uses `handler`). */
+export function createHandler(runtime: RelayRuntime) {
+  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, AuthenticatedContext>()
+    .use(injectLambdaContext(logger.powertools))
+    .use(accessLog(logger))
+    .use(httpErrors(logger))
+    .use(decodeBody())
+    .use(authentication({ tokens: runtime.tokens, credentialsOf }))
+    .handler(async (event, context) => route(runtime, event, context));
+}
+
+export const handler = createHandler(createRuntime({ config: readRelayConfig(process.env) }));

@@ -3,20 +3,21 @@
  * `$disconnect` (AEP-0003 §3.5). Authentication happened in the `$connect` authorizer; its
  * context identifies the tenant and token on every route.
  */
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { readRelayConfig } from '../../src/config/relay-config.ts';
+import { principalFromAuthorizer } from '../../src/gateway/principal-from-authorizer.ts';
 import type { WebSocketRouteEvent, WebSocketRouteResult } from '../../src/gateway/websocket-event.ts';
 import { createLogger } from '../../src/observability/logger.ts';
-import { createRuntime } from '../../src/relay/runtime.ts';
+import type { RelayRuntime } from '../../src/relay/runtime.ts';
 import { dispatchMessage } from '../../src/relay/socket/dispatch.ts';
-import { principalFromAuthorizer } from '../../src/relay/socket/principal-from-authorizer.ts';
-import { DEFAULT_MAX_CONNECTIONS } from '../../src/relay/tenant-quotas.ts';
+import { acquireConnectionSlot } from '../../src/relay/quota-checks.ts';
+import { createRuntime } from '../runtime/create-runtime.ts';
 
-const runtime = createRuntime(readRelayConfig(process.env));
 const logger = createLogger({ service: 'aep-relay-socket' });
 
-async function route(event: WebSocketRouteEvent, context: Context): Promise<WebSocketRouteResult> {
+async function route(runtime: RelayRuntime, event: WebSocketRouteEvent, context: Context): Promise<WebSocketRouteResult> {
   const { routeKey, connectionId, requestTimeEpoch } = event.requestContext;
   const principal = principalFromAuthorizer(event.requestContext.authorizer);
   if (principal === undefined) {
@@ -27,8 +28,7 @@ async function route(event: WebSocketRouteEvent, context: Context): Promise<WebS
   const log = logger.child({ tenant: principal.tenant, connectionId, requestId: context.awsRequestId });
   switch (routeKey) {
     case '$connect': {
-      const quotas = await runtime.quotas.quotasOf(principal.tenant);
-      if (!(await runtime.quotas.acquireConnection(principal.tenant, quotas.maxConnections ?? DEFAULT_MAX_CONNECTIONS))) {
+      if ((await acquireConnectionSlot(runtime.quotas, principal.tenant)) !== undefined) {
         // No frame can be sent before the socket opens, so the quota refusal is the handshake's status.
         log.warn('connection refused', { reason: 'limit-exceeded' });
         return { statusCode: 429 };
@@ -49,11 +49,17 @@ async function route(event: WebSocketRouteEvent, context: Context): Promise<WebS
   }
 }
 
-export const handler = middy<WebSocketRouteEvent, WebSocketRouteResult, Error, Context>()
-  .use({
-    onError: async (request) => {
-      logger.error('socket route failed', { error: request.error, routeKey: request.event.requestContext.routeKey, connectionId: request.event.requestContext.connectionId });
-      request.response = { statusCode: 500 };
-    },
-  })
-  .handler(route);
+/** The socket handler over a runtime (the local stack injects its own; Lambda uses `handler`). */
+export function createHandler(runtime: RelayRuntime) {
+  return middy<WebSocketRouteEvent, WebSocketRouteResult, Error, Context>()
+    .use(injectLambdaContext(logger.powertools))
+    .use({
+      onError: async (request) => {
+        logger.error('socket route failed', { error: request.error, routeKey: request.event.requestContext.routeKey, connectionId: request.event.requestContext.connectionId });
+        request.response = { statusCode: 500 };
+      },
+    })
+    .handler((event, context) => route(runtime, event, context));
+}
+
+export const handler = createHandler(createRuntime({ config: readRelayConfig(process.env) }));

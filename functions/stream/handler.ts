@@ -6,16 +6,23 @@
 /// <reference types="aws-lambda" />
 import { readRelayConfig } from '../../src/config/relay-config.ts';
 import { createLogger } from '../../src/observability/logger.ts';
-import { createRuntime } from '../../src/relay/runtime.ts';
+import { streamRequestOf } from '../../src/gateway/lambda-streaming.ts';
+import type { RelayRuntime } from '../../src/relay/runtime.ts';
 import { serveStream } from '../../src/relay/sse/serve-stream.ts';
+import { createRuntime } from '../runtime/create-runtime.ts';
 
-const runtime = createRuntime(readRelayConfig(process.env));
 const logger = createLogger({ service: 'aep-relay-stream' });
 
-export const handler = awslambda.streamifyResponse(async (event, responseStream, context) => {
-  await serveStream(runtime, logger.child({ requestId: context.awsRequestId }), {
-    event,
-    open: (prelude) => awslambda.HttpResponseStream.from(responseStream, { ...prelude }),
-    remainingMs: () => context.getRemainingTimeInMillis(),
+/** The stream handler over a runtime (the local stack injects its own; Lambda uses `handler`). */
+export function createHandler(runtime: RelayRuntime) {
+  return awslambda.streamifyResponse(async (event, responseStream, context) => {
+    logger.powertools.addContext(context);
+    await serveStream(runtime, logger.child({ requestId: context.awsRequestId }), {
+      request: streamRequestOf(event),
+      open: (prelude) => awslambda.HttpResponseStream.from(responseStream, { ...prelude }),
+      remainingMs: () => context.getRemainingTimeInMillis(),
+    });
   });
-});
+}
+
+export const handler = createHandler(createRuntime({ config: readRelayConfig(process.env) }));

@@ -66,7 +66,7 @@ export class DynamoFaults {
     return undefined;
   }
 
-  /** Adds the fault middleware to a client (installed through `installDynamoClientDecorator`). */
+  /** Adds the fault middleware to a client (the local stack applies it to each function's client). */
   decorate(client: DynamoDBClient): void {
     client.middlewareStack.add(
       (next, context) => async (args) => {

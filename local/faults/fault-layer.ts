@@ -15,8 +15,8 @@
  * - `PUT /__faults`: replaces the plan (body: a plan); counters and statistics start over.
  * - `POST /__faults/poller/stop`, `POST /__faults/poller/start`.
  */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { installDynamoClientDecorator } from '../../src/store/dynamo-client.ts';
 import type { ConnectionRegistry } from '../gateway/connection-registry.ts';
 import type { ConnectionsApi } from '../gateway/connections-api.ts';
 import type { HttpApiHandler } from '../gateway/http-api.ts';
@@ -35,11 +35,11 @@ export interface FaultLayer {
   wrapFanout(handler: FanoutHandler): FanoutHandler;
   wrapConnections(api: ConnectionsApi, registry: ConnectionRegistry): ConnectionsApi;
   attachPoller(poller: StreamPoller): void;
-  /** Removes the DynamoDB hook (clients created later are not faulted). */
-  uninstall(): void;
+  /** Adds the DynamoDB fault middleware to a client (the stack passes each function's client). */
+  decorateDynamo(client: DynamoDBClient): void;
 }
 
-/** Creates the layer from `AEP_FAULTS` and installs its DynamoDB hook for every client created from now on. */
+/** Creates the layer from `AEP_FAULTS`; the stack applies it to the clients and routes it builds. */
 export function createFaultLayer(planText: string): FaultLayer {
   let plan: FaultPlan = parseFaultPlan(planText);
   let random = seededRandom(plan.seed ?? 1);
@@ -57,7 +57,6 @@ export function createFaultLayer(planText: string): FaultLayer {
     connections.configure(next.connections ?? []);
   };
   apply(plan);
-  installDynamoClientDecorator((client) => dynamo.decorate(client));
   console.error(JSON.stringify({ level: 'warn', component: 'local-fault-layer', message: 'fault injection enabled (AEP_FAULTS)', plan }));
 
   const report = () => ({ plan, dynamo: dynamo.snapshot(), fanout: fanout.snapshot(), connections: connections.snapshot(), poller: { running: pollerRunning } });
@@ -97,7 +96,7 @@ export function createFaultLayer(planText: string): FaultLayer {
       poller = attached;
       pollerRunning = true;
     },
-    uninstall: () => installDynamoClientDecorator(undefined),
+    decorateDynamo: (client) => dynamo.decorate(client),
   };
 }
 

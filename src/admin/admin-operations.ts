@@ -6,6 +6,9 @@
 import type { Scope } from '../auth/scopes.ts';
 import type { ControlPolicy } from '../relay/control-policy.ts';
 
+/** Response header of a token revocation: how many WebSocket connections it closed (a 204 has no body). */
+export const CONNECTIONS_CLOSED_HEADER = 'aep-connections-closed';
+
 /** A token as listed: never its secret, never its digest. */
 export interface TokenView {
   tokenId: string;

@@ -1,5 +1,5 @@
 /**
- * Tenant and token administration over the tenant store. Revoking or rotating a token also
+ * Tenant and token administration over the tenant, token and policy ports. Revoking or rotating a token also
  * closes its open WebSocket connections (`closeConnectionsOfToken`), so a revoked token stops
  * working at once: new requests are refused by the next lookup, open sockets get a `closing`
  * frame and are closed before the call returns. Disabling a tenant does the same for every
@@ -10,17 +10,19 @@ import { DEFAULT_CONTROL_POLICY, parseControlPolicy } from '../relay/control-pol
 import type { ControlPolicy } from '../relay/control-policy.ts';
 import { closeConnectionsOfToken } from '../relay/revocation.ts';
 import type { RelayRuntime } from '../relay/runtime.ts';
-import { isTenantId } from '../store/tenant-id.ts';
-import type { TenantStore } from '../store/tenant-store.ts';
+import { isTenantId } from '../relay/domain/tenant-id.ts';
+import type { Clock, ControlPoliciesPort, IdMinter, TenantsPort, TokensPort } from '../relay/ports/index.ts';
 import { invalidAdminRequest, tenantExists, tenantNotFound, tokenInactive, tokenNotFound } from './admin-errors.ts';
 import type { AdminOperations, IssuedToken, IssueOptions, IssueTokenRequest, RotatedToken, TenantStateChange, TenantView, TokenRevocation, TokenView } from './admin-operations.ts';
 import { tenantViewOf, tokenViewOf } from './admin-views.ts';
 import { grantOf } from './issue-request.ts';
 
 export interface AdminDependencies {
-  tenants: TenantStore;
-  mintId: () => string;
-  now: () => number;
+  tenants: TenantsPort;
+  tokens: TokensPort;
+  controlPolicies: ControlPoliciesPort;
+  mintId: IdMinter;
+  now: Clock;
   /** Closes a token's open WebSocket connections; absent where no management endpoint is reachable. */
   closeConnectionsOfToken?: (tenant: string, tokenId: string) => Promise<number>;
 }
@@ -42,7 +44,7 @@ export class AdminService implements AdminOperations {
   async disableTenant(tenant: string): Promise<TenantStateChange> {
     requireTenantId(tenant);
     if (!(await this.deps.tenants.setTenantDisabled(tenant, true))) throw tenantNotFound(tenant);
-    const tokens = await this.deps.tenants.listTokens(tenant);
+    const tokens = await this.deps.tokens.listTokens(tenant);
     const closed = await Promise.all(tokens.map((token) => this.closeConnections(tenant, token.tokenId)));
     return { tenant, disabled: true, connectionsClosed: closed.includes(null) ? null : (closed as number[]).reduce((sum, count) => sum + count, 0) };
   }
@@ -61,8 +63,8 @@ export class AdminService implements AdminOperations {
     if (!tenantCreated) await this.existingTenant(request.tenant);
     const tokenId = `tok_${this.deps.mintId()}`;
     const token = mintTokenSecret();
-    await this.deps.tenants.putToken({ ...grant, tokenId }, hashTokenSecret(token));
-    const record = await this.deps.tenants.getToken(request.tenant, tokenId);
+    await this.deps.tokens.putToken({ ...grant, tokenId }, hashTokenSecret(token));
+    const record = await this.deps.tokens.getToken(request.tenant, tokenId);
     if (record === undefined) throw new Error(`token ${tokenId} was written but cannot be read back`);
     return { ...tokenViewOf(record, this.deps.now()), token, ...(tenantCreated ? { tenantCreated: true as const } : {}) };
   }
@@ -71,20 +73,20 @@ export class AdminService implements AdminOperations {
     requireTenantId(tenant);
     await this.existingTenant(tenant);
     const now = this.deps.now();
-    return (await this.deps.tenants.listTokens(tenant)).map((record) => tokenViewOf(record, now));
+    return (await this.deps.tokens.listTokens(tenant)).map((record) => tokenViewOf(record, now));
   }
 
   /** Idempotent: revoking a revoked token succeeds again (and closes anything still open). */
   async revokeToken(tenant: string, tokenId: string): Promise<TokenRevocation> {
     requireTenantId(tenant);
-    if (!(await this.deps.tenants.revokeToken(tenant, tokenId))) throw tokenNotFound(tokenId);
+    if (!(await this.deps.tokens.revokeToken(tenant, tokenId))) throw tokenNotFound(tokenId);
     return { tenant, tokenId, connectionsClosed: await this.closeConnections(tenant, tokenId) };
   }
 
   /** A new secret with the same grant (scopes, agents, expiry, label); the old token is revoked. */
   async rotateToken(tenant: string, tokenId: string): Promise<RotatedToken> {
     requireTenantId(tenant);
-    const old = await this.deps.tenants.getToken(tenant, tokenId);
+    const old = await this.deps.tokens.getToken(tenant, tokenId);
     if (old === undefined) throw tokenNotFound(tokenId);
     const oldView = tokenViewOf(old, this.deps.now());
     if (oldView.status !== 'active') throw tokenInactive(tokenId, oldView.status);
@@ -113,7 +115,7 @@ export class AdminService implements AdminOperations {
     requireTenantId(tenant);
     const parsed = parseControlPolicy(document);
     if (!parsed.ok) throw invalidAdminRequest(`invalid control policy: ${parsed.reason}`);
-    if (!(await this.deps.tenants.setControlPolicy(tenant, JSON.stringify(parsed.policy)))) throw tenantNotFound(tenant);
+    if (!(await this.deps.controlPolicies.setControlPolicy(tenant, JSON.stringify(parsed.policy)))) throw tenantNotFound(tenant);
     return parsed.policy;
   }
 
@@ -136,6 +138,8 @@ export class AdminService implements AdminOperations {
 export function adminServiceFor(runtime: RelayRuntime): AdminService {
   return new AdminService({
     tenants: runtime.tenants,
+    tokens: runtime.tokens,
+    controlPolicies: runtime.controlPolicies,
     mintId: runtime.mintId,
     now: runtime.now,
     ...(runtime.config.managementEndpoint === undefined ? {} : { closeConnectionsOfToken: (tenant, tokenId) => closeConnectionsOfToken(runtime, tenant, tokenId) }),

@@ -1,6 +1,6 @@
 /** How stored tenants and tokens are shown to administrators: ISO times, a status, no digests. */
 import { SCOPES } from '../auth/scopes.ts';
-import type { TenantRecord, TokenRecord } from '../store/tenant-store.ts';
+import type { TenantRecord, TokenRecord } from '../relay/domain/tenant.ts';
 import type { TenantView, TokenView } from './admin-operations.ts';
 
 export function tokenViewOf(record: TokenRecord, nowMs: number): TokenView {

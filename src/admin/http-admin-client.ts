@@ -4,10 +4,9 @@
  */
 import { RelayError } from '../errors/relay-error.ts';
 import type { ControlPolicy } from '../relay/control-policy.ts';
+import { CONNECTIONS_CLOSED_HEADER } from './admin-operations.ts';
 import type { AdminOperations, IssuedToken, IssueTokenRequest, RotatedToken, TenantStateChange, TenantView, TokenRevocation, TokenView } from './admin-operations.ts';
 
-/** Mirrors `CONNECTIONS_CLOSED_HEADER` in `functions/http/admin-routes.ts`. */
-const CONNECTIONS_CLOSED_HEADER = 'aep-connections-closed';
 
 export class HttpAdminClient implements AdminOperations {
   private readonly baseUrl: string;

@@ -4,7 +4,7 @@
  */
 import { isScope, parseScopes } from '../auth/scopes.ts';
 import type { Scope } from '../auth/scopes.ts';
-import type { TokenGrant } from '../store/tenant-store.ts';
+import type { TokenGrant } from '../relay/domain/tenant.ts';
 import { invalidAdminRequest } from './admin-errors.ts';
 import type { IssueTokenRequest } from './admin-operations.ts';
 

@@ -3,15 +3,7 @@
  * the execute-api stage URL (never a CloudFront domain), or the local gateway's base URL.
  */
 import { ApiGatewayManagementApiClient, DeleteConnectionCommand, PostToConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
-
-/** Outcome of one post: `gone` means the connection no longer exists (410). */
-export type PostOutcome = 'sent' | 'gone' | 'throttled';
-
-export interface ConnectionPoster {
-  post(connectionId: string, text: string): Promise<PostOutcome>;
-  /** Closes a connection (its `$disconnect` then runs); a gone connection is not an error. */
-  close(connectionId: string): Promise<void>;
-}
+import type { ConnectionPoster } from '../relay/ports/connection-poster.ts';
 
 export interface ManagementPosterOptions {
   endpoint: string;

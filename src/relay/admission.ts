@@ -6,7 +6,7 @@
  */
 import type { Principal } from '../auth/principal.ts';
 import { validateEnvelope } from '../protocol/envelope.ts';
-import type { AdmittedEvent } from '../store/event-log.ts';
+import type { AdmittedEvent } from './domain/stored-event.ts';
 
 export type AdmissionRefusal =
   | { code: 'invalid-event'; detail: string }

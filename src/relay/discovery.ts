@@ -16,6 +16,21 @@ export interface DiscoverySurface {
   roster: boolean;
 }
 
+/** What the deployment's configuration says it serves. */
+export interface ServedBindings {
+  replayBuffer: number;
+  surface: { stream: boolean; socket: boolean };
+}
+
+/**
+ * The surface a deployment serves. `viaSocket` is set where the caller is the socket itself
+ * (the relay's hello): a hello proves the socket, with its command routing and roster, is served.
+ */
+export function servedSurface(served: ServedBindings, viaSocket = false): DiscoverySurface {
+  const socket = viaSocket || served.surface.socket;
+  return { replayBuffer: served.replayBuffer, stream: served.surface.stream, socket, control: socket, roster: socket };
+}
+
 /** Capabilities shared by discovery and the relay's hello. */
 export function relayCapabilities(surface: DiscoverySurface): JsonObject {
   return {

@@ -1,27 +1,65 @@
 /**
- * Ingest of a batch of event texts into the log: every text is admitted first and the batch
- * is refused whole when any is not (AEP-0003 §3.2: reject the batch with the first failing
- * line index), then events are appended in the order received.
+ * `POST /events` as one use case (AEP-0003 §3.2): the checks of the request in the order the
+ * binding answers them, then admission of every text, then the append. Every text is
+ * admitted first and the batch is refused whole when any is not (the refusal names the first
+ * failing line), then events are appended in the order received.
  */
+import { hasScope } from '../auth/principal.ts';
 import type { Principal } from '../auth/principal.ts';
-import { RelayError, forbidden, invalidEvent, payloadTooLarge, unavailable } from '../errors/relay-error.ts';
+import { RelayError, badRequest, forbidden, invalidEvent, limitExceeded, payloadTooLarge, unavailable, versionUnsupported } from '../errors/relay-error.ts';
+import { SUPPORTED_VERSIONS } from '../protocol/event.ts';
 import { isCommandType } from '../protocol/type-grammar.ts';
-import type { AdmittedEvent, AppendOutcome, EventLog } from '../store/event-log.ts';
+import type { AdmittedEvent, AppendOutcome } from './domain/index.ts';
+import type { RelayRuntime } from './runtime.ts';
 import { admitEventText } from './admission.ts';
 import type { AdmissionLimits } from './admission.ts';
+import { bodyKindOf, splitBody } from './http-batch.ts';
+import { batchLimitOf, checkEventRate } from './quota-checks.ts';
+
+export interface IngestRequest {
+  principal: Principal;
+  /** The `AEP-Version` header. */
+  version: string | undefined;
+  /** The `Content-Type` header. */
+  contentType: string | undefined;
+  /** The request body as text (already decoded from base64 where the gateway encoded it). */
+  body: string;
+}
 
 export interface IngestResult {
+  accepted: number;
   stored: number;
   duplicates: number;
+}
+
+/** Admits and stores a POSTed body, or throws the RelayError the binding answers with. */
+export async function ingest(runtime: RelayRuntime, request: IngestRequest): Promise<IngestResult> {
+  const { principal } = request;
+  const { limits } = runtime.config;
+  if (!hasScope(principal, 'emit')) throw forbidden('this token lacks the emit scope');
+  const version = request.version?.trim();
+  if (version === undefined || !(SUPPORTED_VERSIONS as readonly string[]).includes(version)) throw versionUnsupported(SUPPORTED_VERSIONS);
+  const kind = bodyKindOf(request.contentType);
+  if (kind instanceof RelayError) throw kind;
+  const bodyBytes = Buffer.byteLength(request.body, 'utf8');
+  if (bodyBytes > limits.maxBodyBytes) throw payloadTooLarge('payload-too-large', `the body is ${bodyBytes} bytes; the limit is ${limits.maxBodyBytes}`);
+  if (request.body.trim() === '') throw badRequest('invalid-event', 'the body carries no event');
+  const texts = splitBody(request.body, kind, await batchLimitOf(runtime.quotas, principal.tenant, limits.maxBatchEvents));
+  if (texts instanceof RelayError) throw texts;
+  const admitted = admitBatch(texts, principal, limits);
+  const rateRefusal = await checkEventRate(runtime.quotas, principal.tenant, admitted.length);
+  if (rateRefusal !== undefined) throw limitExceeded(rateRefusal);
+  const { stored, duplicates } = await appendAll(runtime.eventLog, principal.tenant, admitted);
+  return { accepted: admitted.length, stored, duplicates };
 }
 
 /** Admits every text or throws the refusal of the first that fails, naming its index. */
 export function admitBatch(texts: readonly string[], principal: Principal, limits: AdmissionLimits): AdmittedEvent[] {
   const admitted: AdmittedEvent[] = [];
   for (const [index, text] of texts.entries()) {
+    const where = texts.length > 1 ? `line ${index}: ` : '';
     const admission = admitEventText(text, principal, limits);
     if (!admission.ok) {
-      const where = texts.length > 1 ? `line ${index}: ` : '';
       const { refusal } = admission;
       if (refusal.code === 'event-too-large') throw payloadTooLarge('event-too-large', where + refusal.detail);
       if (refusal.code === 'unauthorized') throw forbidden(where + refusal.detail);
@@ -30,7 +68,7 @@ export function admitBatch(texts: readonly string[], principal: Principal, limit
     // Control flows only on the authenticated duplex binding (AEP-0004 §4.1): a command
     // POSTed over HTTP is refused, and nothing of the batch is stored or routed.
     if (isCommandType(admission.admitted.event.type)) {
-      throw new RelayError('unauthorized', 403, `${texts.length > 1 ? `line ${index}: ` : ''}control commands are accepted only on the WebSocket binding (AEP-0004 §4.1)`, { line: index });
+      throw new RelayError('unauthorized', 403, `${where}control commands are accepted only on the WebSocket binding (AEP-0004 §4.1)`, { line: index });
     }
     admitted.push(admission.admitted);
   }
@@ -38,8 +76,8 @@ export function admitBatch(texts: readonly string[], principal: Principal, limit
 }
 
 /** Appends admitted events in order. Storage failures after the SDK's retries answer 503. */
-export async function appendAll(eventLog: EventLog, tenant: string, admitted: readonly AdmittedEvent[]): Promise<IngestResult> {
-  const result: IngestResult = { stored: 0, duplicates: 0 };
+async function appendAll(eventLog: RelayRuntime['eventLog'], tenant: string, admitted: readonly AdmittedEvent[]): Promise<{ stored: number; duplicates: number }> {
+  const result = { stored: 0, duplicates: 0 };
   for (const event of admitted) {
     let outcome: AppendOutcome;
     try {

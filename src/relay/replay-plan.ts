@@ -8,7 +8,7 @@ import type { EventMatcher } from '../protocol/attr-match.ts';
 import type { CaptureLevel } from '../protocol/levels.ts';
 import type { Position } from '../protocol/positions.ts';
 import { positionOf } from '../protocol/positions.ts';
-import type { EventLog } from '../store/event-log.ts';
+import type { EventLogPort } from './ports/event-log.ts';
 import { deliveryText, parseStored } from './delivery-text.ts';
 
 export type ReplayStep =
@@ -24,7 +24,7 @@ export interface ReplayRequest {
 
 const SESSION_PAGE = 100;
 
-export async function* replaySteps(eventLog: EventLog, request: ReplayRequest): AsyncGenerator<ReplayStep> {
+export async function* replaySteps(eventLog: EventLogPort, request: ReplayRequest): AsyncGenerator<ReplayStep> {
   if (request.from === 'all') {
     // Replay-all: every held session from its earliest served position; no marker (§5 rule 2).
     let cursor: string | undefined;

@@ -14,7 +14,8 @@
 import type { CaptureLevel } from '../protocol/levels.ts';
 import { comparePositions, positionOf } from '../protocol/positions.ts';
 import type { Position } from '../protocol/positions.ts';
-import type { ConnectionStore } from '../store/connection-store.ts';
+import type { ParkingPort } from './ports/parking.ts';
+import type { SubscriptionsPort } from './ports/subscriptions.ts';
 import { deliveryText, parseStored } from './delivery-text.ts';
 
 /** Per session, the newest position the consumer already has. */
@@ -56,8 +57,8 @@ export interface HandoffRequest {
 }
 
 /** Delivers what was parked during the replay, then flips every index entry of the subscription to live. */
-export async function handOffToLive(connections: ConnectionStore, request: HandoffRequest): Promise<boolean> {
-  const entries = await connections.subscriptionEntries(request.tenant, request.connectionId, request.subscriptionId);
+export async function handOffToLive(store: { subscriptions: SubscriptionsPort; parking: ParkingPort }, request: HandoffRequest): Promise<boolean> {
+  const entries = await store.subscriptions.subscriptionEntries(request.tenant, request.connectionId, request.subscriptionId);
   for (const entry of entries) {
     let delivered = 0;
     let current = entry;
@@ -68,8 +69,8 @@ export async function handOffToLive(connections: ConnectionStore, request: Hando
         if (event === undefined || request.highWater.covers(positionOf(event))) continue;
         if (!(await request.deliver(deliveryText(raw, event, request.ceiling)))) return false;
       }
-      if (await connections.goLive(current, delivered, request.highWater.snapshot())) break;
-      const reread = (await connections.subscriptionEntries(request.tenant, request.connectionId, request.subscriptionId)).find(
+      if (await store.parking.goLive(current, delivered, request.highWater.snapshot())) break;
+      const reread = (await store.subscriptions.subscriptionEntries(request.tenant, request.connectionId, request.subscriptionId)).find(
         (candidate) => candidate.indexKey.pk === entry.indexKey.pk,
       );
       if (reread === undefined) return false;

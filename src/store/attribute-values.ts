@@ -3,6 +3,7 @@
  * are flat and few, so it does not need a document-client dependency.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import type { JsonObject } from '../protocol/event.ts';
 
 export type Item = Record<string, AttributeValue>;
 
@@ -27,4 +28,15 @@ export function readStringSet(item: Item | undefined, name: string): string[] {
 /** True when a DynamoDB call failed only because its condition did not hold. */
 export function isConditionFailure(error: unknown): error is Error & { Item?: Item } {
   return error instanceof Error && error.name === 'ConditionalCheckFailedException';
+}
+
+/** A JSON object stored as text; `{}` when absent or not an object (items are written by the relay only). */
+export function parseJsonObject(text: string | undefined): JsonObject {
+  if (text === undefined) return {};
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as JsonObject) : {};
+  } catch {
+    return {};
+  }
 }

@@ -25,18 +25,3 @@ export class CapacityMeter {
     this.totals = { readUnits: 0, writeUnits: 0, calls: 0 };
   }
 }
-
-/**
- * Every meter a relay runtime created in this process (`createRuntime` registers its own), so
- * the local stack and the benchmark can sum DynamoDB use over all handlers.
- */
-const registeredMeters = new Set<CapacityMeter>();
-
-export function registerMeter(meter: CapacityMeter): CapacityMeter {
-  registeredMeters.add(meter);
-  return meter;
-}
-
-export function allMeters(): CapacityMeter[] {
-  return [...registeredMeters];
-}

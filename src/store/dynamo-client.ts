@@ -1,7 +1,7 @@
 /**
- * Builds the DynamoDB client every store uses. A middleware asks each call for its consumed
- * capacity and records it in a `CapacityMeter`; the cost figures in BENCHMARKS.md and the
- * README come from this meter.
+ * Builds the DynamoDB client the stores take by injection. Only when given a `CapacityMeter`
+ * does it ask each call for its consumed capacity (a middleware records it in the meter; the
+ * cost figures in BENCHMARKS.md and the README come from it); production passes none.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { CapacityMeter } from './capacity-meter.ts';
@@ -10,13 +10,13 @@ export interface DynamoClientOptions {
   region: string;
   /** Set for DynamoDB Local; absent in AWS. */
   endpoint?: string;
+  /** Counts the request units every call reports; absent in production, which asks for none. */
   meter?: CapacityMeter;
   /** SDK retry attempts for throttling and transient errors (exponential backoff with jitter). */
   maxAttempts?: number;
   /** Fixed credentials (DynamoDB Local accepts any); absent in AWS, where the role's are used. */
   credentials?: { accessKeyId: string; secretAccessKey: string };
 }
-
 
 /** Commands whose input accepts `ReturnConsumedCapacity`, by the kind of units they consume. */
 const METERED_COMMANDS: ReadonlyMap<string, 'read' | 'write'> = new Map([
@@ -25,18 +25,6 @@ const METERED_COMMANDS: ReadonlyMap<string, 'read' | 'write'> = new Map([
   ['GetItemCommand', 'read'], ['QueryCommand', 'read'], ['ScanCommand', 'read'],
   ['BatchGetItemCommand', 'read'], ['TransactGetItemsCommand', 'read'],
 ]);
-
-/**
- * Test-only hook: when installed, it is applied to every client created afterwards. Only the
- * local stack installs one, and only when `AEP_FAULTS` is set (`local/faults/`), to inject
- * DynamoDB errors; nothing installs it in AWS or in a normal local run.
- */
-export type DynamoClientDecorator = (client: DynamoDBClient) => void;
-let clientDecorator: DynamoClientDecorator | undefined;
-
-export function installDynamoClientDecorator(decorator: DynamoClientDecorator | undefined): void {
-  clientDecorator = decorator;
-}
 
 export function createDynamoClient(options: DynamoClientOptions): DynamoDBClient {
   const client = new DynamoDBClient({
@@ -61,7 +49,6 @@ export function createDynamoClient(options: DynamoClientOptions): DynamoDBClient
       { step: 'initialize', name: 'aepCapacityMeter' },
     );
   }
-  clientDecorator?.(client);
   return client;
 }
 

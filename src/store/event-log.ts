@@ -7,53 +7,30 @@
  *   carry a `pos` for the `byPosition` index; agent-scoped events (AEP-0001 §5.2: no
  *   session, no position) live in their agent's partition without `pos`, so the index stays
  *   sparse and they are fanned out live but never replayed.
- * - `redelivery`: a short-lived marker written when a duplicate arrives. It produces a
- *   stream record, so the one fan-out path also forwards redeliveries live (AEP-0003 §5:
- *   admission dedupes, live fan-out forwards as received) while the log keeps one copy.
- * - `session`: the tenant's registry of sessions held, for replay-all (AEP-0003 §5).
+ * - `redelivery`: a short-lived marker written when a duplicate arrives (`redelivery-markers.ts`).
+ * - `session`: the tenant's registry of sessions held, for replay-all (`session-registry.ts`).
  */
-import { PutItemCommand, QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { AepEvent } from '../protocol/event.ts';
 import type { Position } from '../protocol/positions.ts';
 import { isAgentScopedType } from '../protocol/type-grammar.ts';
+import type { AdmittedEvent, AppendOutcome, HistoryItem, Page, ReplayResult, SeqLessAnchor } from '../relay/domain/stored-event.ts';
+import type { Clock } from '../relay/ports/clock.ts';
+import type { EventLogPort } from '../relay/ports/event-log.ts';
+import type { IdMinter } from '../relay/ports/ids.ts';
 import { isConditionFailure, num, readString, str } from './attribute-values.ts';
 import type { Item } from './attribute-values.ts';
 import { eventKeys } from './keys.ts';
+import { clampLimit, decodeCursor, pageOf } from './pages.ts';
 import { positionKey, positionOfKey, seqLessKey } from './position-key.ts';
+import { RedeliveryMarkers } from './redelivery-markers.ts';
+import { SessionRegistry } from './session-registry.ts';
+import { expiresAfter } from './table-access.ts';
 import { POSITION_INDEX } from './table-definitions.ts';
 
-/** An event that passed validation, with the exact text it arrived as (AEP-0004 §4.4 byte identity). */
-export interface AdmittedEvent {
-  event: AepEvent;
-  raw: string;
-}
-
-export type AppendOutcome = 'stored' | 'duplicate';
-
-/** Where a seq-less event sits in its session's history (see `position-key.ts`). */
-export interface SeqLessAnchor {
+/** One item read back from a session's history, with the index key it sorts under (`position-key.ts`). */
+export interface PositionedItem extends HistoryItem {
   positionKey: string;
-}
-
-/** One item read back from a session's history, in position order. */
-export interface HistoryItem {
-  raw: string;
-  /** The index key it sorts under (see `position-key.ts`). */
-  positionKey: string;
-}
-
-export interface ReplayResult {
-  /** Set when the requested position predates the served window (AEP-0003 §5 `replay-exhausted`). */
-  exhaustedEarliest?: Position;
-  /** The served events after the requested position, oldest first. */
-  items: HistoryItem[];
-}
-
-export interface Page<T> {
-  items: T[];
-  /** Opaque cursor for the next page; absent on the last one. */
-  cursor?: string;
 }
 
 export interface EventLogOptions {
@@ -64,8 +41,8 @@ export interface EventLogOptions {
   retentionDays: number;
   /** Lifetime of live-only items (agent-scoped events, redelivery markers), in seconds. */
   liveOnlySeconds: number;
-  now: () => number;
-  mintId: () => string;
+  now: Clock;
+  mintId: IdMinter;
   /**
    * How long this process trusts that a session is already in the registry before
    * refreshing it (saves one write per event on a warm container).
@@ -75,13 +52,17 @@ export interface EventLogOptions {
 
 const SECONDS_PER_DAY = 86_400;
 
-export class EventLog {
-  private readonly registeredSessions = new Map<string, number>();
+export class EventLog implements EventLogPort {
+  private readonly sessions: SessionRegistry;
+  private readonly redeliveries: RedeliveryMarkers;
 
   constructor(
     private readonly client: DynamoDBClient,
     private readonly options: EventLogOptions,
-  ) {}
+  ) {
+    this.sessions = new SessionRegistry(client, { tableName: options.tableName, lifetimeSeconds: options.retentionDays * SECONDS_PER_DAY, refreshMs: options.registryRefreshMs ?? 60_000 });
+    this.redeliveries = new RedeliveryMarkers(client, { tableName: options.tableName, lifetimeSeconds: options.liveOnlySeconds, mintId: options.mintId });
+  }
 
   /**
    * Stores an event once per `(tenant, source, id)`. A duplicate writes nothing to the log;
@@ -97,11 +78,11 @@ export class EventLog {
       kind: str('event'),
       raw: str(admitted.raw),
       storedAt: num(nowMs),
-      expiresAt: num(expiry(nowMs, agentScoped ? this.options.liveOnlySeconds : this.options.retentionDays * SECONDS_PER_DAY)),
+      expiresAt: num(expiresAfter(nowMs, agentScoped ? this.options.liveOnlySeconds : this.options.retentionDays * SECONDS_PER_DAY)),
     };
     if (!agentScoped) {
       const session = event.session as string;
-      await this.registerSession(tenant, session, nowMs);
+      await this.sessions.register(tenant, session, nowMs);
       item.pos = str(
         event.seq === undefined
           ? (seqLessAnchor ?? (await this.anchorSeqLess(tenant, session))).positionKey
@@ -122,7 +103,7 @@ export class EventLog {
       if (!isConditionFailure(error)) throw error;
       // Forward the stored copy: a true redelivery is byte-identical, and an id collision
       // (a different event reusing `(source, id)`, AEP-0001 §7.4) must not smuggle new content.
-      await this.writeRedeliveryMarker(tenant, readString(error.Item, 'raw') ?? admitted.raw, nowMs);
+      await this.redeliveries.write(tenant, readString(error.Item, 'raw') ?? admitted.raw, nowMs);
       return 'duplicate';
     }
   }
@@ -132,9 +113,9 @@ export class EventLog {
    * when absent), limited to the newest `replayBuffer` events. When more than that lie after
    * the requested position, the result says where the served window starts.
    */
-  async replay(tenant: string, session: string, after?: Position): Promise<ReplayResult> {
+  async replay(tenant: string, session: string, after?: Position): Promise<ReplayResult & { items: PositionedItem[] }> {
     const window = this.options.replayBuffer;
-    const newestFirst: HistoryItem[] = [];
+    const newestFirst: PositionedItem[] = [];
     let exclusiveStartKey: Item | undefined;
     let overflow = false;
     do {
@@ -157,7 +138,7 @@ export class EventLog {
   }
 
   /** Events of a session strictly after a position, oldest first, one bounded page at a time. */
-  async readAfter(tenant: string, session: string, after: Position | undefined, limit: number, cursor?: string): Promise<Page<HistoryItem>> {
+  async readAfter(tenant: string, session: string, after: Position | undefined, limit: number, cursor?: string): Promise<Page<PositionedItem>> {
     const page = await this.queryHistory(tenant, session, after, { newestFirst: false, limit: clampLimit(limit), startKey: decodeCursor(cursor) });
     return pageOf((page.Items ?? []).map(historyItem), page.LastEvaluatedKey);
   }
@@ -184,13 +165,12 @@ export class EventLog {
     );
   }
 
-  /** The earliest position replay serves for a session, or undefined when it holds none. */
   /**
    * The session's events stored at or after `sinceMs`, oldest first, among its newest `limit`.
    * A stream opening catches up with these, so an event ingested while it was being set up
    * (before its subscription was recorded) is not missed.
    */
-  async storedSince(tenant: string, session: string, sinceMs: number, limit = 100): Promise<HistoryItem[]> {
+  async storedSince(tenant: string, session: string, sinceMs: number, limit = 100): Promise<PositionedItem[]> {
     const page = await this.client.send(
       new QueryCommand({
         TableName: this.options.tableName,
@@ -208,6 +188,7 @@ export class EventLog {
     return (page.Items ?? []).map(historyItem).reverse();
   }
 
+  /** The earliest position replay serves for a session, or undefined when it holds none. */
   async earliestServedPosition(tenant: string, session: string): Promise<Position | undefined> {
     const { items } = await this.replay(tenant, session);
     const earliest = items[0];
@@ -215,41 +196,8 @@ export class EventLog {
   }
 
   /** Sessions the tenant holds history for, one bounded page at a time. */
-  async listSessions(tenant: string, limit: number, cursor?: string): Promise<Page<string>> {
-    const page = await this.client.send(
-      new QueryCommand({
-        TableName: this.options.tableName,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': str(eventKeys.sessionRegistryPartition(tenant)) },
-        ProjectionExpression: 'sk',
-        ConsistentRead: true,
-        Limit: clampLimit(limit),
-        ExclusiveStartKey: decodeCursor(cursor),
-      }),
-    );
-    return pageOf((page.Items ?? []).map((record) => readString(record, 'sk') ?? ''), page.LastEvaluatedKey);
-  }
-
-  /** Keeps the session in the tenant's registry; refreshed at most once per `registryRefreshMs` per process. */
-  private async registerSession(tenant: string, session: string, nowMs: number): Promise<void> {
-    const cacheKey = `${tenant}\u0000${session}`;
-    const refreshMs = this.options.registryRefreshMs ?? 60_000;
-    const last = this.registeredSessions.get(cacheKey);
-    if (last !== undefined && nowMs - last < refreshMs) return;
-    await this.client.send(
-      new UpdateItemCommand({
-        TableName: this.options.tableName,
-        Key: { pk: str(eventKeys.sessionRegistryPartition(tenant)), sk: str(session) },
-        UpdateExpression: 'SET kind = :kind, lastSeen = :now, expiresAt = :expires',
-        ExpressionAttributeValues: {
-          ':kind': str('session'),
-          ':now': num(nowMs),
-          ':expires': num(expiry(nowMs, this.options.retentionDays * SECONDS_PER_DAY)),
-        },
-      }),
-    );
-    if (this.registeredSessions.size > 10_000) this.registeredSessions.clear();
-    this.registeredSessions.set(cacheKey, nowMs);
+  listSessions(tenant: string, limit: number, cursor?: string): Promise<Page<string>> {
+    return this.sessions.list(tenant, limit, cursor);
   }
 
   /**
@@ -275,42 +223,8 @@ export class EventLog {
     );
     return readString(page.Items?.[0], 'pos');
   }
-
-  private async writeRedeliveryMarker(tenant: string, raw: string, nowMs: number): Promise<void> {
-    await this.client.send(
-      new PutItemCommand({
-        TableName: this.options.tableName,
-        Item: {
-          pk: str(eventKeys.redeliveryPartition(tenant)),
-          sk: str(this.options.mintId()),
-          kind: str('redelivery'),
-          raw: str(raw),
-          expiresAt: num(expiry(nowMs, this.options.liveOnlySeconds)),
-        },
-      }),
-    );
-  }
 }
 
-function expiry(nowMs: number, lifetimeSeconds: number): number {
-  return Math.floor(nowMs / 1000) + lifetimeSeconds;
-}
-
-function historyItem(record: Item): HistoryItem {
+function historyItem(record: Item): PositionedItem {
   return { raw: readString(record, 'raw') ?? '', positionKey: readString(record, 'pos') ?? '' };
-}
-
-const MAX_PAGE = 1000;
-
-function clampLimit(limit: number): number {
-  return Math.max(1, Math.min(MAX_PAGE, Math.floor(limit)));
-}
-
-function pageOf<T>(items: T[], lastEvaluatedKey: Item | undefined): Page<T> {
-  return lastEvaluatedKey === undefined ? { items } : { items, cursor: Buffer.from(JSON.stringify(lastEvaluatedKey)).toString('base64url') };
-}
-
-function decodeCursor(cursor: string | undefined): Item | undefined {
-  if (cursor === undefined) return undefined;
-  return JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Item;
 }

@@ -11,27 +11,25 @@
 import { PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { encodeUlidTime } from '../protocol/ulid.ts';
+import type { Clock } from '../relay/ports/clock.ts';
+import type { IdMinter } from '../relay/ports/ids.ts';
+import type { InboxItem, InboxPort } from '../relay/ports/inbox.ts';
 import { num, readString, str } from './attribute-values.ts';
 import type { Item } from './attribute-values.ts';
 
 export interface InboxStoreOptions {
   tableName: string;
-  now: () => number;
-  mintId: () => string;
+  now: Clock;
+  mintId: IdMinter;
   /** How long deliveries stay readable, in seconds. */
   lifetimeSeconds: number;
   /** How far back (ms) each read looks again for late writes. */
   lookBackMs: number;
 }
 
-export interface InboxItem {
-  key: string;
-  text: string;
-}
-
 export const inboxPartition = (tenant: string, streamId: string) => `T#${tenant}#INBOX#${streamId}`;
 
-export class InboxStore {
+export class InboxStore implements InboxPort {
   constructor(
     private readonly client: DynamoDBClient,
     private readonly options: InboxStoreOptions,

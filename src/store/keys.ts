@@ -59,3 +59,10 @@ export const tenantKeys = {
   /** Registry of all tenants, for the operator's listing. */
   tenantRegistryPartition: 'TENANTS',
 };
+
+/** The tenant a partition key belongs to: every tenant-scoped key starts `T#{tenant}#`. */
+export function tenantOfPartition(partition: string): string | undefined {
+  if (!partition.startsWith('T#')) return undefined;
+  const end = partition.indexOf('#', 2);
+  return end === -1 ? undefined : partition.slice(2, end);
+}

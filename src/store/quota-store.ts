@@ -6,6 +6,8 @@
  */
 import { GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { Clock } from '../relay/ports/clock.ts';
+import type { QuotasPort } from '../relay/ports/quotas.ts';
 import type { TenantQuotas } from '../relay/tenant-quotas.ts';
 import { parseTenantQuotas } from '../relay/tenant-quotas.ts';
 import { isConditionFailure, num, readString, str } from './attribute-values.ts';
@@ -14,14 +16,14 @@ import { tenantKeys } from './keys.ts';
 export interface QuotaStoreOptions {
   tenantsTable: string;
   connectionsTable: string;
-  now: () => number;
+  now: Clock;
   /** How long a process trusts the quotas it read. */
   cacheMs: number;
 }
 
 const counterPartition = (tenant: string) => `T#${tenant}#COUNTERS`;
 
-export class QuotaStore {
+export class QuotaStore implements QuotasPort {
   private readonly cache = new Map<string, { quotas: TenantQuotas; readAt: number }>();
 
   constructor(

@@ -74,9 +74,5 @@ export const TENANTS_TABLE: TableDefinition = {
 
 export const TABLE_DEFINITIONS: readonly TableDefinition[] = [EVENTS_TABLE, CONNECTIONS_TABLE, TENANTS_TABLE];
 
-/** The physical names a deployment gives its tables. */
-export interface TableNames {
-  events: string;
-  connections: string;
-  tenants: string;
-}
+/** The physical names a deployment gives its tables (declared with the configuration, which carries them). */
+export type { TableNames } from '../config/table-names.ts';

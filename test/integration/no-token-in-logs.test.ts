@@ -2,7 +2,7 @@ import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashTokenSecret, mintTokenSecret } from '../../src/auth/token-secret.ts';
 import { createDynamoClient } from '../../src/store/dynamo-client.ts';
-import { TenantStore } from '../../src/store/tenant-store.ts';
+import { tenantTableStores } from '../../src/store/tenant-table.ts';
 import { localTableNames } from '../../local/create-tables.ts';
 import { LOCAL_CREDENTIALS } from '../../local/local-credentials.ts';
 import { startStackProcess } from '../support/local-stack-process.ts';
@@ -23,10 +23,10 @@ describe('logs', () => {
   });
 
   it('never contain an issued token, including access_token query values', async () => {
-    const store = new TenantStore(createDynamoClient({ region: 'us-east-1', endpoint: stack.dynamoEndpoint, credentials: LOCAL_CREDENTIALS }), localTableNames('aep-local').tenants, Date.now);
-    await store.ensureTenant('logs');
+    const store = tenantTableStores(createDynamoClient({ region: 'us-east-1', endpoint: stack.dynamoEndpoint, credentials: LOCAL_CREDENTIALS }), localTableNames('aep-local').tenants, Date.now);
+    await store.tenants.ensureTenant('logs');
     const tokens = [mintTokenSecret(), mintTokenSecret()];
-    for (const [index, token] of tokens.entries()) await store.putToken({ tenant: 'logs', tokenId: `tok-logs-${index}`, scopes: ['emit', 'consume', 'control'] }, hashTokenSecret(token));
+    for (const [index, token] of tokens.entries()) await store.tokens.putToken({ tenant: 'logs', tokenId: `tok-logs-${index}`, scopes: ['emit', 'consume', 'control'] }, hashTokenSecret(token));
     const [token, revoked] = tokens as [string, string];
     const event = { aep: '0.1', id: 'log-1', type: 'progress.status', time: new Date().toISOString(), source: 'aep://t/agent/a', agent: 'a', session: 'log-session', seq: 0 };
     const post = (secret: string, body: string) =>
@@ -43,7 +43,7 @@ describe('logs', () => {
       socket.send(JSON.stringify({ type: 'subscribe', id: 'before-hello' }));
       await new Promise((resolve) => socket.once('close', resolve));
     }
-    await store.revokeToken('logs', 'tok-logs-1');
+    await store.tokens.revokeToken('logs', 'tok-logs-1');
     expect((await post(revoked, JSON.stringify({ ...event, id: 'log-2' }))).status).toBe(401);
     await fetch(`${stack.baseUrl}/stream?access_token=${revoked}`);
     await new Promise((resolve) => setTimeout(resolve, 500));

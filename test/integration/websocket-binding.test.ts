@@ -1,6 +1,6 @@
 import { describe, expect, inject, it } from 'vitest';
 import { LOCAL_TENANT } from '../../local/stack.ts';
-import { ConnectionStore } from '../../src/store/connection-store.ts';
+import { connectionTableStores } from '../../src/store/connection-table.ts';
 import { readFixtureJson } from '../support/aep-corpus.ts';
 import { dynamoClient, mintId, ndjson, postEvents, sessionEvent, storedEvents, tableNames, tenantWithToken, uniqueName } from '../support/relay-fixtures.ts';
 import { helloSocket, isType, openSocket, waitForCount } from '../support/ws-client.ts';
@@ -230,19 +230,19 @@ describe('WebSocket subscriptions', () => {
     const token = await tenantWithToken(tenant, ['emit']);
     const session = uniqueName('ghost');
     const ghostId = `ghost${mintId().slice(-8)}=`;
-    const store = new ConnectionStore(dynamoClient(), { tableName: tableNames.connections, now: Date.now, connectionLifetimeSeconds: 600, maxPendingBytes: 1024 });
-    await store.createConnection(tenant, ghostId, { tenant, tokenId: 'ghost', scopes: ['consume'] });
-    await store.addSubscription(tenant, ghostId, { subscriptionId: 'g', filter: JSON.stringify({ session }), sessions: [session] }, 10);
-    const [entry] = await store.subscriptionEntries(tenant, ghostId, 'g');
-    await store.goLive(entry!, 0);
-    expect(await store.subscriptionsFor(tenant, [session])).toHaveLength(1);
+    const store = connectionTableStores(dynamoClient(), { tableName: tableNames.connections, now: Date.now, connectionLifetimeSeconds: 600, maxPendingBytes: 1024 });
+    await store.connections.createConnection(tenant, ghostId, { tenant, tokenId: 'ghost', scopes: ['consume'] });
+    await store.subscriptions.addSubscription(tenant, ghostId, { subscriptionId: 'g', filter: JSON.stringify({ session }), sessions: [session] }, 10);
+    const [entry] = await store.subscriptions.subscriptionEntries(tenant, ghostId, 'g');
+    await store.parking.goLive(entry!, 0);
+    expect(await store.subscriptions.subscriptionsFor(tenant, [session])).toHaveLength(1);
     await postEvents(JSON.stringify(sessionEvent(session, 0)), { token });
     const deadline = Date.now() + 10_000;
-    while ((await store.getConnection(tenant, ghostId)) !== undefined) {
+    while ((await store.connections.getConnection(tenant, ghostId)) !== undefined) {
       if (Date.now() > deadline) throw new Error('the ghost connection was not cleaned up');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    expect(await store.subscriptionsFor(tenant, [session])).toEqual([]);
+    expect(await store.subscriptions.subscriptionsFor(tenant, [session])).toEqual([]);
   });
 
   it('delivers an HTTP-posted event to a session-filtered subscriber through the stream poller', async () => {

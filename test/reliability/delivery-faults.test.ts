@@ -186,9 +186,9 @@ describe('PostToConnection faults', () => {
     await eventually(async () => ((await stack.faults()).connections['gone-410']?.refused ?? 0) >= 1, () => 'no post reached the gone connection');
     const connectionId = (await stack.faults()).connections['gone-410']?.connectionId ?? '';
     // Its record goes first, then what it owned (subscription index entries among them).
-    await eventually(async () => (await stack.connections().getConnection(LOCAL_TENANT, connectionId)) === undefined, () => `connection ${connectionId} still recorded`);
+    await eventually(async () => (await stack.connections().connections.getConnection(LOCAL_TENANT, connectionId)) === undefined, () => `connection ${connectionId} still recorded`);
     await eventually(
-      async () => !(await stack.connections().subscriptionsFor(LOCAL_TENANT, [session])).some((subscription) => subscription.connectionId === connectionId),
+      async () => !(await stack.connections().subscriptions.subscriptionsFor(LOCAL_TENANT, [session])).some((subscription) => subscription.connectionId === connectionId),
       () => `connection ${connectionId} still subscribed`,
     );
 

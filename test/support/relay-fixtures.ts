@@ -10,7 +10,7 @@ import { ulidFactory } from '../../src/protocol/ulid.ts';
 import { CapacityMeter } from '../../src/store/capacity-meter.ts';
 import { createDynamoClient } from '../../src/store/dynamo-client.ts';
 import { EventLog } from '../../src/store/event-log.ts';
-import { TenantStore } from '../../src/store/tenant-store.ts';
+import { tenantTableStores } from '../../src/store/tenant-table.ts';
 import { localTableNames } from '../../local/create-tables.ts';
 import { LOCAL_CREDENTIALS } from '../../local/local-credentials.ts';
 
@@ -58,10 +58,10 @@ export function eventLog(options: { meter?: CapacityMeter; replayBuffer?: number
 
 /** Creates a tenant with a token of the given scopes; returns the token secret. */
 export async function tenantWithToken(tenant: string, scopes: Scope[], extra: { agents?: string[]; expiresAtMs?: number } = {}): Promise<string> {
-  const store = new TenantStore(dynamoClient(), tableNames.tenants, Date.now);
-  await store.ensureTenant(tenant);
+  const { tenants, tokens } = tenantTableStores(dynamoClient(), tableNames.tenants, Date.now);
+  await tenants.ensureTenant(tenant);
   const secret = mintTokenSecret();
-  await store.putToken({ tenant, tokenId: `tok-${mintId().toLowerCase()}`, scopes, ...extra }, hashTokenSecret(secret));
+  await tokens.putToken({ tenant, tokenId: `tok-${mintId().toLowerCase()}`, scopes, ...extra }, hashTokenSecret(secret));
   return secret;
 }
 

@@ -11,29 +11,29 @@
  * Failure isolation: a connection that is gone (410) has its state removed; one that cannot
  * take more (429 after retries) loses `debug`/`info` events and is disconnected with a
  * `closing` frame for anything `notice` and above (never a silent drop). Neither fails the
- * batch. Only a failure to read subscriptions reports records back (`batchItemFailures`), so
- * the event source mapping retries them.
+ * batch. Only a failure to read subscriptions reports records back (`failedRecordIds`, which
+ * the handler returns as `batchItemFailures`), so the event source mapping retries them.
  */
-import type { DynamoDBBatchItemFailure, DynamoDBRecord } from 'aws-lambda';
 import { compileFilter, validateFilter } from '../../protocol/attr-match.ts';
 import type { EventMatcher } from '../../protocol/attr-match.ts';
 import { closing } from '../../protocol/frames.ts';
-import { captureRank, severityRank, isSeverity } from '../../protocol/levels.ts';
+import { captureRank } from '../../protocol/levels.ts';
 import type { CaptureLevel } from '../../protocol/levels.ts';
 import { comparePositions, positionOf } from '../../protocol/positions.ts';
 import type { DeliveredPosition } from '../../protocol/frames.ts';
 import type { Logger } from '../../observability/logger.ts';
-import type { StoredSubscription } from '../../store/connection-store.ts';
+import type { Deliverable } from '../domain/deliverable.ts';
+import type { StoredSubscription } from '../domain/subscription.ts';
+import { backpressureAction } from '../backpressure.ts';
 import { deliveryText } from '../delivery-text.ts';
 import type { RelayRuntime } from '../runtime.ts';
-import { deliverableOf } from './stream-records.ts';
 import { isSseStreamId } from '../sse/sse-stream-id.ts';
-import type { Deliverable } from './stream-records.ts';
 
 type Action = { kind: 'post'; deliverable: Deliverable; ceiling: CaptureLevel | undefined; subscriptionIds: string[] } | { kind: 'park'; deliverable: Deliverable; subscription: StoredSubscription };
 
 export interface FanoutReport {
-  batchItemFailures: DynamoDBBatchItemFailure[];
+  /** Ids of the deliverables to hand back for a retry, every one whose subscriptions could not be read. */
+  failedRecordIds: string[];
   posted: number;
   dropped: number;
   disconnected: number;
@@ -41,9 +41,8 @@ export interface FanoutReport {
 
 const CONNECTION_CONCURRENCY = 32;
 
-export async function fanOut(runtime: RelayRuntime, logger: Logger, records: readonly DynamoDBRecord[]): Promise<FanoutReport> {
-  const report: FanoutReport = { batchItemFailures: [], posted: 0, dropped: 0, disconnected: 0 };
-  const deliverables = records.map(deliverableOf).filter((deliverable): deliverable is Deliverable => deliverable !== undefined);
+export async function fanOut(runtime: RelayRuntime, logger: Logger, deliverables: readonly Deliverable[]): Promise<FanoutReport> {
+  const report: FanoutReport = { failedRecordIds: [], posted: 0, dropped: 0, disconnected: 0 };
   const byTenant = new Map<string, Deliverable[]>();
   for (const deliverable of deliverables) byTenant.set(deliverable.tenant, [...(byTenant.get(deliverable.tenant) ?? []), deliverable]);
 
@@ -54,7 +53,7 @@ export async function fanOut(runtime: RelayRuntime, logger: Logger, records: rea
       const sessions = [...new Set(tenantDeliverables.flatMap((deliverable) => (deliverable.event.session === undefined ? [] : [deliverable.event.session])))];
       let subscriptions: StoredSubscription[];
       try {
-        subscriptions = await runtime.connections.subscriptionsFor(tenant, sessions);
+        subscriptions = await runtime.subscriptions.subscriptionsFor(tenant, sessions);
       } catch (error) {
         logger.error('reading subscriptions failed', { tenant, error });
         failed.push(...tenantDeliverables);
@@ -71,7 +70,7 @@ export async function fanOut(runtime: RelayRuntime, logger: Logger, records: rea
   }
   if (failed.length > 0) {
     // Lambda resumes from the lowest reported sequence number; report every failed record.
-    report.batchItemFailures = failed.map((deliverable) => ({ itemIdentifier: deliverable.sequenceNumber }));
+    report.failedRecordIds = failed.map((deliverable) => deliverable.recordId);
   }
   return report;
 }
@@ -146,7 +145,7 @@ async function drain(runtime: RelayRuntime, logger: Logger, connectionId: string
     let ceiling: CaptureLevel | undefined;
     let subscriptionIds: string[];
     if (action.kind === 'park') {
-      if (await runtime.connections.parkPending(action.subscription, action.deliverable.raw)) continue;
+      if (await runtime.parking.parkPending(action.subscription, action.deliverable.raw)) continue;
       // The replay finished meanwhile (or its parking space is full): deliver live instead.
       ceiling = action.subscription.ceiling;
       subscriptionIds = [action.subscription.subscriptionId];
@@ -174,8 +173,7 @@ async function drain(runtime: RelayRuntime, logger: Logger, connectionId: string
       return;
     }
     // Backpressure (AEP-0003 §8.4): debug/info may be dropped; notice and above: deliver or disconnect.
-    const severity = isSeverity(event.severity) ? event.severity : 'info';
-    if (severityRank(severity) <= severityRank('info')) {
+    if (backpressureAction(event.severity) === 'drop') {
       report.dropped += 1;
       logger.warn('dropped low-severity event for a slow consumer', { connectionId, tenant, type: event.type });
       continue;

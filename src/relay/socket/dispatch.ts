@@ -2,7 +2,8 @@
  * Dispatches one inbound WebSocket message (`$default`) to its handler. Every frame except
  * `hello` first passes the hello gate; unknown frame types are ignored (AEP-0003 §2).
  */
-import { errorFrame, INVALID_HELLO, parseClientMessage, pong } from '../../protocol/frames.ts';
+import { parseClientMessage } from '../../protocol/client-message.ts';
+import { errorFrame, INVALID_HELLO, pong } from '../../protocol/frames.ts';
 import { awaitOpenConnection } from './hello-gate.ts';
 import { handleEvent } from './handle-event.ts';
 import { handleHello } from './handle-hello.ts';

@@ -6,14 +6,13 @@ import { hasScope } from '../../auth/principal.ts';
 import type { AepEvent, JsonObject } from '../../protocol/event.ts';
 import { errorFrame } from '../../protocol/frames.ts';
 import { isAgentScopedType, isCommandType, isForeignEmitterType } from '../../protocol/type-grammar.ts';
-import type { ClaimDeclarations, ConnectionRecord } from '../../store/connection-store.ts';
+import type { ClaimDeclarations } from '../domain/claim.ts';
+import type { ConnectionRecord } from '../domain/connection.ts';
 import { admitEventText } from '../admission.ts';
+import { checkEventRate } from '../quota-checks.ts';
 import { routeCommand } from './route-command.ts';
 import { send } from './socket-context.ts';
 import type { SocketContext } from './socket-context.ts';
-
-/** Claims this process has already recorded, so repeated events skip the conditional write. */
-const knownClaims = new Set<string>();
 
 export async function handleEvent(context: SocketContext, connection: ConnectionRecord, raw: string, value: JsonObject): Promise<void> {
   const cause = typeof value.id === 'string' && value.id !== '' ? value.id : undefined;
@@ -26,10 +25,8 @@ export async function handleEvent(context: SocketContext, connection: Connection
     return;
   }
   if (!hasScope(context.principal, 'emit')) return void (await refuse('unauthorized', 'this token lacks the emit scope'));
-  const { eventsPerSecond } = await context.runtime.quotas.quotasOf(context.principal.tenant);
-  if (eventsPerSecond !== undefined && !(await context.runtime.quotas.admitEvents(context.principal.tenant, 1, eventsPerSecond))) {
-    return void (await refuse('limit-exceeded', `the tenant's quota is ${eventsPerSecond} events per second; resend the event later`));
-  }
+  const rateRefusal = await checkEventRate(context.runtime.quotas, context.principal.tenant, 1);
+  if (rateRefusal !== undefined) return void (await refuse('limit-exceeded', rateRefusal));
   try {
     // Inside the try: a claim that cannot be written refuses the event like a failed append (never a silent drop).
     if (ownsSession(connection, event)) await recordClaim(context, connection, event.session as string);
@@ -47,11 +44,11 @@ function ownsSession(connection: ConnectionRecord, event: AepEvent): boolean {
 }
 
 async function recordClaim(context: SocketContext, connection: ConnectionRecord, session: string): Promise<void> {
-  const cacheKey = `${context.principal.tenant}\u0000${context.connectionId}\u0000${session}`;
-  if (knownClaims.has(cacheKey)) return;
-  await context.runtime.connections.claim(context.principal.tenant, context.connectionId, session, declarationsOf(connection));
-  if (knownClaims.size > 50_000) knownClaims.clear();
-  knownClaims.add(cacheKey);
+  // Claims this process already recorded skip the conditional write (`known-claims.ts`).
+  const { claims, knownClaims } = context.runtime;
+  if (knownClaims.has(context.principal.tenant, context.connectionId, session)) return;
+  await claims.claim(context.principal.tenant, context.connectionId, session, declarationsOf(connection));
+  knownClaims.remember(context.principal.tenant, context.connectionId, session);
 }
 
 /** The claim's declarations, taken verbatim from the claiming connection's hello (AEP-0003 §4.1 rule 4). */

@@ -4,9 +4,10 @@
  * and only then open the connection for its other frames (see `hello-gate.ts`).
  */
 import { SUPPORTED_VERSIONS } from '../../protocol/event.ts';
-import type { HelloFrame } from '../../protocol/frames.ts';
-import { errorFrame, helloReply, selectVersion, VERSION_UNSUPPORTED } from '../../protocol/frames.ts';
-import { relayCapabilities } from '../discovery.ts';
+import { selectVersion } from '../../protocol/client-message.ts';
+import type { HelloFrame } from '../../protocol/client-message.ts';
+import { errorFrame, helloReply, VERSION_UNSUPPORTED } from '../../protocol/frames.ts';
+import { relayCapabilities, servedSurface } from '../discovery.ts';
 import { closeConnection, send } from './socket-context.ts';
 import type { SocketContext } from './socket-context.ts';
 
@@ -33,7 +34,7 @@ export async function handleHello(context: SocketContext, hello: HelloFrame): Pr
     if (record?.state === 'open') await send(context, errorFrame({ code: 'invalid-frame', detail: 'hello was already exchanged on this connection' }));
     return;
   }
-  const capabilities = relayCapabilities({ replayBuffer: config.replayBuffer, stream: config.surface.stream, socket: true, control: true, roster: true });
+  const capabilities = relayCapabilities(servedSurface(config, true));
   await send(context, helloReply(version, capabilities, { agent: 'aep-relay' }));
   await connections.transition(tenant, context.connectionId, ['hello-pending'], 'open');
 }

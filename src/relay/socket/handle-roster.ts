@@ -6,7 +6,7 @@
 import { hasScope } from '../../auth/principal.ts';
 import { errorFrame, rosterReply } from '../../protocol/frames.ts';
 import type { RosterEntry } from '../../protocol/frames.ts';
-import type { ConnectionRecord } from '../../store/connection-store.ts';
+import type { ConnectionRecord } from '../domain/connection.ts';
 import { send } from './socket-context.ts';
 import type { SocketContext } from './socket-context.ts';
 
@@ -15,7 +15,7 @@ export async function handleRoster(context: SocketContext, connection: Connectio
     await send(context, errorFrame({ code: 'unauthorized', id, detail: 'roster is answered on consumer and both connections with the consume scope' }));
     return;
   }
-  const claims = await context.runtime.connections.allClaims(context.principal.tenant);
+  const claims = await context.runtime.claims.allClaims(context.principal.tenant);
   const entries = claims.map((claim): RosterEntry => {
     const { agent, instance, control, emits } = claim.declarations;
     return {

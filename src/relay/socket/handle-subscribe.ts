@@ -1,22 +1,24 @@
 /**
  * `subscribe` / `unsubscribe` on the WebSocket binding (AEP-0003 §6.5).
  *
- * The subscription is recorded (state `replaying`) before its replay is read, so an event
- * written in between is never missed; `subscription-handoff.ts` then moves it to live.
+ * Recording, replay and the handoff to live are the binding-neutral steps of
+ * `open-subscription.ts`; this file checks the request and writes frames.
  */
 import { hasScope } from '../../auth/principal.ts';
 import { sessionEqualityOf } from '../../protocol/attr-match.ts';
-import type { SubscribeRequest } from '../../protocol/frames.ts';
-import { errorFrame, parseSubscribe, replayExhausted, subscribed, unsubscribed } from '../../protocol/frames.ts';
-import { replaySteps } from '../replay-plan.ts';
+import type { SubscribeRequest } from '../../protocol/client-message.ts';
+import { errorFrame, replayExhausted, subscribed, unsubscribed } from '../../protocol/frames.ts';
+import { parseSubscribe } from '../../protocol/subscribe-request.ts';
 import { identifierTooLong } from '../admission.ts';
-import type { ConnectionRecord } from '../../store/connection-store.ts';
-import { handOffToLive, HighWater } from '../subscription-handoff.ts';
+import type { ConnectionRecord } from '../domain/connection.ts';
+import { openSubscription, recordSubscription } from '../open-subscription.ts';
+import type { SubscriptionSpec } from '../open-subscription.ts';
+import { subscriptionLimitOf } from '../quota-checks.ts';
 import { send } from './socket-context.ts';
 import type { SocketContext } from './socket-context.ts';
 
 export async function handleSubscribe(context: SocketContext, connection: ConnectionRecord, request: SubscribeRequest): Promise<void> {
-  const { config, connections, eventLog } = context.runtime;
+  const { config } = context.runtime;
   const refuse = (code: 'unauthorized' | 'limit-exceeded', detail: string) => send(context, errorFrame({ code, id: request.id, detail }));
   if (connection.hello?.role === 'emitter') return void (await refuse('unauthorized', 'subscriptions are for consumer and both roles'));
   if (!hasScope(context.principal, 'consume')) return void (await refuse('unauthorized', 'this token lacks the consume scope'));
@@ -27,50 +29,21 @@ export async function handleSubscribe(context: SocketContext, connection: Connec
   }
   const tooLong = identifierTooLong({ id: parsed.id, session: [...(sessionEqualityOf(parsed.filter) ?? []), ...(Array.isArray(parsed.from) ? parsed.from.map((position) => position.session) : [])] });
   if (tooLong !== undefined) return void (await refuse('limit-exceeded', tooLong));
-  const pinnedSessions = sessionEqualityOf(parsed.filter);
-  const maxSubscriptions = (await context.runtime.quotas.quotasOf(context.principal.tenant)).maxSubscriptionsPerConnection ?? config.limits.maxSubscriptionsPerConnection;
-  const recorded = await connections.addSubscription(
-    context.principal.tenant,
-    context.connectionId,
-    {
-      subscriptionId: parsed.id,
-      filter: JSON.stringify(parsed.filter),
-      ...(parsed.capture === undefined ? {} : { ceiling: parsed.capture }),
-      ...(pinnedSessions === undefined ? {} : { sessions: pinnedSessions }),
-    },
-    maxSubscriptions,
-  );
-  if (!recorded) {
+  const { tenant } = context.principal;
+  const spec: SubscriptionSpec = { tenant, connectionId: context.connectionId, subscriptionId: parsed.id, filter: parsed.filter, matches: parsed.matches, ceiling: parsed.capture, from: parsed.from };
+  const maxSubscriptions = await subscriptionLimitOf(context.runtime.quotas, tenant, config.limits.maxSubscriptionsPerConnection);
+  if (!(await recordSubscription(context.runtime, spec, maxSubscriptions))) {
     await refuse('limit-exceeded', `a connection may hold at most ${maxSubscriptions} subscriptions (maxSubscriptionsPerConnection)`);
     return;
   }
   if (!(await send(context, subscribed(parsed.id)))) return;
-  const highWater = new HighWater();
-  if (Array.isArray(parsed.from)) for (const position of parsed.from) highWater.raise(position);
-  if (parsed.from !== undefined) {
-    const steps = replaySteps(eventLog, {
-      tenant: context.principal.tenant,
-      from: parsed.from,
-      matches: parsed.matches,
-      ...(parsed.capture === undefined ? {} : { ceiling: parsed.capture }),
-    });
-    for await (const step of steps) {
-      const frame = step.kind === 'exhausted' ? JSON.stringify(replayExhausted(parsed.id, step.session, step.earliest)) : step.text;
-      if (!(await send(context, frame))) return;
-      if (step.kind === 'event' && step.position !== undefined) highWater.raise(step.position);
-    }
-  }
-  await handOffToLive(connections, {
-    tenant: context.principal.tenant,
-    connectionId: context.connectionId,
-    subscriptionId: parsed.id,
-    ceiling: parsed.capture,
-    highWater,
-    deliver: (text) => send(context, text),
+  await openSubscription(context.runtime, spec, {
+    event: (text) => send(context, text),
+    exhausted: (session, earliest) => send(context, JSON.stringify(replayExhausted(parsed.id, session, earliest))),
   });
 }
 
 export async function handleUnsubscribe(context: SocketContext, subscriptionId: string): Promise<void> {
-  await context.runtime.connections.removeSubscription(context.principal.tenant, context.connectionId, subscriptionId);
+  await context.runtime.subscriptions.removeSubscription(context.principal.tenant, context.connectionId, subscriptionId);
   await send(context, unsubscribed(subscriptionId));
 }

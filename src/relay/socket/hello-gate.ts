@@ -19,7 +19,7 @@
  *    wins (and the frame proceeds) or finds the connection refused (and changes nothing).
  */
 import { errorFrame, HELLO_REQUIRED } from '../../protocol/frames.ts';
-import type { ConnectionRecord } from '../../store/connection-store.ts';
+import type { ConnectionRecord } from '../domain/connection.ts';
 import { closeConnection, send } from './socket-context.ts';
 import type { SocketContext } from './socket-context.ts';
 

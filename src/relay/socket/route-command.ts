@@ -8,14 +8,14 @@
  */
 import { hasScope } from '../../auth/principal.ts';
 import { errorFrame } from '../../protocol/frames.ts';
-import type { AdmittedEvent } from '../../store/event-log.ts';
+import type { AdmittedEvent } from '../domain/stored-event.ts';
 import { DEFAULT_CONTROL_POLICY, evaluateControlPolicy, parseControlPolicy } from '../control-policy.ts';
 import type { ControlPolicy } from '../control-policy.ts';
 import { send } from './socket-context.ts';
 import type { SocketContext } from './socket-context.ts';
 
 export async function routeCommand(context: SocketContext, command: AdmittedEvent): Promise<void> {
-  const { connections, eventLog, poster } = context.runtime;
+  const { connections, claims, eventLog, poster } = context.runtime;
   const { tenant } = context.principal;
   const { event } = command;
   const session = event.session as string;
@@ -23,10 +23,10 @@ export async function routeCommand(context: SocketContext, command: AdmittedEven
     send(context, errorFrame({ code, cause: event.id, detail }));
 
   if (!hasScope(context.principal, 'control')) return void (await refuse('unauthorized', 'this token lacks the control scope (AEP-0004 §4.1)'));
-  const claims = await connections.claimsOf(tenant, session);
-  if (claims.length === 0) return void (await refuse('no-route', `no connected emitter claims session ${JSON.stringify(session)}`));
-  if (claims.length > 1) return void (await refuse('ambiguous', `${claims.length} live connections claim session ${JSON.stringify(session)}; the relay routes to exactly one (AEP-0004 §4.5)`));
-  const [target] = claims as [(typeof claims)[number]];
+  const claimants = await claims.claimsOf(tenant, session);
+  if (claimants.length === 0) return void (await refuse('no-route', `no connected emitter claims session ${JSON.stringify(session)}`));
+  if (claimants.length > 1) return void (await refuse('ambiguous', `${claimants.length} live connections claim session ${JSON.stringify(session)}; the relay routes to exactly one (AEP-0004 §4.5)`));
+  const [target] = claimants as [(typeof claimants)[number]];
   const policy = await policyOf(context, tenant);
   const verdict = evaluateControlPolicy(policy, {
     tokenId: context.principal.tokenId,
@@ -55,10 +55,10 @@ export async function routeCommand(context: SocketContext, command: AdmittedEven
 }
 
 async function policyOf(context: SocketContext, tenant: string): Promise<ControlPolicy> {
-  const record = await context.runtime.tenants.getTenant(tenant);
-  if (record?.controlPolicy === undefined) return DEFAULT_CONTROL_POLICY;
+  const stored = await context.runtime.controlPolicies.controlPolicyOf(tenant);
+  if (stored === undefined) return DEFAULT_CONTROL_POLICY;
   try {
-    const parsed = parseControlPolicy(JSON.parse(record.controlPolicy));
+    const parsed = parseControlPolicy(JSON.parse(stored));
     // A stored policy that no longer parses fails closed.
     return parsed.ok ? parsed.policy : { default: 'deny', rules: [] };
   } catch {

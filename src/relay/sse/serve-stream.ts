@@ -2,7 +2,7 @@
  * Serves one `GET /stream` (AEP-0003 §3.3) on a Lambda response stream, with the same
  * semantics as a WebSocket subscription: same filter, ceiling and replay, and the same live
  * path: the stream records a subscription that fan-out delivers to (into the stream's inbox,
- * `inbox-store.ts`), handed from replay to live exactly as on the socket.
+ * `ports/inbox.ts`), handed from replay to live exactly as on the socket.
  *
  * Why this live path: polling the log would cost a query per session per poll and cannot
  * serve a filter that pins no session without scanning the tenant; the fan-out path costs one
@@ -14,102 +14,46 @@
  * end, so EventSource reconnects with Last-Event-ID and loses nothing.
  */
 import type { Writable } from 'node:stream';
-import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { hasScope } from '../../auth/principal.ts';
-import { forbidden, notFound, RelayError, unauthenticated, limitExceeded, isStorageUnavailable, unavailable } from '../../errors/relay-error.ts';
-import type { HttpResponsePrelude } from '../../gateway/lambda-streaming.ts';
+import { isStorageUnavailable, RelayError, unavailable } from '../../errors/relay-error.ts';
 import type { Logger } from '../../observability/logger.ts';
-import { sessionEqualityOf } from '../../protocol/attr-match.ts';
-import { isSeverity, severityRank } from '../../protocol/levels.ts';
-import { bearerToken } from '../../auth/bearer.ts';
-import { hashTokenSecret } from '../../auth/token-secret.ts';
+import { backpressureAction } from '../backpressure.ts';
 import { parseStored } from '../delivery-text.ts';
-import { matchingSteps, replaySteps } from '../replay-plan.ts';
+import { goLive, replayInto } from '../open-subscription.ts';
+import type { SubscriptionOutput } from '../open-subscription.ts';
 import type { RelayRuntime } from '../runtime.ts';
-import { handOffToLive, HighWater } from '../subscription-handoff.ts';
+import { acceptStream } from './accept-stream.ts';
+import type { AcceptedStream, StreamHttpRequest } from './accept-stream.ts';
 import { replayExhaustedComment, sseComment, sseEventMessage } from './sse-format.ts';
-import { sseStreamId } from './sse-stream-id.ts';
-import { DEFAULT_MAX_CONNECTIONS } from '../tenant-quotas.ts';
-import { parseStreamRequest } from './stream-request.ts';
-import type { StreamRequest } from './stream-request.ts';
 import { SseWriter } from './sse-writer.ts';
 
+export type { StreamHttpRequest } from './accept-stream.ts';
+
+/** The status and headers a response opens with, before its body. */
+export interface ResponsePrelude {
+  statusCode: number;
+  headers?: Record<string, string>;
+  cookies?: string[];
+}
+
 /** Opens the HTTP response with its status and headers (HttpResponseStream.from in Lambda). */
-export type OpenResponse = (prelude: HttpResponsePrelude) => Writable;
+export type OpenResponse = (prelude: ResponsePrelude) => Writable;
 
 export interface StreamInvocation {
-  event: APIGatewayProxyEventV2;
+  request: StreamHttpRequest;
   open: OpenResponse;
   /** Milliseconds left before the function times out. */
   remainingMs: () => number;
 }
 
-const SUBSCRIPTION_ID = 'stream';
-
 export async function serveStream(runtime: RelayRuntime, logger: Logger, invocation: StreamInvocation): Promise<void> {
-  // When the request arrived: events stored from here on are this stream's to deliver.
-  const arrivedAtMs = runtime.now();
   let accepted: AcceptedStream;
   try {
-    accepted = await acceptRequest(runtime, invocation.event, arrivedAtMs);
+    accepted = await acceptStream(runtime, invocation.request, runtime.now());
   } catch (error) {
     refuse(invocation, logger, error);
     return;
   }
   await streamEvents(runtime, logger, invocation, accepted);
-}
-
-interface AcceptedStream {
-  request: StreamRequest;
-  arrivedAtMs: number;
-  tenant: string;
-  /** Digest of the bearer token, so a live stream can re-check it was not revoked. */
-  tokenDigest: string;
-  streamId?: string;
-}
-
-/** Authenticates and validates the request, and for a live stream records its subscription. */
-async function acceptRequest(runtime: RelayRuntime, event: APIGatewayProxyEventV2, arrivedAtMs: number): Promise<AcceptedStream> {
-  if (event.rawPath !== '/stream') throw notFound();
-  if (event.requestContext.http.method.toUpperCase() !== 'GET') throw new RelayError('method-not-allowed', 405, 'GET /stream only');
-  const headers = event.headers ?? {};
-  const token = bearerToken({
-    // Behind CloudFront with origin access control, the viewer's Authorization header is
-    // replaced by the signature, so the edge copies it into x-aep-authorization.
-    authorization: headers['x-aep-authorization'] ?? headers.authorization,
-    accessTokenQuery: event.queryStringParameters?.access_token,
-    allowQueryToken: true,
-  });
-  const tokenDigest = token === undefined ? undefined : hashTokenSecret(token);
-  const principal = tokenDigest === undefined ? undefined : await runtime.tenants.resolve(tokenDigest);
-  if (principal === undefined || tokenDigest === undefined) throw unauthenticated();
-  if (!hasScope(principal, 'consume')) throw forbidden('this token lacks the consume scope');
-  const request = parseStreamRequest(event.queryStringParameters ?? {}, headers['last-event-id'], runtime.config.limits.maxFromPositions);
-  if (request instanceof RelayError) throw request;
-  const tenant = principal.tenant;
-  if (!request.live) return { request, arrivedAtMs, tenant, tokenDigest };
-  const streamId = sseStreamId(runtime.mintId());
-  const quotas = await runtime.quotas.quotasOf(tenant);
-  if (!(await runtime.quotas.acquireConnection(tenant, quotas.maxConnections ?? DEFAULT_MAX_CONNECTIONS))) {
-    throw limitExceeded(`the tenant's quota of ${quotas.maxConnections ?? DEFAULT_MAX_CONNECTIONS} open connections and streams is reached`);
-  }
-  await runtime.connections.createConnection(tenant, streamId, principal);
-  const recorded = await runtime.connections.addSubscription(
-    tenant,
-    streamId,
-    { subscriptionId: SUBSCRIPTION_ID, filter: JSON.stringify(request.filter), ...(request.ceiling === undefined ? {} : { ceiling: request.ceiling }), ...sessionsOf(request) },
-    1,
-  );
-  if (!recorded) {
-    await runtime.connections.removeConnection(tenant, streamId);
-    throw limitExceeded('could not record the stream subscription');
-  }
-  return { request, arrivedAtMs, tenant, tokenDigest, streamId };
-}
-
-function sessionsOf(request: StreamRequest): { sessions?: string[] } {
-  const sessions = sessionEqualityOf(request.filter);
-  return sessions === undefined ? {} : { sessions };
 }
 
 /** Refusals are plain JSON responses, written before any stream header (AEP-0003 §3.3). */
@@ -124,7 +68,8 @@ function refuse(invocation: StreamInvocation, logger: Logger, error: unknown): v
 }
 
 async function streamEvents(runtime: RelayRuntime, logger: Logger, invocation: StreamInvocation, accepted: AcceptedStream): Promise<void> {
-  const { request, tenant, streamId } = accepted;
+  const { subscription, live } = accepted;
+  const { tenant, connectionId: streamId } = subscription;
   const { sse } = runtime.config;
   const startedAt = runtime.now();
   const stream = invocation.open({
@@ -132,52 +77,30 @@ async function streamEvents(runtime: RelayRuntime, logger: Logger, invocation: S
     headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' },
   });
   const writer = new SseWriter(stream, runtime.now, sse.flushPaddingBytes);
+  // Each write answers whether the client is still there (an unreadable stored text is skipped).
+  const output: SubscriptionOutput = {
+    event: async (text) => {
+      writeEvent(writer, text);
+      return writer.isOpen;
+    },
+    exhausted: async (session, earliest) => writer.write(replayExhaustedComment(session, earliest)),
+  };
   try {
     writer.write(sseComment('aep stream open'));
-    const highWater = new HighWater();
-    if (Array.isArray(request.from)) for (const position of request.from) highWater.raise(position);
-    if (request.from !== undefined) {
-      const steps = replaySteps(runtime.eventLog, { tenant, from: request.from, matches: request.matches, ...(request.ceiling === undefined ? {} : { ceiling: request.ceiling }) });
-      for await (const step of steps) {
-        if (!writer.isOpen) return;
-        if (step.kind === 'exhausted') {
-          writer.write(replayExhaustedComment(step.session, step.earliest));
-          continue;
-        }
-        writeEvent(writer, step.text);
-        if (step.position !== undefined) highWater.raise(step.position);
-      }
-    }
-    if (streamId === undefined) {
+    const highWater = await replayInto(runtime, subscription, output);
+    if (highWater === undefined) return;
+    if (!live) {
       writer.end();
       return;
     }
-    // Events stored between the request's arrival and its subscription being recorded reached
-    // fan-out before the subscription existed: catch up with them from the log. This covers
-    // filters that pin sessions; for the others the window is as long as the setup took.
-    for (const session of sessionEqualityOf(request.filter) ?? []) {
-      for (const step of matchingSteps(await runtime.eventLog.storedSince(tenant, session, accepted.arrivedAtMs), request)) {
-        if (highWater.covers(step.position)) continue;
-        writeEvent(writer, step.text);
-        if (step.position !== undefined) highWater.raise(step.position);
-      }
-    }
-    const delivered = await handOffToLive(runtime.connections, {
-      tenant,
-      connectionId: streamId,
-      subscriptionId: SUBSCRIPTION_ID,
-      ceiling: request.ceiling,
-      highWater,
-      deliver: async (text) => writeEvent(writer, text),
-    });
-    if (!delivered) return;
+    if (!(await goLive(runtime, subscription, highWater, output, { catchUpSinceMs: accepted.arrivedAtMs }))) return;
     const readInbox = runtime.inbox.reader(tenant, streamId, startedAt);
     const endAt = startedAt + sse.maxDurationMs;
     let validatedAt = runtime.now();
     while (writer.isOpen) {
       if (runtime.now() - validatedAt >= sse.revalidateMs) {
         // A stream has no connection revocation could close, so it re-checks its token.
-        if ((await runtime.tenants.resolve(accepted.tokenDigest)) === undefined) {
+        if ((await runtime.tokens.resolve(accepted.tokenDigest)) === undefined) {
           writer.end('closing: the token is no longer valid');
           return;
         }
@@ -200,7 +123,7 @@ async function streamEvents(runtime: RelayRuntime, logger: Logger, invocation: S
     logger.error('stream failed', { error, tenant });
     writer.end('closing: internal error; reconnect with Last-Event-ID to resume');
   } finally {
-    if (streamId !== undefined) await runtime.connections.removeConnection(tenant, streamId).catch((error: unknown) => logger.error('stream cleanup failed', { error }));
+    if (live) await runtime.connections.removeConnection(tenant, streamId).catch((error: unknown) => logger.error('stream cleanup failed', { error }));
   }
 }
 
@@ -210,15 +133,14 @@ function writeEvent(writer: SseWriter, text: string): boolean {
 }
 
 /**
- * Backpressure (AEP-0003 §8.4): with too much unsent, debug/info events are dropped; for
- * notice and above the stream is terminated so the consumer resumes exactly.
+ * Backpressure (AEP-0003 §8.4, `backpressure.ts`): with too much unsent, an event the
+ * decision drops is skipped; otherwise the stream ends so the consumer resumes exactly.
  */
 function deliverLive(writer: SseWriter, text: string, backpressureBytes: number): boolean {
   const event = parseStored(text);
   if (event === undefined) return true;
   if (writer.pendingBytes > backpressureBytes) {
-    const severity = isSeverity(event.severity) ? event.severity : 'info';
-    if (severityRank(severity) <= severityRank('info')) return true;
+    if (backpressureAction(event.severity) === 'drop') return true;
     writer.end('closing: the client is not keeping up; reconnect with Last-Event-ID to resume');
     return false;
   }

@@ -13,7 +13,8 @@ import { localTableNames } from '../../../local/create-tables.ts';
 import { LOCAL_CREDENTIALS } from '../../../local/local-credentials.ts';
 import { LOCAL_TENANT } from '../../../local/stack.ts';
 import { createDynamoClient } from '../../../src/store/dynamo-client.ts';
-import { ConnectionStore } from '../../../src/store/connection-store.ts';
+import { connectionTableStores } from '../../../src/store/connection-table.ts';
+import type { ConnectionTableStores } from '../../../src/store/connection-table.ts';
 import { EventLog } from '../../../src/store/event-log.ts';
 import { ulidFactory } from '../../../src/protocol/ulid.ts';
 import { sessionEvent } from '../../support/relay-fixtures.ts';
@@ -42,7 +43,7 @@ export interface OwnStack {
   startPoller(): Promise<void>;
   /** Every stored event of a session in the `local` tenant, oldest first, read from the stack's DynamoDB. */
   stored(session: string): Promise<Array<Record<string, unknown>>>;
-  connections(): ConnectionStore;
+  connections(): ConnectionTableStores;
   stop(): Promise<void>;
 }
 
@@ -75,7 +76,7 @@ export function ownStackOf(stack: StackProcess): OwnStack {
     stopPoller: async () => void (await control('POST', '/poller/stop')),
     startPoller: async () => void (await control('POST', '/poller/start')),
     stored: async (session) => (await log.replay(LOCAL_TENANT, session)).items.map((item) => JSON.parse(item.raw) as Record<string, unknown>),
-    connections: () => new ConnectionStore(dynamo, { tableName: tables.connections, now: Date.now, connectionLifetimeSeconds: 3600, maxPendingBytes: 256 * 1024 }),
+    connections: () => connectionTableStores(dynamo, { tableName: tables.connections, now: Date.now, connectionLifetimeSeconds: 3600, maxPendingBytes: 256 * 1024 }),
     stop: async () => {
       dynamo.destroy();
       await stack.stop();

@@ -1,8 +1,8 @@
 /** Rebuilds the principal from the authorizer context API Gateway attaches to every route. */
-import type { Principal } from '../../auth/principal.ts';
-import { isScope } from '../../auth/scopes.ts';
-import type { RelayAuthorizerContext } from '../../gateway/websocket-event.ts';
-import { isTenantId } from '../../store/tenant-id.ts';
+import type { Principal } from '../auth/principal.ts';
+import { isScope } from '../auth/scopes.ts';
+import { isTenantId } from '../relay/domain/tenant-id.ts';
+import type { RelayAuthorizerContext } from './websocket-event.ts';
 
 export function principalFromAuthorizer(context: RelayAuthorizerContext | undefined): Principal | undefined {
   if (context === undefined || !isTenantId(context.tenant) || typeof context.tokenId !== 'string') return undefined;

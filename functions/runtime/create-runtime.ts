@@ -1,0 +1,87 @@
+/**
+ * The composition root: builds the relay's runtime (its ports, implemented by the DynamoDB
+ * and API Gateway adapters) from configuration. Each handler module calls it once at module
+ * scope; per-request state never lives here.
+ *
+ * Clients are injected where a caller needs its own: the local stack passes a DynamoDB client
+ * it metered (and, with AEP_FAULTS, fault-decorated); the CLI passes clients with placeholder
+ * credentials for DynamoDB Local. Without them, production builds plain clients and asks
+ * DynamoDB for consumed capacity only when given a `meter`.
+ */
+import { randomBytes } from 'node:crypto';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ConfigurationError } from '../../src/config/env-readers.ts';
+import type { RelayConfig } from '../../src/config/relay-config.ts';
+import { managementApiPoster } from '../../src/gateway/connection-poster.ts';
+import { ulidFactory } from '../../src/protocol/ulid.ts';
+import type { ConnectionPoster } from '../../src/relay/ports/index.ts';
+import type { RelayRuntime } from '../../src/relay/runtime.ts';
+import { KnownClaims } from '../../src/relay/socket/known-claims.ts';
+import type { CapacityMeter } from '../../src/store/capacity-meter.ts';
+import { connectionTableStores } from '../../src/store/connection-table.ts';
+import { createDynamoClient } from '../../src/store/dynamo-client.ts';
+import { EventLog } from '../../src/store/event-log.ts';
+import { InboxStore } from '../../src/store/inbox-store.ts';
+import { QuotaStore } from '../../src/store/quota-store.ts';
+import { tenantTableStores } from '../../src/store/tenant-table.ts';
+
+export interface RuntimeDependencies {
+  config: RelayConfig;
+  /** The DynamoDB client every store uses; built from `config` (and `meter`) when absent. */
+  dynamo?: DynamoDBClient;
+  /** Counts consumed capacity on the client built here; ignored when `dynamo` is given. */
+  meter?: CapacityMeter;
+  /** Posts to WebSocket clients; built from `config.managementEndpoint` when absent. */
+  poster?: ConnectionPoster;
+}
+
+export function createRuntime(dependencies: RuntimeDependencies): RelayRuntime {
+  const { config } = dependencies;
+  const dynamo =
+    dependencies.dynamo ??
+    createDynamoClient({
+      region: config.region,
+      ...(config.dynamoEndpoint === undefined ? {} : { endpoint: config.dynamoEndpoint }),
+      ...(dependencies.meter === undefined ? {} : { meter: dependencies.meter }),
+    });
+  const now = () => Date.now();
+  const mintId = ulidFactory(now, (length) => randomBytes(length));
+  const quotas = new QuotaStore(dynamo, { tenantsTable: config.tables.tenants, connectionsTable: config.tables.connections, now, cacheMs: 30_000 });
+  const connectionTable = connectionTableStores(dynamo, {
+    tableName: config.tables.connections,
+    now,
+    connectionLifetimeSeconds: config.connectionLifetimeSeconds,
+    maxPendingBytes: config.maxPendingBytes,
+    onConnectionRemoved: (tenant) => quotas.releaseConnection(tenant),
+  });
+  return {
+    config,
+    eventLog: new EventLog(dynamo, {
+      tableName: config.tables.events,
+      replayBuffer: config.replayBuffer,
+      retentionDays: config.retentionDays,
+      liveOnlySeconds: config.liveOnlySeconds,
+      now,
+      mintId,
+    }),
+    ...connectionTable,
+    ...tenantTableStores(dynamo, config.tables.tenants, now),
+    quotas,
+    inbox: new InboxStore(dynamo, { tableName: config.tables.connections, now, mintId, lifetimeSeconds: 3600, lookBackMs: 1000 }),
+    poster: dependencies.poster ?? posterFor(config),
+    knownClaims: new KnownClaims(),
+    mintId,
+    now,
+  };
+}
+
+function posterFor(config: RelayConfig): ConnectionPoster {
+  const endpoint = config.managementEndpoint;
+  if (endpoint === undefined) {
+    const missing = (): never => {
+      throw new ConfigurationError('missing environment variable AEP_WS_MANAGEMENT_ENDPOINT');
+    };
+    return { post: async () => missing(), close: async () => missing() };
+  }
+  return managementApiPoster({ endpoint, region: config.region });
+}

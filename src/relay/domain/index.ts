@@ -1,0 +1,8 @@
+/** The relay's own domain types: what the ports take and return. */
+export type { ClaimDeclarations, StoredClaim } from './claim.ts';
+export type { ConnectionRecord, ConnectionState, HelloDeclarations } from './connection.ts';
+export type { Deliverable } from './deliverable.ts';
+export type { AdmittedEvent, AppendOutcome, HistoryItem, Page, ReplayResult, SeqLessAnchor } from './stored-event.ts';
+export type { CoveredPosition, NewSubscription, StoredSubscription, SubscriptionEntryKey, SubscriptionState } from './subscription.ts';
+export type { TenantRecord, TokenGrant, TokenRecord } from './tenant.ts';
+export { isTenantId, TENANT_ID_PATTERN } from './tenant-id.ts';

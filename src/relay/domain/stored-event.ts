@@ -1,0 +1,38 @@
+/**
+ * Events on their way into and out of the log: admitted (validated, with the exact text they
+ * arrived as) and read back for replay.
+ */
+import type { AepEvent } from '../../protocol/event.ts';
+import type { Position } from '../../protocol/positions.ts';
+
+/** An event that passed validation, with the exact text it arrived as (AEP-0004 §4.4 byte identity). */
+export interface AdmittedEvent {
+  event: AepEvent;
+  raw: string;
+}
+
+/** `duplicate`: the log already held this `(source, id)` (AEP-0003 §5 dedupe). */
+export type AppendOutcome = 'stored' | 'duplicate';
+
+/** Where a seq-less event takes its place in its session's history; opaque to the relay. */
+export interface SeqLessAnchor {
+  readonly positionKey: string;
+}
+
+/** One stored event read back from a session's history, as the text it was admitted as. */
+export interface HistoryItem {
+  raw: string;
+}
+
+export interface ReplayResult {
+  /** Set when the requested position predates the served window (AEP-0003 §5 `replay-exhausted`). */
+  exhaustedEarliest?: Position;
+  /** The served events after the requested position, oldest first. */
+  items: HistoryItem[];
+}
+
+export interface Page<T> {
+  items: T[];
+  /** Opaque cursor for the next page; absent on the last one. */
+  cursor?: string;
+}

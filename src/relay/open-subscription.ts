@@ -1,0 +1,98 @@
+/**
+ * Opening a subscription, for every consuming binding (AEP-0003 §5-§7): record it, replay
+ * what its `from` asks for, then hand it from replay to live. The WebSocket binding and SSE
+ * run these same steps; they differ only in how an event or a replay-exhausted notice is
+ * written (`SubscriptionOutput`) and in when they record (the socket answers `subscribed`
+ * after recording; a stream records before its response opens, to refuse with a status).
+ *
+ * The subscription is recorded (state `replaying`) before its replay is read, so an event
+ * written in between is parked rather than missed (`subscription-handoff.ts`).
+ */
+import { sessionEqualityOf } from '../protocol/attr-match.ts';
+import type { EventMatcher, Filter } from '../protocol/attr-match.ts';
+import type { CaptureLevel } from '../protocol/levels.ts';
+import type { Position } from '../protocol/positions.ts';
+import type { RelayRuntime } from './runtime.ts';
+import { matchingSteps, replaySteps } from './replay-plan.ts';
+import { handOffToLive, HighWater } from './subscription-handoff.ts';
+
+export interface SubscriptionSpec {
+  tenant: string;
+  /** The WebSocket connection id, or the SSE stream's id. */
+  connectionId: string;
+  subscriptionId: string;
+  filter: Filter;
+  matches: EventMatcher;
+  ceiling: CaptureLevel | undefined;
+  from: 'all' | readonly Position[] | undefined;
+}
+
+/** How a binding writes to its consumer; each answers false when the consumer is gone. */
+export interface SubscriptionOutput {
+  event: (text: string) => Promise<boolean>;
+  exhausted: (session: string, earliest: { epoch: number; seq: number }) => Promise<boolean>;
+}
+
+type Runtime = Pick<RelayRuntime, 'eventLog' | 'subscriptions' | 'parking'>;
+
+/** Records the subscription in state `replaying`; false when the connection holds `maxSubscriptions` already. */
+export async function recordSubscription(runtime: Pick<RelayRuntime, 'subscriptions'>, spec: SubscriptionSpec, maxSubscriptions: number): Promise<boolean> {
+  const pinnedSessions = sessionEqualityOf(spec.filter);
+  return runtime.subscriptions.addSubscription(
+    spec.tenant,
+    spec.connectionId,
+    {
+      subscriptionId: spec.subscriptionId,
+      filter: JSON.stringify(spec.filter),
+      ...(spec.ceiling === undefined ? {} : { ceiling: spec.ceiling }),
+      ...(pinnedSessions === undefined ? {} : { sessions: pinnedSessions }),
+    },
+    maxSubscriptions,
+  );
+}
+
+/**
+ * Writes the replay `from` asks for. Returns, per session, the newest position the consumer
+ * now has (its resume point or the newest replayed event), or undefined when it went away.
+ */
+export async function replayInto(runtime: Pick<RelayRuntime, 'eventLog'>, spec: SubscriptionSpec, output: SubscriptionOutput): Promise<HighWater | undefined> {
+  const highWater = new HighWater();
+  if (spec.from === undefined) return highWater;
+  if (Array.isArray(spec.from)) for (const position of spec.from) highWater.raise(position);
+  const steps = replaySteps(runtime.eventLog, { tenant: spec.tenant, from: spec.from, matches: spec.matches, ...(spec.ceiling === undefined ? {} : { ceiling: spec.ceiling }) });
+  for await (const step of steps) {
+    const written = step.kind === 'exhausted' ? await output.exhausted(step.session, step.earliest) : await output.event(step.text);
+    if (!written) return undefined;
+    if (step.kind === 'event' && step.position !== undefined) highWater.raise(step.position);
+  }
+  return highWater;
+}
+
+export interface GoLiveOptions {
+  /**
+   * Catch up from the log with events of the filter's pinned sessions stored since this time
+   * (ms): a stream measures its start from the request's arrival, before its subscription
+   * was recorded, and fan-out could not deliver what was stored in between.
+   */
+  catchUpSinceMs?: number;
+}
+
+/** Delivers what was parked during the replay and flips the subscription to live; false when the consumer went away. */
+export async function goLive(runtime: Runtime, spec: SubscriptionSpec, highWater: HighWater, output: SubscriptionOutput, options: GoLiveOptions = {}): Promise<boolean> {
+  if (options.catchUpSinceMs !== undefined) {
+    for (const session of sessionEqualityOf(spec.filter) ?? []) {
+      for (const step of matchingSteps(await runtime.eventLog.storedSince(spec.tenant, session, options.catchUpSinceMs), spec)) {
+        if (highWater.covers(step.position)) continue;
+        if (!(await output.event(step.text))) return false;
+        if (step.position !== undefined) highWater.raise(step.position);
+      }
+    }
+  }
+  return handOffToLive(runtime, { tenant: spec.tenant, connectionId: spec.connectionId, subscriptionId: spec.subscriptionId, ceiling: spec.ceiling, highWater, deliver: output.event });
+}
+
+/** Replays, then goes live: the whole of a recorded subscription's opening. */
+export async function openSubscription(runtime: Runtime, spec: SubscriptionSpec, output: SubscriptionOutput, options: GoLiveOptions = {}): Promise<boolean> {
+  const highWater = await replayInto(runtime, spec, output);
+  return highWater !== undefined && goLive(runtime, spec, highWater, output, options);
+}

@@ -1,0 +1,22 @@
+/** Connection state: the record of each open WebSocket connection or SSE stream. */
+import type { Principal } from '../../auth/principal.ts';
+import type { ConnectionRecord, ConnectionState, HelloDeclarations } from '../domain/connection.ts';
+
+export interface ConnectionsPort {
+  createConnection(tenant: string, connectionId: string, principal: Principal): Promise<void>;
+  getConnection(tenant: string, connectionId: string): Promise<ConnectionRecord | undefined>;
+  /**
+   * Records the first hello of a connection (state `hello-pending`). False when a hello was
+   * already recorded or the connection was refused, so a repeated hello changes nothing.
+   */
+  recordHello(tenant: string, connectionId: string, hello: HelloDeclarations, helloAtMs: number): Promise<boolean>;
+  /** Moves the connection to `to` only if it is in one of `from`; false when it was not. */
+  transition(tenant: string, connectionId: string, from: readonly ConnectionState[], to: ConnectionState): Promise<boolean>;
+  /** Connections and streams currently open with a token (for revocation). */
+  connectionsOfToken(tenant: string, tokenId: string): Promise<string[]>;
+  /**
+   * Removes a connection and everything it owns (subscriptions, claims), releasing its quota
+   * slot exactly once, whichever caller got there first.
+   */
+  removeConnection(tenant: string, connectionId: string): Promise<void>;
+}

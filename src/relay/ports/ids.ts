@@ -1,0 +1,2 @@
+/** Mints a fresh, time-ordered unique id (a ULID in the runtime). */
+export type IdMinter = () => string;

@@ -1,0 +1,17 @@
+/** Subscriptions (AEP-0003 §6): recorded by the bindings, read by fan-out. */
+import type { NewSubscription, StoredSubscription } from '../domain/subscription.ts';
+
+export interface SubscriptionsPort {
+  /**
+   * Records a subscription in state `replaying`, before its replay is read (so nothing written
+   * in between is missed). False when the connection is at `maxSubscriptions`. A subscribe
+   * reusing an id replaces that subscription.
+   */
+  addSubscription(tenant: string, connectionId: string, subscription: NewSubscription, maxSubscriptions: number): Promise<boolean>;
+  /** Removes a subscription; false when there was none. */
+  removeSubscription(tenant: string, connectionId: string, subscriptionId: string): Promise<boolean>;
+  /** The entries one subscription is indexed under (for the replay handoff). */
+  subscriptionEntries(tenant: string, connectionId: string, subscriptionId: string): Promise<StoredSubscription[]>;
+  /** Subscriptions that may match events of these sessions: pinned to one of them, or unpinned. */
+  subscriptionsFor(tenant: string, sessions: readonly string[]): Promise<StoredSubscription[]>;
+}

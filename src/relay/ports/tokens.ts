@@ -1,0 +1,18 @@
+/** Scoped tokens (AEP-0003 §8.1), held by the SHA-256 digest of their secret, never the secret. */
+import type { Principal } from '../../auth/principal.ts';
+import type { TokenGrant, TokenRecord } from '../domain/tenant.ts';
+
+export interface TokensPort {
+  /**
+   * The principal a token digest stands for, or undefined when the token is unknown, revoked,
+   * expired, or its tenant is disabled.
+   */
+  resolve(secretDigest: string): Promise<Principal | undefined>;
+  /** One token of a tenant; undefined when the tenant has no such token. */
+  getToken(tenant: string, tokenId: string): Promise<TokenRecord | undefined>;
+  /** Stores a new token under its digest. The caller mints the secret and shows it once. */
+  putToken(grant: TokenGrant, secretDigest: string): Promise<void>;
+  listTokens(tenant: string): Promise<TokenRecord[]>;
+  /** Marks a token revoked; false when the tenant has no such token. */
+  revokeToken(tenant: string, tokenId: string): Promise<boolean>;
+}

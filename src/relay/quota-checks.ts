@@ -1,0 +1,33 @@
+/**
+ * The tenant quota checks, one per kind, shared by every binding that enforces them. Each
+ * answers with the refusal's detail (the binding maps it to 429 or an in-band
+ * `limit-exceeded`), or undefined when the quota allows the request.
+ */
+import type { QuotasPort } from './ports/index.ts';
+import { DEFAULT_MAX_CONNECTIONS } from './tenant-quotas.ts';
+
+type Quotas = QuotasPort;
+
+/** Takes `count` events off the tenant's events-per-second allowance (HTTP batch or socket frame). */
+export async function checkEventRate(quotas: Quotas, tenant: string, count: number): Promise<string | undefined> {
+  const { eventsPerSecond } = await quotas.quotasOf(tenant);
+  if (eventsPerSecond === undefined || (await quotas.admitEvents(tenant, count, eventsPerSecond))) return undefined;
+  return `the tenant's quota is ${eventsPerSecond} events per second; resend later with the same event ids`;
+}
+
+/** Takes one of the tenant's connection slots (open WebSocket connections plus live SSE streams). */
+export async function acquireConnectionSlot(quotas: Quotas, tenant: string): Promise<string | undefined> {
+  const maxConnections = (await quotas.quotasOf(tenant)).maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+  if (await quotas.acquireConnection(tenant, maxConnections)) return undefined;
+  return `the tenant's quota of ${maxConnections} open connections and streams is reached`;
+}
+
+/** Most subscriptions one connection of the tenant may hold: its quota, else the deployment's limit. */
+export async function subscriptionLimitOf(quotas: Quotas, tenant: string, deploymentLimit: number): Promise<number> {
+  return (await quotas.quotasOf(tenant)).maxSubscriptionsPerConnection ?? deploymentLimit;
+}
+
+/** Most events one NDJSON batch of the tenant may carry: its quota, else the deployment's limit. */
+export async function batchLimitOf(quotas: Quotas, tenant: string, deploymentLimit: number): Promise<number> {
+  return (await quotas.quotasOf(tenant)).maxBatchEvents ?? deploymentLimit;
+}

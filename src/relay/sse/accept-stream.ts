@@ -1,0 +1,74 @@
+/**
+ * Accepting a `GET /stream` request (AEP-0003 §3.3) before any stream header is written:
+ * authentication, the consume scope, the subscription the query asks for, and for a live
+ * stream a connection slot and its recorded subscription. Every refusal is a RelayError the
+ * caller answers as a plain JSON response.
+ */
+import { hasScope } from '../../auth/principal.ts';
+import { forbidden, limitExceeded, notFound, RelayError, unauthenticated } from '../../errors/relay-error.ts';
+import { authenticate } from '../authenticate.ts';
+import { recordSubscription } from '../open-subscription.ts';
+import type { SubscriptionSpec } from '../open-subscription.ts';
+import { acquireConnectionSlot } from '../quota-checks.ts';
+import type { RelayRuntime } from '../runtime.ts';
+import { sseStreamId } from './sse-stream-id.ts';
+import { parseStreamRequest } from './stream-request.ts';
+
+/** The `GET /stream` request, as the entry point decoded it from its platform's event. */
+export interface StreamHttpRequest {
+  method: string;
+  path: string;
+  headers: Readonly<Record<string, string | undefined>>;
+  query: Readonly<Record<string, string | undefined>>;
+}
+
+/** A stream's one subscription id (a stream carries exactly one subscription). */
+const SUBSCRIPTION_ID = 'stream';
+
+export interface AcceptedStream {
+  subscription: SubscriptionSpec;
+  /** `live=0`: replay, then end the stream; nothing was recorded. */
+  live: boolean;
+  /** When the request arrived: events stored from then on are this stream's to deliver. */
+  arrivedAtMs: number;
+  /** Digest of the bearer token, so a live stream can re-check it was not revoked. */
+  tokenDigest: string;
+}
+
+/** Authenticates and validates the request, and for a live stream takes a slot and records its subscription. */
+export async function acceptStream(runtime: RelayRuntime, http: StreamHttpRequest, arrivedAtMs: number): Promise<AcceptedStream> {
+  if (http.path !== '/stream') throw notFound();
+  if (http.method.toUpperCase() !== 'GET') throw new RelayError('method-not-allowed', 405, 'GET /stream only');
+  const { headers } = http;
+  const authentication = await authenticate(runtime.tokens, {
+    // Behind CloudFront with origin access control, the viewer's Authorization header is
+    // replaced by the signature, so the edge copies it into x-aep-authorization.
+    authorization: headers['x-aep-authorization'] ?? headers.authorization,
+    accessTokenQuery: http.query.access_token,
+    allowQueryToken: true,
+  });
+  if (authentication === undefined) throw unauthenticated();
+  const { principal, tokenDigest } = authentication;
+  if (!hasScope(principal, 'consume')) throw forbidden('this token lacks the consume scope');
+  const request = parseStreamRequest(http.query, headers['last-event-id'], runtime.config.limits.maxFromPositions);
+  if (request instanceof RelayError) throw request;
+  const tenant = principal.tenant;
+  const subscription: SubscriptionSpec = {
+    tenant,
+    connectionId: sseStreamId(runtime.mintId()),
+    subscriptionId: SUBSCRIPTION_ID,
+    filter: request.filter,
+    matches: request.matches,
+    ceiling: request.ceiling,
+    from: request.from,
+  };
+  if (!request.live) return { subscription, live: false, arrivedAtMs, tokenDigest };
+  const slotRefusal = await acquireConnectionSlot(runtime.quotas, tenant);
+  if (slotRefusal !== undefined) throw limitExceeded(slotRefusal);
+  await runtime.connections.createConnection(tenant, subscription.connectionId, principal);
+  if (!(await recordSubscription(runtime, subscription, 1))) {
+    await runtime.connections.removeConnection(tenant, subscription.connectionId);
+    throw limitExceeded('could not record the stream subscription');
+  }
+  return { subscription, live: true, arrivedAtMs, tokenDigest };
+}

@@ -1,0 +1,68 @@
+/**
+ * The tenant's registry of sessions it holds history for (`session` items in the events
+ * table), which replay-all walks (AEP-0003 §5).
+ */
+import { QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { Page } from '../relay/domain/stored-event.ts';
+import { num, readString, str } from './attribute-values.ts';
+import { eventKeys } from './keys.ts';
+import { clampLimit, decodeCursor, pageOf } from './pages.ts';
+import { expiresAfter } from './table-access.ts';
+
+export interface SessionRegistryOptions {
+  tableName: string;
+  /** A session stays registered as long as its events are retained. */
+  lifetimeSeconds: number;
+  /**
+   * How long this process trusts that a session is already registered before refreshing it
+   * (saves one write per event on a warm container).
+   */
+  refreshMs: number;
+}
+
+export class SessionRegistry {
+  private readonly registeredAt = new Map<string, number>();
+
+  constructor(
+    private readonly client: DynamoDBClient,
+    private readonly options: SessionRegistryOptions,
+  ) {}
+
+  /** Keeps the session in the tenant's registry; refreshed at most once per `refreshMs` per process. */
+  async register(tenant: string, session: string, nowMs: number): Promise<void> {
+    const cacheKey = `${tenant}\u0000${session}`;
+    const last = this.registeredAt.get(cacheKey);
+    if (last !== undefined && nowMs - last < this.options.refreshMs) return;
+    await this.client.send(
+      new UpdateItemCommand({
+        TableName: this.options.tableName,
+        Key: { pk: str(eventKeys.sessionRegistryPartition(tenant)), sk: str(session) },
+        UpdateExpression: 'SET kind = :kind, lastSeen = :now, expiresAt = :expires',
+        ExpressionAttributeValues: {
+          ':kind': str('session'),
+          ':now': num(nowMs),
+          ':expires': num(expiresAfter(nowMs, this.options.lifetimeSeconds)),
+        },
+      }),
+    );
+    if (this.registeredAt.size > 10_000) this.registeredAt.clear();
+    this.registeredAt.set(cacheKey, nowMs);
+  }
+
+  /** Sessions the tenant holds history for, one bounded page at a time. */
+  async list(tenant: string, limit: number, cursor?: string): Promise<Page<string>> {
+    const page = await this.client.send(
+      new QueryCommand({
+        TableName: this.options.tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': str(eventKeys.sessionRegistryPartition(tenant)) },
+        ProjectionExpression: 'sk',
+        ConsistentRead: true,
+        Limit: clampLimit(limit),
+        ExclusiveStartKey: decodeCursor(cursor),
+      }),
+    );
+    return pageOf((page.Items ?? []).map((record) => readString(record, 'sk') ?? ''), page.LastEvaluatedKey);
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * Subscriptions in DynamoDB (AEP-0003 §6): the record the connection owns (for cleanup) and
+ * the index entries fan-out reads, one per pinned session or one in the tenant's unpinned set.
+ * Layout: `connection-table.ts`.
+ */
+import { DeleteItemCommand, GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { CaptureLevel } from '../protocol/levels.ts';
+import type { CoveredPosition, NewSubscription, StoredSubscription, SubscriptionState } from '../relay/domain/subscription.ts';
+import type { Clock } from '../relay/ports/clock.ts';
+import type { SubscriptionsPort } from '../relay/ports/subscriptions.ts';
+import { isConditionFailure, num, parseJsonObject, readString, readStringSet, str } from './attribute-values.ts';
+import type { Item } from './attribute-values.ts';
+import { connectionKeys } from './keys.ts';
+import { deleteKeys, expiresAfter, queryAll } from './table-access.ts';
+
+export interface SubscriptionStoreOptions {
+  tableName: string;
+  now: Clock;
+  /** Subscriptions expire with their connection's state. */
+  connectionLifetimeSeconds: number;
+}
+
+export class SubscriptionStore implements SubscriptionsPort {
+  constructor(
+    private readonly client: DynamoDBClient,
+    private readonly options: SubscriptionStoreOptions,
+  ) {}
+
+  async addSubscription(tenant: string, connectionId: string, subscription: NewSubscription, maxSubscriptions: number): Promise<boolean> {
+    await this.removeSubscription(tenant, connectionId, subscription.subscriptionId);
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.options.tableName,
+          Key: { pk: str(connectionKeys.connectionPartition(tenant, connectionId)), sk: str(connectionKeys.connectionRecord) },
+          UpdateExpression: 'ADD subCount :one',
+          ConditionExpression: 'attribute_exists(pk) AND subCount < :max',
+          ExpressionAttributeValues: { ':one': num(1), ':max': num(maxSubscriptions) },
+        }),
+      );
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+    const expiresAt = num(expiresAfter(this.options.now(), this.options.connectionLifetimeSeconds));
+    const indexPartitions =
+      subscription.sessions === undefined
+        ? [connectionKeys.tenantSubscriptions(tenant)]
+        : subscription.sessions.map((session) => connectionKeys.sessionSubscriptions(tenant, session));
+    const shared: Item = {
+      connectionId: str(connectionId),
+      subscriptionId: str(subscription.subscriptionId),
+      filter: str(subscription.filter),
+      ...(subscription.ceiling === undefined ? {} : { ceiling: str(subscription.ceiling) }),
+      expiresAt,
+    };
+    // The owned record first: if anything after it fails, cleanup still finds the index entries.
+    await this.client.send(
+      new PutItemCommand({
+        TableName: this.options.tableName,
+        Item: {
+          pk: str(connectionKeys.connectionPartition(tenant, connectionId)),
+          sk: str(connectionKeys.subscriptionRecord(subscription.subscriptionId)),
+          indexPartitions: { SS: indexPartitions },
+          ...shared,
+        },
+      }),
+    );
+    for (const partition of indexPartitions) {
+      await this.client.send(
+        new PutItemCommand({
+          TableName: this.options.tableName,
+          Item: {
+            pk: str(partition),
+            sk: str(connectionKeys.subscriptionIndexSort(connectionId, subscription.subscriptionId)),
+            state: str('replaying'),
+            ...shared,
+          },
+        }),
+      );
+    }
+    return true;
+  }
+
+  async removeSubscription(tenant: string, connectionId: string, subscriptionId: string): Promise<boolean> {
+    const key = { pk: str(connectionKeys.connectionPartition(tenant, connectionId)), sk: str(connectionKeys.subscriptionRecord(subscriptionId)) };
+    const result = await this.client.send(new DeleteItemCommand({ TableName: this.options.tableName, Key: key, ReturnValues: 'ALL_OLD' }));
+    if (result.Attributes === undefined) return false;
+    await deleteKeys(
+      this.client,
+      this.options.tableName,
+      readStringSet(result.Attributes, 'indexPartitions').map((partition) => ({ pk: partition, sk: connectionKeys.subscriptionIndexSort(connectionId, subscriptionId) })),
+    );
+    await this.client.send(
+      new UpdateItemCommand({
+        TableName: this.options.tableName,
+        Key: { pk: str(connectionKeys.connectionPartition(tenant, connectionId)), sk: str(connectionKeys.connectionRecord) },
+        UpdateExpression: 'ADD subCount :minus',
+        ConditionExpression: 'attribute_exists(pk) AND subCount > :zero',
+        ExpressionAttributeValues: { ':minus': num(-1), ':zero': num(0) },
+      }),
+    ).catch((error: unknown) => {
+      if (!isConditionFailure(error)) throw error;
+    });
+    return true;
+  }
+
+  async subscriptionEntries(tenant: string, connectionId: string, subscriptionId: string): Promise<StoredSubscription[]> {
+    const owned = await this.client.send(
+      new GetItemCommand({
+        TableName: this.options.tableName,
+        Key: { pk: str(connectionKeys.connectionPartition(tenant, connectionId)), sk: str(connectionKeys.subscriptionRecord(subscriptionId)) },
+        ConsistentRead: true,
+      }),
+    );
+    const entries: StoredSubscription[] = [];
+    for (const partition of readStringSet(owned.Item, 'indexPartitions')) {
+      const result = await this.client.send(
+        new GetItemCommand({
+          TableName: this.options.tableName,
+          Key: { pk: str(partition), sk: str(connectionKeys.subscriptionIndexSort(connectionId, subscriptionId)) },
+          ConsistentRead: true,
+        }),
+      );
+      if (result.Item !== undefined) entries.push(subscriptionOf(result.Item));
+    }
+    return entries;
+  }
+
+  async subscriptionsFor(tenant: string, sessions: readonly string[]): Promise<StoredSubscription[]> {
+    const partitions = [connectionKeys.tenantSubscriptions(tenant), ...sessions.map((session) => connectionKeys.sessionSubscriptions(tenant, session))];
+    const results = await Promise.all(partitions.map((partition) => queryAll(this.client, this.options.tableName, partition)));
+    return results.flat().map(subscriptionOf);
+  }
+}
+
+function subscriptionOf(item: Item): StoredSubscription {
+  const ceiling = readString(item, 'ceiling') as CaptureLevel | undefined;
+  return {
+    connectionId: readString(item, 'connectionId') ?? '',
+    subscriptionId: readString(item, 'subscriptionId') ?? '',
+    filter: readString(item, 'filter') ?? '{}',
+    ...(ceiling === undefined ? {} : { ceiling }),
+    state: (readString(item, 'state') ?? 'live') as SubscriptionState,
+    pending: (item.pending?.L ?? []).map((entry) => entry.S ?? ''),
+    covered: coveredOf(readString(item, 'covered')),
+    indexKey: { pk: readString(item, 'pk') ?? '', sk: readString(item, 'sk') ?? '' },
+  };
+}
+
+function coveredOf(text: string | undefined): Record<string, CoveredPosition> {
+  if (text === undefined) return {};
+  const covered: Record<string, CoveredPosition> = {};
+  for (const [session, value] of Object.entries(parseJsonObject(text))) {
+    const position = value as { epoch?: unknown; seq?: unknown } | null;
+    if (typeof position?.epoch === 'number' && typeof position.seq === 'number') covered[session] = { epoch: position.epoch, seq: position.seq };
+  }
+  return covered;
+}

@@ -1,0 +1,17 @@
+/** The tenants table's stores, built together over one client: tenants, tokens and control policies. */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { Clock } from '../relay/ports/clock.ts';
+import { ControlPolicyStore } from './control-policy-store.ts';
+import { TenantStore } from './tenant-store.ts';
+import { TokenStore } from './token-store.ts';
+
+export interface TenantTableStores {
+  tenants: TenantStore;
+  tokens: TokenStore;
+  controlPolicies: ControlPolicyStore;
+}
+
+export function tenantTableStores(client: DynamoDBClient, tableName: string, now: Clock): TenantTableStores {
+  const tenants = new TenantStore(client, tableName, now);
+  return { tenants, tokens: new TokenStore(client, tableName, now, tenants), controlPolicies: new ControlPolicyStore(client, tableName) };
+}

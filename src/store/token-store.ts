@@ -1,0 +1,188 @@
+/**
+ * Tokens (AEP-0003 §8.1 scoped bearer tokens). A token is stored twice: a record under its
+ * tenant (for listing and revocation) and a lookup item keyed by the SHA-256 digest of its
+ * secret (so resolving a request's token is one strongly consistent read). The secret itself
+ * is never stored.
+ */
+import { GetItemCommand, QueryCommand, TransactWriteItemsCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { Principal } from '../auth/principal.ts';
+import { isScope } from '../auth/scopes.ts';
+import { digestsEqual } from '../auth/token-secret.ts';
+import type { TokenGrant, TokenRecord } from '../relay/domain/tenant.ts';
+import type { Clock } from '../relay/ports/clock.ts';
+import type { TenantsPort } from '../relay/ports/tenants.ts';
+import type { TokensPort } from '../relay/ports/tokens.ts';
+import { isConditionFailure, num, readNumber, readString, readStringSet, str } from './attribute-values.ts';
+import type { Item } from './attribute-values.ts';
+import { tenantKeys } from './keys.ts';
+
+export class TokenStore implements TokensPort {
+  constructor(
+    private readonly client: DynamoDBClient,
+    private readonly tableName: string,
+    private readonly now: Clock,
+    /** A token of a disabled tenant resolves to nothing. */
+    private readonly tenants: Pick<TenantsPort, 'getTenant'>,
+  ) {}
+
+  /** One token of a tenant, without its digest; undefined when the tenant has no such token. */
+  async getToken(tenant: string, tokenId: string): Promise<TokenRecord | undefined> {
+    const result = await this.client.send(
+      new GetItemCommand({
+        TableName: this.tableName,
+        Key: { pk: str(tenantKeys.tenantPartition(tenant)), sk: str(tenantKeys.tokenRecord(tokenId)) },
+        ConsistentRead: true,
+      }),
+    );
+    return result.Item === undefined ? undefined : tokenRecordOf(result.Item);
+  }
+
+  /** Stores a new token under its digest. The caller mints the secret and shows it once. */
+  async putToken(grant: TokenGrant, secretDigest: string): Promise<void> {
+    const createdAt = this.now();
+    const shared: Item = {
+      tenant: str(grant.tenant),
+      tokenId: str(grant.tokenId),
+      scopes: { SS: [...grant.scopes] },
+      createdAt: num(createdAt),
+      ...(grant.agents !== undefined && grant.agents.length > 0 ? { agents: { SS: [...grant.agents] } } : {}),
+      ...(grant.expiresAtMs !== undefined ? { tokenExpiresAt: num(grant.expiresAtMs) } : {}),
+      ...(grant.label !== undefined ? { label: str(grant.label) } : {}),
+    };
+    await this.client.send(
+      new TransactWriteItemsCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: this.tableName,
+              Item: { pk: str(tenantKeys.tenantPartition(grant.tenant)), sk: str(tenantKeys.tokenRecord(grant.tokenId)), digest: str(secretDigest), ...shared },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          {
+            Put: {
+              TableName: this.tableName,
+              Item: { pk: str(tenantKeys.tokenHashPartition(secretDigest)), sk: str(tenantKeys.tokenHashSort), digest: str(secretDigest), ...shared },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+        ],
+      }),
+    );
+  }
+
+  /**
+   * Resolves a token digest to a principal, or undefined when the token is unknown, revoked,
+   * expired, or its tenant is disabled.
+   */
+  async resolve(secretDigest: string): Promise<Principal | undefined> {
+    const result = await this.client.send(
+      new GetItemCommand({
+        TableName: this.tableName,
+        Key: { pk: str(tenantKeys.tokenHashPartition(secretDigest)), sk: str(tenantKeys.tokenHashSort) },
+        ConsistentRead: true,
+      }),
+    );
+    const item = result.Item;
+    if (item === undefined || !digestsEqual(readString(item, 'digest') ?? '', secretDigest)) return undefined;
+    if (readNumber(item, 'revokedAt') !== undefined) return undefined;
+    const expiresAt = readNumber(item, 'tokenExpiresAt');
+    if (expiresAt !== undefined && expiresAt <= this.now()) return undefined;
+    const tenant = readString(item, 'tenant');
+    const tokenId = readString(item, 'tokenId');
+    if (tenant === undefined || tokenId === undefined) return undefined;
+    const tenantRecord = await this.tenants.getTenant(tenant);
+    if (tenantRecord === undefined || tenantRecord.disabled) return undefined;
+    const agents = readStringSet(item, 'agents');
+    return {
+      tenant,
+      tokenId,
+      scopes: readStringSet(item, 'scopes').filter(isScope),
+      ...(agents.length > 0 ? { agents } : {}),
+    };
+  }
+
+  /** The tenant's tokens, without digests or secrets. */
+  async listTokens(tenant: string): Promise<TokenRecord[]> {
+    const records: TokenRecord[] = [];
+    let start: Item | undefined;
+    do {
+      const page = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :token)',
+          ExpressionAttributeValues: { ':pk': str(tenantKeys.tenantPartition(tenant)), ':token': str('TOKEN#') },
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+        }),
+      );
+      for (const item of page.Items ?? []) records.push(tokenRecordOf(item));
+      start = page.LastEvaluatedKey;
+    } while (start !== undefined);
+    return records;
+  }
+
+  /** Marks a token revoked in both places; returns false when the tenant has no such token. */
+  async revokeToken(tenant: string, tokenId: string): Promise<boolean> {
+    const record = await this.client.send(
+      new GetItemCommand({
+        TableName: this.tableName,
+        Key: { pk: str(tenantKeys.tenantPartition(tenant)), sk: str(tenantKeys.tokenRecord(tokenId)) },
+        ConsistentRead: true,
+      }),
+    );
+    const digest = readString(record.Item, 'digest');
+    if (digest === undefined) return false;
+    const revokedAt = num(this.now());
+    for (const key of [
+      { pk: str(tenantKeys.tokenHashPartition(digest)), sk: str(tenantKeys.tokenHashSort) },
+      { pk: str(tenantKeys.tenantPartition(tenant)), sk: str(tenantKeys.tokenRecord(tokenId)) },
+    ]) {
+      try {
+        await this.client.send(
+          new UpdateItemCommand({
+            TableName: this.tableName,
+            Key: key,
+            UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeValues: { ':now': revokedAt },
+          }),
+        );
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+    }
+    return true;
+  }
+
+  /** Whether a token with this digest exists (revoked or not). */
+  async hasDigest(secretDigest: string): Promise<boolean> {
+    const result = await this.client.send(
+      new GetItemCommand({
+        TableName: this.tableName,
+        Key: { pk: str(tenantKeys.tokenHashPartition(secretDigest)), sk: str(tenantKeys.tokenHashSort) },
+        ProjectionExpression: 'pk',
+        ConsistentRead: true,
+      }),
+    );
+    return result.Item !== undefined;
+  }
+}
+
+function tokenRecordOf(item: Item): TokenRecord {
+  const agents = readStringSet(item, 'agents');
+  const expiresAtMs = readNumber(item, 'tokenExpiresAt');
+  const revokedAtMs = readNumber(item, 'revokedAt');
+  const label = readString(item, 'label');
+  return {
+    tenant: readString(item, 'tenant') ?? '',
+    tokenId: readString(item, 'tokenId') ?? '',
+    scopes: readStringSet(item, 'scopes').filter(isScope),
+    createdAtMs: readNumber(item, 'createdAt') ?? 0,
+    ...(agents.length > 0 ? { agents } : {}),
+    ...(expiresAtMs !== undefined ? { expiresAtMs } : {}),
+    ...(revokedAtMs !== undefined ? { revokedAtMs } : {}),
+    ...(label !== undefined ? { label } : {}),
+  };
+}
