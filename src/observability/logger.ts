@@ -1,44 +1,66 @@
 /**
- * Structured JSON logs, one line per entry. Fields are chosen by the caller; this file never
- * adds request URLs, headers or bodies, so a token cannot reach a log line through it
- * (AEP-0003 §8.1: the `access_token` query value MUST NOT be logged).
+ * Structured JSON logs through Powertools for AWS Lambda's Logger: one line per entry, with
+ * the service name, the Lambda context of the invocation once a handler hands it over
+ * (`injectLambdaContext` middleware or `addContext`), and the correlation fields a caller
+ * binds with `child` (request id, connection id, tenant).
+ *
+ * The relay codes against the small `Logger` interface below, not against Powertools: a
+ * child only binds fields, so it is cheap per invocation and shares no mutable state
+ * between invocations that run concurrently in one process (the local stack).
+ *
+ * No token reaches a line: every line is serialised through `redactSecrets`, which masks
+ * credential fields and token-shaped text at any depth, error messages and stacks included
+ * (AEP-0003 §8.1).
  */
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+import { Logger as PowertoolsLogger } from '@aws-lambda-powertools/logger';
+import type { LogItem } from '@aws-lambda-powertools/logger';
+import type { ConstructorOptions } from '@aws-lambda-powertools/logger/types';
+import { redactSecrets } from './redact-secrets.ts';
 
-const LEVEL_RANK: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
+export type LogFields = Record<string, unknown>;
 
 export interface Logger {
-  debug(message: string, fields?: Record<string, unknown>): void;
-  info(message: string, fields?: Record<string, unknown>): void;
-  warn(message: string, fields?: Record<string, unknown>): void;
-  error(message: string, fields?: Record<string, unknown>): void;
-  child(fields: Record<string, unknown>): Logger;
+  debug(message: string, fields?: LogFields): void;
+  info(message: string, fields?: LogFields): void;
+  warn(message: string, fields?: LogFields): void;
+  error(message: string, fields?: LogFields): void;
+  /** A logger that adds `fields` to every line (the caller's correlation ids). */
+  child(fields: LogFields): Logger;
 }
 
-export type LogSink = (line: string) => void;
+/** A function's logger: also hands out the Powertools logger for its Lambda-context middleware. */
+export interface FunctionLogger extends Logger {
+  readonly powertools: PowertoolsLogger;
+}
 
-export function createLogger(options: { service: string; level?: LogLevel; sink?: LogSink; fields?: Record<string, unknown> }): Logger {
-  const minimum = LEVEL_RANK[options.level ?? 'info'];
-  const sink = options.sink ?? ((line: string) => process.stdout.write(`${line}\n`));
-  const base = { service: options.service, ...options.fields };
-  const write = (level: LogLevel, message: string, fields?: Record<string, unknown>) => {
-    if (LEVEL_RANK[level] < minimum) return;
-    sink(JSON.stringify({ level, time: new Date().toISOString(), message, ...base, ...fields }, errorReplacer));
-  };
+/**
+ * Every level goes to stdout, one compact line each, as before Powertools (which would send
+ * warn and error to stderr): Lambda captures both, and the bench keeps handler lines out of
+ * its report by diverting stdout lines that start with `{"level":`.
+ */
+class StdoutLogger extends PowertoolsLogger {
+  protected override printLog(_logLevel: number, log: LogItem): void {
+    log.prepareForPrint();
+    process.stdout.write(`${JSON.stringify(log.getAttributes(), this.getJsonReplacer())}\n`);
+  }
+
+  protected override createLogger(options?: ConstructorOptions): PowertoolsLogger {
+    return new StdoutLogger(options);
+  }
+}
+
+export function createLogger(options: { service: string }): FunctionLogger {
+  const powertools = new StdoutLogger({ serviceName: options.service, jsonReplacerFn: redactSecrets });
+  return { ...bind(powertools, {}), powertools };
+}
+
+function bind(powertools: PowertoolsLogger, bound: LogFields): Logger {
+  const withBound = (fields: LogFields | undefined): LogFields => (fields === undefined ? bound : { ...bound, ...fields });
   return {
-    debug: (message, fields) => write('debug', message, fields),
-    info: (message, fields) => write('info', message, fields),
-    warn: (message, fields) => write('warn', message, fields),
-    error: (message, fields) => write('error', message, fields),
-    child: (fields) => createLogger({ ...options, fields: { ...options.fields, ...fields } }),
+    debug: (message, fields) => powertools.debug(message, withBound(fields)),
+    info: (message, fields) => powertools.info(message, withBound(fields)),
+    warn: (message, fields) => powertools.warn(message, withBound(fields)),
+    error: (message, fields) => powertools.error(message, withBound(fields)),
+    child: (fields) => bind(powertools, { ...bound, ...fields }),
   };
-}
-
-function errorReplacer(_key: string, value: unknown): unknown {
-  if (value instanceof Error) return { name: value.name, message: value.message };
-  return value;
-}
-
-export function isLogLevel(value: unknown): value is LogLevel {
-  return typeof value === 'string' && value in LEVEL_RANK;
 }

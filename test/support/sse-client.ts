@@ -1,8 +1,9 @@
 /**
  * A Server-Sent Events test client over fetch: parses messages (`event`, `data`, `id`) and
- * comments as they stream in, in arrival order.
+ * comments as they stream in, in arrival order (parsing by `readSse`, shared with the bench).
  */
 import { inject } from 'vitest';
+import { readSse } from './sse-reader.ts';
 
 export type SseItem = { kind: 'message'; event: string; data: string; id?: string; json: Record<string, any> } | { kind: 'comment'; text: string };
 
@@ -34,27 +35,12 @@ export async function openStream(query: Record<string, string>, options: { token
     const body: unknown = await response.json();
     return { status: response.status, headers: response.headers, items, messages: () => [], comments: () => [], ended: Promise.resolve(), waitFor: async () => undefined, close: () => undefined, body };
   }
-  const ended = (async () => {
-    const reader = response.body!.getReader();
-    const decoder = new TextDecoder();
-    let buffer = '';
-    try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) return;
-        buffer += decoder.decode(value, { stream: true });
-        let boundary = buffer.indexOf('\n\n');
-        while (boundary !== -1) {
-          const block = buffer.slice(0, boundary);
-          buffer = buffer.slice(boundary + 2);
-          items.push(...parseBlock(block));
-          boundary = buffer.indexOf('\n\n');
-        }
-      }
-    } catch {
-      // aborted by close()
-    }
-  })();
+  const ended = readSse(response.body!, {
+    onMessage: ({ event, data, id }) => items.push({ kind: 'message', event, data, ...(id === undefined ? {} : { id }), json: JSON.parse(data) as Record<string, any> }),
+    onComment: (text) => items.push({ kind: 'comment', text }),
+  }).catch(() => {
+    // aborted by close()
+  });
   const messages = () => items.filter((item): item is Extract<SseItem, { kind: 'message' }> => item.kind === 'message');
   return {
     status: response.status,
@@ -72,20 +58,4 @@ export async function openStream(query: Record<string, string>, options: { token
     },
     close: () => controller.abort(),
   };
-}
-
-function parseBlock(block: string): SseItem[] {
-  const comments: SseItem[] = [];
-  let event = 'message';
-  const data: string[] = [];
-  let id: string | undefined;
-  for (const line of block.split('\n')) {
-    if (line.startsWith(':')) comments.push({ kind: 'comment', text: line.slice(1).trim() });
-    else if (line.startsWith('event: ')) event = line.slice(7);
-    else if (line.startsWith('data: ')) data.push(line.slice(6));
-    else if (line.startsWith('id: ')) id = line.slice(4);
-  }
-  if (data.length === 0) return comments;
-  const text = data.join('\n');
-  return [...comments, { kind: 'message', event, data: text, ...(id === undefined ? {} : { id }), json: JSON.parse(text) as Record<string, any> }];
 }
