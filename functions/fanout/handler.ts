@@ -20,7 +20,7 @@ export function createHandler(runtime: RelayRuntime) {
     .use(injectLambdaContext(logger.powertools))
     .handler(async (event, context) => {
       const report = await fanOut(runtime, logger.child({ requestId: context.awsRequestId }), deliverablesOf(event.Records));
-      logger.debug('fan-out batch', { records: event.Records.length, posted: report.posted, dropped: report.dropped, disconnected: report.disconnected, failed: report.failedRecordIds.length });
+      logger.debug('fan-out batch', { records: event.Records.length, posted: report.posted, dropped: report.dropped, disconnected: report.disconnected, closed: report.closed, failed: report.failedRecordIds.length });
       return { batchItemFailures: report.failedRecordIds.map((itemIdentifier) => ({ itemIdentifier })) };
     });
 }

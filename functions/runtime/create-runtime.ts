@@ -83,5 +83,5 @@ function posterFor(config: RelayConfig): ConnectionPoster {
     };
     return { post: async () => missing(), close: async () => missing() };
   }
-  return managementApiPoster({ endpoint, region: config.region });
+  return managementApiPoster({ endpoint, region: config.region, maxSockets: config.fanout.concurrency });
 }

@@ -6,7 +6,7 @@ import type { TableNames } from './table-names.ts';
 import { isTenantId } from '../relay/domain/tenant-id.ts';
 import { ConfigurationError, nonNegativeInteger, optionalString, positiveInteger, requiredString } from './env-readers.ts';
 import type { Environment } from './env-readers.ts';
-import { LIMIT_VARIABLES, RELAY_VARIABLES, SSE_VARIABLES, SURFACE_ON } from './relay-environment.ts';
+import { FANOUT_VARIABLES, LIMIT_VARIABLES, RELAY_VARIABLES, SSE_VARIABLES, SURFACE_ON } from './relay-environment.ts';
 
 export interface RelayLimits {
   /** Largest request body `POST /events` accepts, in bytes (413 above it). */
@@ -44,6 +44,7 @@ export interface RelayConfig {
   /** Bytes fan-out may park on a subscription while its replay runs. */
   maxPendingBytes: number;
   sse: SseSettings;
+  fanout: FanoutSettings;
   /** `AEP_OPERATOR_TENANT`: the tenant whose admin tokens manage tenants (default `operator`). */
   operatorTenant: string;
   /** Which bindings this deployment serves (AEP_SURFACE_STREAM / AEP_SURFACE_SOCKET = on), so discovery only advertises what exists. */
@@ -68,6 +69,20 @@ export interface SseSettings {
   backpressureBytes: number;
   /** How often a live stream re-checks that its token is still valid (revocation bound). */
   revalidateMs: number;
+}
+
+export interface FanoutSettings {
+  /**
+   * Posts one fan-out invocation keeps in flight, over all connections (each connection's own
+   * deliveries still go one at a time, in order). Throughput is about this many posts per
+   * PostToConnection round trip, until the function's CPU is the limit.
+   */
+  concurrency: number;
+  /**
+   * After deciding to disconnect a consumer that could not take a `notice`-or-above event, how
+   * long later batches keep trying to hand it the `closing` frame before closing without it.
+   */
+  closingGraceMs: number;
 }
 
 export const DEFAULT_LIMITS: RelayLimits = {
@@ -111,6 +126,10 @@ export function readRelayConfig(env: Environment): RelayConfig {
       flushPaddingBytes: nonNegativeInteger(env, SSE_VARIABLES.flushPaddingBytes, 0),
       backpressureBytes: positiveInteger(env, SSE_VARIABLES.backpressureBytes, 1024 * 1024),
       revalidateMs: positiveInteger(env, SSE_VARIABLES.revalidateMs, 30_000),
+    },
+    fanout: {
+      concurrency: positiveInteger(env, FANOUT_VARIABLES.concurrency, 256),
+      closingGraceMs: positiveInteger(env, FANOUT_VARIABLES.closingGraceMs, 10_000),
     },
     operatorTenant: operatorTenantOf(env),
     surface: {

@@ -5,7 +5,7 @@
  * side that sets it and the side that reads it.
  */
 import type { TableNames } from './table-names.ts';
-import type { RelayConfig, RelayLimits, SseSettings } from './relay-config.ts';
+import type { FanoutSettings, RelayConfig, RelayLimits, SseSettings } from './relay-config.ts';
 
 /** Each relay setting's variable, by the name of the configuration field it fills. */
 export const RELAY_VARIABLES = {
@@ -47,6 +47,12 @@ export const SSE_VARIABLES: Readonly<Record<keyof SseSettings, string>> = {
   revalidateMs: 'AEP_SSE_REVALIDATE_MS',
 };
 
+/** The `fanout` fields' variables. */
+export const FANOUT_VARIABLES: Readonly<Record<keyof FanoutSettings, string>> = {
+  concurrency: 'AEP_FANOUT_CONCURRENCY',
+  closingGraceMs: 'AEP_FANOUT_CLOSING_GRACE_MS',
+};
+
 /** The value a surface variable holds when its binding is served. */
 export const SURFACE_ON = 'on';
 
@@ -59,6 +65,7 @@ export type RelayEnvironmentSettings = { tables: TableNames } & Partial<
 > & {
     limits?: Partial<RelayLimits>;
     sse?: Partial<SseSettings>;
+    fanout?: Partial<FanoutSettings>;
   };
 
 /** The variables that make `readRelayConfig` return these settings (and its defaults for the rest). */
@@ -86,6 +93,7 @@ export function relayEnvironment(settings: RelayEnvironmentSettings): Record<str
   }
   for (const [field, name] of entries(LIMIT_VARIABLES)) put(name, settings.limits?.[field]);
   for (const [field, name] of entries(SSE_VARIABLES)) put(name, settings.sse?.[field]);
+  for (const [field, name] of entries(FANOUT_VARIABLES)) put(name, settings.fanout?.[field]);
   return variables;
 }
 

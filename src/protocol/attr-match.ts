@@ -270,3 +270,23 @@ export function sessionEqualityOf(filter: Filter): string[] | undefined {
   if (typeof predicate === 'number' || typeof predicate === 'boolean') return [];
   return undefined;
 }
+
+/**
+ * The first dot-segment (`tool` of `tool.requested` and of `tool.*`) of every `type` a filter
+ * accepts, so fan-out can index unpinned subscriptions by what they can match and read only
+ * the ones a batch's types could reach; `undefined` when the filter does not constrain `type`.
+ * A pattern's prefix always holds its first segment whole (`prefix.*`, non-empty prefix), so an
+ * event whose type's first segment is not listed can never match. Non-strings never match.
+ */
+export function typeSegmentsOf(filter: Filter): string[] | undefined {
+  if (!Object.hasOwn(filter, 'type')) return undefined;
+  const predicate = filter['type'];
+  const members = typeof predicate === 'string' ? [predicate] : Array.isArray(predicate) ? predicate : [];
+  return [...new Set(members.filter((member): member is string => typeof member === 'string').map(firstTypeSegment))];
+}
+
+/** The category part of a type, or of a vendor type its `x`: what `typeSegmentsOf` indexes by. */
+export function firstTypeSegment(type: string): string {
+  const dot = type.indexOf('.');
+  return dot === -1 ? type : type.slice(0, dot);
+}

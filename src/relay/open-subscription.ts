@@ -8,7 +8,7 @@
  * The subscription is recorded (state `replaying`) before its replay is read, so an event
  * written in between is parked rather than missed (`subscription-handoff.ts`).
  */
-import { sessionEqualityOf } from '../protocol/attr-match.ts';
+import { sessionEqualityOf, typeSegmentsOf } from '../protocol/attr-match.ts';
 import type { EventMatcher, Filter } from '../protocol/attr-match.ts';
 import type { CaptureLevel } from '../protocol/levels.ts';
 import type { Position } from '../protocol/positions.ts';
@@ -38,6 +38,7 @@ type Runtime = Pick<RelayRuntime, 'eventLog' | 'subscriptions' | 'parking'>;
 /** Records the subscription in state `replaying`; false when the connection holds `maxSubscriptions` already. */
 export async function recordSubscription(runtime: Pick<RelayRuntime, 'subscriptions'>, spec: SubscriptionSpec, maxSubscriptions: number): Promise<boolean> {
   const pinnedSessions = sessionEqualityOf(spec.filter);
+  const typeSegments = typeSegmentsOf(spec.filter);
   return runtime.subscriptions.addSubscription(
     spec.tenant,
     spec.connectionId,
@@ -46,6 +47,7 @@ export async function recordSubscription(runtime: Pick<RelayRuntime, 'subscripti
       filter: JSON.stringify(spec.filter),
       ...(spec.ceiling === undefined ? {} : { ceiling: spec.ceiling }),
       ...(pinnedSessions === undefined ? {} : { sessions: pinnedSessions }),
+      ...(typeSegments === undefined ? {} : { typeSegments }),
     },
     maxSubscriptions,
   );

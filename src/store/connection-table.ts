@@ -7,7 +7,9 @@
  * - `T#{t}#C#{conn}` / `SUB#{sub}`       a subscription the connection owns (for cleanup)
  * - `T#{t}#C#{conn}` / `CLAIM#{session}` a claim the connection owns (for cleanup)
  * - `T#{t}#SUBS#S#{session}` / `{conn}#{sub}` subscription index entry pinned to a session
- * - `T#{t}#SUBS#ANY` / `{conn}#{sub}`    subscription index entry not pinned to a session
+ * - `T#{t}#SUBS#K#{segment}` / `{conn}#{sub}` entry of an unpinned subscription naming types,
+ *   under each first type segment it names (`tool`, `x`)
+ * - `T#{t}#SUBS#ANY` / `{conn}#{sub}`    entry of a subscription constraining neither
  * - `T#{t}#CLAIMS` / `{len}:{session}#{conn}` a live claim, for routing and the roster
  *
  * The index entries are what fan-out and routing read; the connection's own records say

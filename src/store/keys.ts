@@ -38,6 +38,11 @@ export const connectionKeys = {
   sessionSubscriptions: (tenant: string, session: string) => `T#${tenant}#SUBS#S#${session}`,
   /** Subscriptions not pinned to a session (read once per fan-out batch per tenant). */
   tenantSubscriptions: (tenant: string) => `T#${tenant}#SUBS#ANY`,
+  /**
+   * Unpinned subscriptions whose filter names types, by each type's first segment (`tool`,
+   * `x`): a batch reads only the segments its events carry, however many others a tenant has.
+   */
+  typeSubscriptions: (tenant: string, segment: string) => `T#${tenant}#SUBS#K#${segment}`,
   subscriptionIndexSort: (connectionId: string, subscriptionId: string) => `${connectionId}#${subscriptionId}`,
   /**
    * All live claims of a tenant: the roster (AEP-0003 §4.1) reads the whole partition, routing

@@ -1,15 +1,16 @@
 /**
  * Subscriptions in DynamoDB (AEP-0003 §6): the record the connection owns (for cleanup) and
- * the index entries fan-out reads, one per pinned session or one in the tenant's unpinned set.
+ * the index entries fan-out reads: one per pinned session, else one per first type segment the
+ * filter names, else one in the tenant's unconstrained set.
  * Layout: `connection-table.ts`.
  */
 import { DeleteItemCommand, GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { CaptureLevel } from '../protocol/levels.ts';
-import type { CoveredPosition, NewSubscription, StoredSubscription, SubscriptionState } from '../relay/domain/subscription.ts';
+import type { ClosingMark, CoveredPosition, NewSubscription, StoredSubscription, SubscriptionState } from '../relay/domain/subscription.ts';
 import type { Clock } from '../relay/ports/clock.ts';
 import type { SubscriptionsPort } from '../relay/ports/subscriptions.ts';
-import { isConditionFailure, num, parseJsonObject, readString, readStringSet, str } from './attribute-values.ts';
+import { isConditionFailure, num, parseJsonObject, readNumber, readString, readStringSet, str } from './attribute-values.ts';
 import type { Item } from './attribute-values.ts';
 import { connectionKeys } from './keys.ts';
 import { deleteKeys, expiresAfter, queryAll } from './table-access.ts';
@@ -44,10 +45,7 @@ export class SubscriptionStore implements SubscriptionsPort {
       throw error;
     }
     const expiresAt = num(expiresAfter(this.options.now(), this.options.connectionLifetimeSeconds));
-    const indexPartitions =
-      subscription.sessions === undefined
-        ? [connectionKeys.tenantSubscriptions(tenant)]
-        : subscription.sessions.map((session) => connectionKeys.sessionSubscriptions(tenant, session));
+    const indexPartitions = indexPartitionsOf(tenant, subscription);
     const shared: Item = {
       connectionId: str(connectionId),
       subscriptionId: str(subscription.subscriptionId),
@@ -128,11 +126,44 @@ export class SubscriptionStore implements SubscriptionsPort {
     return entries;
   }
 
-  async subscriptionsFor(tenant: string, sessions: readonly string[]): Promise<StoredSubscription[]> {
-    const partitions = [connectionKeys.tenantSubscriptions(tenant), ...sessions.map((session) => connectionKeys.sessionSubscriptions(tenant, session))];
+  async subscriptionsFor(tenant: string, sessions: readonly string[], typeSegments: readonly string[] = []): Promise<StoredSubscription[]> {
+    const partitions = [
+      connectionKeys.tenantSubscriptions(tenant),
+      ...new Set(sessions.map((session) => connectionKeys.sessionSubscriptions(tenant, session))),
+      ...new Set(typeSegments.map((segment) => connectionKeys.typeSubscriptions(tenant, segment))),
+    ];
     const results = await Promise.all(partitions.map((partition) => queryAll(this.client, this.options.tableName, partition)));
     return results.flat().map(subscriptionOf);
   }
+
+  async markClosing(entry: StoredSubscription, mark: ClosingMark): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.options.tableName,
+          Key: { pk: str(entry.indexKey.pk), sk: str(entry.indexKey.sk) },
+          // The first decision's time stands: the grace runs from it.
+          UpdateExpression: mark.delivered === undefined ? 'SET closingSince = if_not_exists(closingSince, :since)' : 'SET closingSince = if_not_exists(closingSince, :since), closingAt = :at',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':since': num(mark.sinceMs), ...(mark.delivered === undefined ? {} : { ':at': str(JSON.stringify(mark.delivered)) }) },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+}
+
+/**
+ * Where a subscription is indexed: under each session it pins; else under each first type
+ * segment it names; else in the tenant's unconstrained set, which every batch reads.
+ */
+function indexPartitionsOf(tenant: string, subscription: NewSubscription): string[] {
+  if (subscription.sessions !== undefined) return subscription.sessions.map((session) => connectionKeys.sessionSubscriptions(tenant, session));
+  if (subscription.typeSegments !== undefined && subscription.typeSegments.length > 0) {
+    return subscription.typeSegments.map((segment) => connectionKeys.typeSubscriptions(tenant, segment));
+  }
+  return [connectionKeys.tenantSubscriptions(tenant)];
 }
 
 function subscriptionOf(item: Item): StoredSubscription {
@@ -146,7 +177,16 @@ function subscriptionOf(item: Item): StoredSubscription {
     pending: (item.pending?.L ?? []).map((entry) => entry.S ?? ''),
     covered: coveredOf(readString(item, 'covered')),
     indexKey: { pk: readString(item, 'pk') ?? '', sk: readString(item, 'sk') ?? '' },
+    ...closingOf(item),
   };
+}
+
+function closingOf(item: Item): { closing?: ClosingMark } {
+  const sinceMs = readNumber(item, 'closingSince');
+  if (sinceMs === undefined) return {};
+  const at = parseJsonObject(readString(item, 'closingAt') ?? '{}');
+  const delivered = typeof at.session === 'string' && typeof at.epoch === 'number' && typeof at.seq === 'number' ? { session: at.session, epoch: at.epoch, seq: at.seq } : undefined;
+  return { closing: { sinceMs, ...(delivered === undefined ? {} : { delivered }) } };
 }
 
 function coveredOf(text: string | undefined): Record<string, CoveredPosition> {

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { readRelayConfig } from '../../src/config/relay-config.ts';
-import { LIMIT_VARIABLES, RELAY_VARIABLES, SSE_VARIABLES, relayEnvironment } from '../../src/config/relay-environment.ts';
+import { FANOUT_VARIABLES, LIMIT_VARIABLES, RELAY_VARIABLES, SSE_VARIABLES, relayEnvironment } from '../../src/config/relay-environment.ts';
 
 const tables = { events: 'e-table', connections: 'c-table', tenants: 't-table' };
 
@@ -33,13 +33,14 @@ describe('relayEnvironment', () => {
       surface: { stream: true, socket: false },
       limits: { maxBodyBytes: 21, maxBatchEvents: 22, maxEventBytes: 23, maxFromPositions: 24, maxSubscriptionsPerConnection: 25 },
       sse: { heartbeatMs: 31, pollMs: 32, endMarginMs: 33, maxDurationMs: 34, flushPaddingBytes: 0, backpressureBytes: 36, revalidateMs: 37 },
+      fanout: { concurrency: 41, closingGraceMs: 42 },
     };
     const { tables: _tables, ...rest } = settings;
     expect(readRelayConfig({ ...relayEnvironment(settings), [RELAY_VARIABLES.region]: 'eu-west-1' })).toEqual({ region: 'eu-west-1', tables, ...rest });
   });
 
   it('names every variable once: no two settings share one', () => {
-    const names = [...Object.values(RELAY_VARIABLES), ...Object.values(LIMIT_VARIABLES), ...Object.values(SSE_VARIABLES)];
+    const names = [...Object.values(RELAY_VARIABLES), ...Object.values(LIMIT_VARIABLES), ...Object.values(SSE_VARIABLES), ...Object.values(FANOUT_VARIABLES)];
     expect(new Set(names).size).toBe(names.length);
   });
 });

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Filter, MatchableEvent } from '../../src/protocol/attr-match.ts';
-import { compileFilter, sessionEqualityOf, validateFilter } from '../../src/protocol/attr-match.ts';
+import { compileFilter, firstTypeSegment, sessionEqualityOf, typeSegmentsOf, validateFilter } from '../../src/protocol/attr-match.ts';
 import { readFixtureJson, reportCorpus } from '../support/aep-corpus.ts';
 
 interface MatchCase {
@@ -261,5 +261,30 @@ describe('sessionEqualityOf', () => {
     ['integer session pins nothing', { session: 7 }, []],
   ])('%s', (_label, filter, sessions) => {
     expect(sessionEqualityOf(validFilter(filter))).toEqual(sessions);
+  });
+});
+
+describe('typeSegmentsOf', () => {
+  it.each([
+    ['no type key', { session: 's1' }, undefined],
+    ['a category pattern', { type: 'tool.*' }, ['tool']],
+    ['an exact type', { type: 'attention.requested' }, ['attention']],
+    ['a deeper pattern keeps the category', { type: 'progress.task.*' }, ['progress']],
+    ['a vendor pattern indexes under x', { type: 'x.acme.*' }, ['x']],
+    ['an inclusion list, each segment once', { type: ['tool.*', 'tool.failed', 'run.*'] }, ['tool', 'run']],
+    ['non-string members dropped', { type: ['tool.*', 3] }, ['tool']],
+  ])('%s', (_label, filter, segments) => {
+    expect(typeSegmentsOf(validFilter(filter))).toEqual(segments);
+  });
+
+  it('never leaves out a type the filter matches (the index is complete)', () => {
+    const filters = [{ type: 'tool.*' }, { type: ['run.step.*', 'session.ended'] }, { type: 'x.acme.*' }];
+    const types = ['tool.requested', 'run.step.started', 'session.ended', 'x.acme.tool.ran', 'run.finished', 'attention.requested'];
+    for (const filter of filters) {
+      const valid = validFilter(filter);
+      const matches = compileFilter(valid);
+      const segments = typeSegmentsOf(valid) ?? [];
+      for (const type of types) if (matches({ type })) expect(segments).toContain(firstTypeSegment(type));
+    }
   });
 });

@@ -21,6 +21,22 @@ export interface NewSubscription {
   ceiling?: CaptureLevel;
   /** The sessions the filter pins by equality; absent when it pins none. */
   sessions?: readonly string[];
+  /**
+   * For a filter pinning no session: the first type segments it can match (`typeSegmentsOf`),
+   * so it is indexed where only batches carrying those types read it; absent when unconstrained.
+   */
+  typeSegments?: readonly string[];
+}
+
+/**
+ * Fan-out's decision to disconnect a consumer that could not take a `notice`-or-above event
+ * (AEP-0003 §8.4), kept on each of its entries until the `closing` frame gets through.
+ */
+export interface ClosingMark {
+  /** When fan-out decided (ms); past the grace it closes without the frame. */
+  sinceMs: number;
+  /** The last position delivered under this subscription, when fan-out knew one. */
+  delivered?: { session: string; epoch: number; seq: number };
 }
 
 /** Which entry of a subscription this is; the store's own key, opaque to the relay. */
@@ -45,4 +61,6 @@ export interface StoredSubscription {
   covered: Readonly<Record<string, CoveredPosition>>;
   /** The index entry's key, for the replay handoff. */
   indexKey: SubscriptionEntryKey;
+  /** Set once fan-out decided to disconnect the connection: nothing more is delivered to it. */
+  closing?: ClosingMark;
 }

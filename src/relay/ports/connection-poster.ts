@@ -3,8 +3,16 @@
 /** Outcome of one post: `gone` means the connection no longer exists (410). */
 export type PostOutcome = 'sent' | 'gone' | 'throttled';
 
+export interface PostOptions {
+  /**
+   * Attempts at a throttled (429) or transient answer before reporting `throttled`; fan-out
+   * asks for one when the consumer is already known to be slow, so it holds nothing up.
+   */
+  attempts?: number;
+}
+
 export interface ConnectionPoster {
-  post(connectionId: string, text: string): Promise<PostOutcome>;
+  post(connectionId: string, text: string, options?: PostOptions): Promise<PostOutcome>;
   /** Closes a connection (its `$disconnect` then runs); a gone connection is not an error. */
   close(connectionId: string): Promise<void>;
 }

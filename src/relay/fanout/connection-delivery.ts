@@ -1,0 +1,145 @@
+/**
+ * Runs one planned action for one connection, and the slow-consumer rule (AEP-0003 §8.4).
+ *
+ * A consumer that cannot take more (429 after retries) loses `debug`/`info` events; for
+ * `notice` and above fan-out disconnects it with a `closing` frame carrying its positions.
+ * But a 429 means the gateway's buffer toward that client is already full, so the frame,
+ * posted right then, is refused too, and closing at once would end the connection with no
+ * frame. So the decision is recorded instead: a closing mark on each of the connection's
+ * subscription entries (with the last positions delivered) stops every further delivery to it,
+ * and each later batch that reads those entries tries the frame once, without waiting; once
+ * it is taken the connection is closed. Past `closingGraceMs` it is closed without the frame
+ * (consumers must not depend on it, AEP-0003 §3.5 rule 4). Nothing is ever silently skipped:
+ * what the consumer did not get lies after the positions it is told, or it is told nothing and
+ * resumes from its own.
+ */
+import { closing } from '../../protocol/frames.ts';
+import type { DeliveredPosition } from '../../protocol/frames.ts';
+import { positionOf } from '../../protocol/positions.ts';
+import type { Logger } from '../../observability/logger.ts';
+import { backpressureAction } from '../backpressure.ts';
+import type { PostOutcome } from '../ports/connection-poster.ts';
+import type { RelayRuntime } from '../runtime.ts';
+import { isSseStreamId } from '../sse/sse-stream-id.ts';
+import type { LaneVerdict } from './delivery-pool.ts';
+import type { ConnectionPlan, DeliveryAction, DeliveryTexts } from './delivery-plan.ts';
+
+export interface FanoutCounts {
+  posted: number;
+  dropped: number;
+  /** Consumers fan-out decided to disconnect in this batch. */
+  disconnected: number;
+  /** Closing frames handed over (now or for a decision of an earlier batch) and closes done. */
+  closed: number;
+}
+
+type Runtime = Pick<RelayRuntime, 'poster' | 'inbox' | 'parking' | 'connections' | 'subscriptions' | 'config' | 'now'>;
+
+/** What fan-out knows about one connection during one batch. */
+export class ConnectionDelivery {
+  /** Last position delivered per subscription in this batch (for a `closing` frame). */
+  private readonly delivered = new Map<string, DeliveredPosition>();
+  /** Set once a post was throttled: further posts get one attempt, so this lane never waits long. */
+  private slow = false;
+
+  constructor(
+    private readonly runtime: Runtime,
+    private readonly logger: Logger,
+    private readonly plan: ConnectionPlan,
+    private readonly texts: DeliveryTexts,
+    private readonly counts: FanoutCounts,
+  ) {}
+
+  async run(action: DeliveryAction): Promise<LaneVerdict> {
+    if (action.kind === 'retry-closing') return this.retryClosing();
+    let ceiling;
+    let subscriptionIds: string[];
+    if (action.kind === 'park') {
+      if (await this.runtime.parking.parkPending(action.subscription, action.deliverable.raw)) return 'next';
+      // The replay finished meanwhile (or its parking space is full): deliver live instead.
+      ceiling = action.subscription.ceiling;
+      subscriptionIds = [action.subscription.subscriptionId];
+    } else {
+      ceiling = action.ceiling;
+      subscriptionIds = action.subscriptionIds;
+    }
+    const { event } = action.deliverable;
+    const outcome = await this.send(this.texts.textOf(action.deliverable, ceiling));
+    if (outcome === 'sent') {
+      this.counts.posted += 1;
+      const position = positionOf(event);
+      if (position !== undefined) for (const sub of subscriptionIds) this.delivered.set(sub, { sub, ...position });
+      return 'next';
+    }
+    if (outcome === 'gone') {
+      await this.runtime.connections.removeConnection(this.plan.tenant, this.plan.connectionId);
+      return 'stop';
+    }
+    this.slow = true;
+    if (backpressureAction(event.severity) === 'drop') {
+      this.counts.dropped += 1;
+      this.logger.warn('dropped low-severity event for a slow consumer', { connectionId: this.plan.connectionId, tenant: this.plan.tenant, type: event.type });
+      return 'next';
+    }
+    await this.disconnect();
+    return 'stop';
+  }
+
+  private async send(text: string): Promise<PostOutcome> {
+    const { connectionId, tenant } = this.plan;
+    try {
+      if (isSseStreamId(connectionId)) {
+        // SSE streams have no connection to post to: their deliveries go to the stream's inbox.
+        await this.runtime.inbox.append(tenant, connectionId, text);
+        return 'sent';
+      }
+      return await this.runtime.poster.post(connectionId, text, this.slow ? { attempts: 1 } : undefined);
+    } catch (error) {
+      this.logger.error('post failed', { connectionId, tenant, error });
+      return 'throttled';
+    }
+  }
+
+  /** The decision (see the file comment): the frame if it fits now, else a mark on every entry. */
+  private async disconnect(): Promise<void> {
+    const { connectionId, tenant } = this.plan;
+    this.counts.disconnected += 1;
+    this.logger.warn('disconnecting a consumer that cannot take a notice-or-above event', { connectionId, tenant });
+    if (await this.tryClosingFrame([...this.delivered.values()])) return;
+    const sinceMs = this.runtime.now();
+    await Promise.all(
+      this.plan.entries.map((entry) => {
+        const at = this.delivered.get(entry.subscriptionId);
+        return this.runtime.subscriptions.markClosing(entry, { sinceMs, ...(at === undefined ? {} : { delivered: { session: at.session, epoch: at.epoch, seq: at.seq } }) });
+      }),
+    );
+  }
+
+  /** A later batch's attempt at a decision already recorded on this connection's entries. */
+  private async retryClosing(): Promise<LaneVerdict> {
+    const marks = this.plan.entries.flatMap((entry) => (entry.closing === undefined ? [] : [{ sub: entry.subscriptionId, mark: entry.closing }]));
+    const delivered = marks.flatMap(({ sub, mark }) => (mark.delivered === undefined ? [] : [{ sub, ...mark.delivered }]));
+    if (await this.tryClosingFrame(delivered)) return 'stop';
+    const since = Math.min(...marks.map(({ mark }) => mark.sinceMs));
+    if (this.runtime.now() - since >= this.runtime.config.fanout.closingGraceMs) {
+      this.logger.warn('closing a slow consumer without its closing frame (grace passed)', { connectionId: this.plan.connectionId, tenant: this.plan.tenant });
+      await this.runtime.poster.close(this.plan.connectionId).catch(() => undefined);
+      this.counts.closed += 1;
+    }
+    return 'stop';
+  }
+
+  /** Posts the `closing` frame once, without waiting; true when the connection is dealt with. */
+  private async tryClosingFrame(delivered: readonly DeliveredPosition[]): Promise<boolean> {
+    const { connectionId, tenant } = this.plan;
+    const outcome = await this.runtime.poster.post(connectionId, JSON.stringify(closing('backpressure', delivered)), { attempts: 1 }).catch(() => 'throttled' as const);
+    if (outcome === 'throttled') return false;
+    if (outcome === 'sent') {
+      await this.runtime.poster.close(connectionId).catch(() => undefined);
+      this.counts.closed += 1;
+    } else {
+      await this.runtime.connections.removeConnection(tenant, connectionId);
+    }
+    return true;
+  }
+}
