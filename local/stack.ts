@@ -5,8 +5,11 @@
  * poller feeding the events table's stream to the fan-out handler.
  *
  * Environment knobs for the emulation (besides the relay's own AEP_* settings):
- * AEP_LOCAL_POLL_MS (stream poll interval, default 100) and AEP_LOCAL_WS_JITTER_MS (upper
- * bound of the random delay before each WebSocket route invocation, default 5; 0 turns it off).
+ * AEP_LOCAL_POLL_MS (stream poll interval, default 100), AEP_LOCAL_WS_JITTER_MS (upper
+ * bound of the random delay before each WebSocket route invocation, default 5; 0 turns it off),
+ * AEP_LOCAL_POST_DELAY_MS (simulated PostToConnection round trip, default 0) and
+ * AEP_LOCAL_WS_BUFFER_BYTES (unsent bytes toward a client above which a post answers 429,
+ * default 1 MiB).
  */
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -62,6 +65,8 @@ export interface RunningStack {
   /** Handler invocations, DynamoDB request units and PostToConnection calls since the start or the last `resetUsage()`. */
   usage(): StackUsage;
   resetUsage(): void;
+  /** Changes the simulated PostToConnection round trip for the posts that follow. */
+  setPostDelayMs(ms: number): void;
   stop(): Promise<void>;
 }
 
@@ -136,7 +141,13 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       invokeJitterMs: nonNegativeInteger('AEP_LOCAL_WS_JITTER_MS', 5),
     });
     gateway.routes.upgrade = websocketApi.upgrade;
-    gateway.routes.connections = createConnectionsApi({ connections: websocketApi.connections, onPost: (status) => usage.post(status) });
+    let postDelayMs = nonNegativeInteger('AEP_LOCAL_POST_DELAY_MS', 0);
+    gateway.routes.connections = createConnectionsApi({
+      connections: websocketApi.connections,
+      maxBufferedBytes: nonNegativeInteger('AEP_LOCAL_WS_BUFFER_BYTES', 1024 * 1024),
+      postDelayMs: () => postDelayMs,
+      onPost: (status) => usage.post(status),
+    });
     const streamHandler = stream.handler as StreamingHandler;
     gateway.routes.stream = (request, response, url) =>
       serveStreamingFunction((event, responseStream, context) => usage.invoke('stream', () => streamHandler(event, responseStream, context)), request, response, url);
@@ -175,6 +186,9 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       streamFailures,
       usage: () => usage.snapshot(),
       resetUsage: () => usage.reset(),
+      setPostDelayMs: (ms) => {
+        postDelayMs = ms;
+      },
       stop: stopAll,
     };
   } catch (error) {

@@ -45,7 +45,11 @@ export interface StreamBatchFailure {
 export interface BatchDeliveryOptions {
   handler: FanoutHandler;
   functionName: string;
-  /** Function timeout reported by the context (ms). */
+  /**
+   * The function timeout (ms): reported by the context and enforced, as Lambda does. An
+   * invocation still running when it passes counts as a function error (retried, bisected); the
+   * handler's promise is left to settle unobserved, since a process cannot stop it.
+   */
   functionTimeoutMs: number;
   maxRetries: number;
   bisectOnError: boolean;
@@ -118,7 +122,7 @@ async function invokeOnce(records: DynamoDBRecord[], options: BatchDeliveryOptio
   let response: DynamoDBBatchResponse | undefined;
   try {
     await options.beforeInvoke?.(event);
-    response = await options.handler(event, lambdaContext(options.functionName, options.functionTimeoutMs));
+    response = await withTimeout(options.handler(event, lambdaContext(options.functionName, options.functionTimeoutMs)), options.functionTimeoutMs);
   } catch {
     return { kind: 'error' };
   }
@@ -132,6 +136,16 @@ async function invokeOnce(records: DynamoDBRecord[], options: BatchDeliveryOptio
     firstFailed = Math.min(firstFailed, index);
   }
   return { kind: 'partial', firstFailed };
+}
+
+class FunctionTimeout extends Error {}
+
+function withTimeout<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new FunctionTimeout(`Task timed out after ${timeoutMs} ms`)), timeoutMs);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
 function failureRecord(segment: Segment, options: BatchDeliveryOptions, functionError: boolean): StreamBatchFailure {

@@ -17,6 +17,7 @@ import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetSha
 import type { GetRecordsOutput, ShardIteratorType } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { createDynamoClient } from '../src/store/dynamo-client.ts';
+import { FANOUT_TIMEOUT_SECONDS } from '../src/config/function-timeouts.ts';
 import { deliverBatch } from './stream-batch-delivery.ts';
 import type { FanoutHandler, StreamBatchFailure } from './stream-batch-delivery.ts';
 import { lambdaRecordOf, passesFanoutFilter } from './stream-records.ts';
@@ -45,6 +46,8 @@ export interface StreamPollerOptions {
   filter?: (record: DynamoDBRecord) => boolean;
   /** The on-failure destination: receives what is discarded after the last retry. */
   onFailure: (failure: StreamBatchFailure) => void;
+  /** The fan-out function's timeout (ms), enforced: default the deployed one. */
+  functionTimeoutMs?: number;
   /** Fault hook for tests; a throw counts as a function error. */
   beforeInvoke?: (event: { Records: DynamoDBRecord[] }) => void | Promise<void>;
   /** Reports read errors (they are retried, never thrown). */
@@ -163,7 +166,7 @@ export function createStreamPoller(options: StreamPollerOptions): StreamPoller {
           (await deliverBatch(batch, {
             handler: options.handler,
             functionName: 'aep-relay-fanout',
-            functionTimeoutMs: 60_000,
+            functionTimeoutMs: options.functionTimeoutMs ?? FANOUT_TIMEOUT_SECONDS * 1000,
             maxRetries: options.maxRetries ?? 3,
             bisectOnError: options.bisectOnError ?? true,
             retryBaseDelayMs: options.retryBaseDelayMs ?? 200,

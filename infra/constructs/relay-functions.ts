@@ -12,6 +12,7 @@ import { ApplicationLogLevel, Architecture, Code, Function as LambdaFunction, Lo
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { FANOUT_TIMEOUT_SECONDS } from '../../src/config/function-timeouts.ts';
 import { RELAY_VARIABLES, relayEnvironment } from '../../src/config/relay-environment.ts';
 import type { TableNames } from '../../src/store/table-definitions.ts';
 import { BUNDLE_HANDLER, FUNCTION_NAMES } from '../bundle.ts';
@@ -42,7 +43,7 @@ const SHAPES: Record<FunctionName, FunctionShape> = {
   // WebSocket integrations time out at 29 s.
   socket: { description: 'AEP relay: WebSocket routes ($connect, $default, $disconnect)', memorySize: 512, timeout: Duration.seconds(28) },
   // A stream batch posts to every matching connection; bounded well below the stream's 24 h retention.
-  fanout: { description: 'AEP relay: event log stream fan-out', memorySize: 512, timeout: Duration.minutes(1) },
+  fanout: { description: 'AEP relay: event log stream fan-out', memorySize: 512, timeout: Duration.seconds(FANOUT_TIMEOUT_SECONDS) },
   // An SSE stream lives as long as the invocation: Lambda's maximum, 15 minutes.
   stream: { description: 'AEP relay: SSE stream (function URL, response streaming)', memorySize: 512, timeout: Duration.minutes(15) },
 };

@@ -24,6 +24,12 @@ export interface ConnectionsApiOptions {
   maxMessageBytes?: number;
   /** API Gateway sends a message over the frame quota as several frames of at most this size. */
   maxFrameBytes?: number;
+  /**
+   * Simulated PostToConnection round trip (ms), read per call so a run can change it: each
+   * post waits this long before it is sent and answered, without holding up other posts
+   * (about 20 ms in-region on AWS; `npm run bench` measures fan-out at 20 and 50).
+   */
+  postDelayMs?: () => number;
   /** Told of every PostToConnection call and the status it answered (usage counters, `npm run bench`). */
   onPost?: (status: 200 | 410 | 413 | 429) => void;
 }
@@ -49,6 +55,8 @@ export function createConnectionsApi(options: ConnectionsApiOptions): Connection
     }
     // The whole body is read before answering, so an early error never resets a client still sending.
     const body = await readWholeBody(request, maxMessageBytes);
+    const delayMs = request.method === 'POST' ? (options.postDelayMs?.() ?? 0) : 0;
+    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
     const connection = openConnection(options.connections, connectionId);
     switch (request.method) {
       case 'POST': {

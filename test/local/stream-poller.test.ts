@@ -306,4 +306,23 @@ describe('local stream poller', () => {
     await h.stop();
     expect(faults).toBe(0);
   });
+
+  it('enforces the function timeout: an invocation still running past it is a function error, bisected and retried', async () => {
+    const h = await harness(
+      async (_event, invocation) => {
+        // The first invocation (both records) overruns the timeout; the halves are quick.
+        if (invocation === 1) await new Promise((resolve) => setTimeout(resolve, 400));
+        return { batchItemFailures: [] };
+      },
+      { functionTimeoutMs: 150 },
+    );
+    await h.poller.start();
+    await h.poller.stop();
+    await h.put('e1');
+    await h.put('e2');
+    await h.poller.start();
+    await expect.poll(() => h.ids()).toEqual([['e1', 'e2'], ['e1'], ['e2']]);
+    await h.stop();
+    expect(h.failures).toEqual([]);
+  });
 });
