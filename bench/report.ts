@@ -8,6 +8,9 @@ import type { CpuResult } from './cpu.ts';
 import type { CostRun, IngestPath, SweepRun } from './cost.ts';
 import { INGEST_LABELS } from './cost.ts';
 import type { DeliveryLatency, Distribution } from './latency.ts';
+import type { FanoutScaleRun } from './fanout-scale.ts';
+import type { PausedConsumerResult } from './paused-consumer.ts';
+import { renderScaleMarkdown, renderScaleSvg } from './scale-report.ts';
 import { MEMORY_MB, PRICE_TABLE_DATE, PRICES } from './prices.ts';
 import { lineChart, stackCharts } from './svg.ts';
 import { TYPE_FILTERS } from './workload.ts';
@@ -35,6 +38,9 @@ export interface BenchResults {
   standing: StandingCost;
   latency: { delivery: DeliveryLatency; command: Distribution };
   cpu: CpuResult;
+  /** Absent in results from before these scenarios existed. */
+  fanoutScale?: FanoutScaleRun[];
+  pausedConsumer?: PausedConsumerResult;
 }
 
 export interface DollarBreakdown {
@@ -198,7 +204,13 @@ export function renderSvgs(results: BenchResults): Record<string, string> {
       ],
     },
   );
-  return { 'cost-vs-subscribers.svg': costSvg, 'posts-vs-subscribers.svg': postsSvg, 'fanout-reads.svg': sweepSvg, 'latency.svg': latencySvg };
+  return {
+    'cost-vs-subscribers.svg': costSvg,
+    'posts-vs-subscribers.svg': postsSvg,
+    'fanout-reads.svg': sweepSvg,
+    'latency.svg': latencySvg,
+    ...(results.fanoutScale === undefined || results.fanoutScale.length === 0 ? {} : { 'fanout-scale.svg': renderScaleSvg(results.fanoutScale) }),
+  };
 }
 
 export function renderMarkdown(results: BenchResults): string {
@@ -473,7 +485,15 @@ export function renderMarkdown(results: BenchResults): string {
     '',
     'Stages are timed separately, so their sum need not equal the pipeline figure. Handler CPU is small next to the DynamoDB and API Gateway round trips the handlers wait on.',
     '',
+    ...(cpu.repeats === undefined
+      ? []
+      : [
+          `How it was taken: first thing in the run, before the stack starts (no DynamoDB Local, no handlers), ${cpu.repeats.pipelineUsPerEvent.length} repeats of every stage; the table is the median repeat. Whole-pipeline µs per event of each repeat: ${cpu.repeats.pipelineUsPerEvent.map((value) => fixed(value, 1)).join(', ')} (spread ${fixed(Math.min(...cpu.repeats.pipelineUsPerEvent), 1)}–${fixed(Math.max(...cpu.repeats.pipelineUsPerEvent), 1)}); the machine's 1-minute load average before each: ${cpu.repeats.loadAverage.map((value) => fixed(value, 2)).join(', ')}. The 2 cores are shared with other work, so a load above about 1 means the figure is slower than the code.`,
+          '',
+        ]),
   );
+
+  push(...renderScaleMarkdown(results.fanoutScale ?? [], results.pausedConsumer));
 
   push('## Settings of this run', '', table(['setting', 'value'], Object.entries(run.settings).map(([key, value]) => [`\`${key}\``, String(value)])), '');
   return `${lines.join('\n')}\n`;

@@ -15,7 +15,10 @@ import { fileURLToPath } from 'node:url';
 import { startStack } from '../local/stack.ts';
 import { INGEST_LABELS, runCostGroup, runSweepScenario, measureStanding, settle } from './cost.ts';
 import type { CostRun, IngestPath, PhasePlan, SweepRun } from './cost.ts';
-import { runCpuBenchmark } from './cpu.ts';
+import { loadavg } from 'node:os';
+import { runCpuBenchmarkRepeated } from './cpu.ts';
+import { runFanoutScale } from './fanout-scale.ts';
+import { runPausedConsumer } from './paused-consumer.ts';
 import { measureCommandRoundTrip, measureDeliveryLatency } from './latency.ts';
 import { renderMarkdown, renderSvgs } from './report.ts';
 import type { BenchResults } from './report.ts';
@@ -53,6 +56,12 @@ const COMMANDS = positive('BENCH_COMMANDS', quick ? 40 : 200);
 const SUBSCRIBER_COUNTS = quick ? [0, 1, 10] : [0, 1, 10, 100];
 const SWEEP_COUNTS = quick ? [0, 10, 100] : [0, 10, 100, 1000];
 const PACE_MS = 30;
+const SCALE_SIZES = (process.env.BENCH_SCALE_SIZES ?? (quick ? '100,300' : '100,1000,5000')).split(',').map(Number).filter((size) => size > 0);
+const SCALE_DELAYS = [20, 50];
+/** Events per scale run: enough deliveries to time (at least ~20,000), one NDJSON request. */
+const scaleEvents = (subscribers: number) => Math.max(10, Math.min(200, Math.round(50_000 / subscribers)));
+const PAUSED = { events: quick ? 1000 : 5000, batch: 50, paceMs: 100, eventBytes: 2000 };
+const CPU_REPEATS = quick ? 3 : 5;
 const IDLE_SECONDS = quick ? 2 : 5;
 
 const settings = {
@@ -68,6 +77,9 @@ const settings = {
   'latency events / pace': `${LATENCY_EVENTS} / one every ${PACE_MS} ms`,
   'commands timed (random pause between them)': `${COMMANDS} (0–100 ms)`,
   'idle window for standing costs': `${IDLE_SECONDS} s`,
+  'fan-out scale: subscribers / post round trips': `${SCALE_SIZES.join(', ')} / ${SCALE_DELAYS.join(', ')} ms`,
+  'paused consumer: events / batch / pace / bytes': `${PAUSED.events} / ${PAUSED.batch} / ${PAUSED.paceMs} ms / ${PAUSED.eventBytes}`,
+  'CPU stage repeats': CPU_REPEATS,
 };
 
 const log = (message: string) => process.stderr.write(`[bench ${((performance.now() - startedAt) / 1000).toFixed(0).padStart(3)} s] ${message}\n`);
@@ -92,8 +104,8 @@ function git(args: string[]): string {
 
 // 1. Handler CPU, before anything else runs on the machine.
 log('handler CPU over the golden corpus');
-const cpu = runCpuBenchmark(quick ? 500 : 1500);
-log(`  ${cpu.usPerEvent.pipeline.toFixed(1)} µs per event`);
+const cpu = runCpuBenchmarkRepeated(CPU_REPEATS, quick ? 500 : 1500, loadavg);
+log(`  ${cpu.usPerEvent.pipeline.toFixed(1)} µs per event (median of ${CPU_REPEATS}: ${cpu.repeats?.pipelineUsPerEvent.map((value) => value.toFixed(1)).join(', ')})`);
 
 // 2. The stack, in this process.
 log('starting the local stack (DynamoDB Local takes a while)');
@@ -151,6 +163,11 @@ try {
   log(`latency: ${COMMANDS} command round trips`);
   const command = await measureCommandRoundTrip(stack, COMMANDS, settings.AEP_LOCAL_POLL_MS);
   log(`  p50 ${command.p50.toFixed(0)} ms`);
+  log(`fan-out at scale: ${SCALE_SIZES.join(', ')} subscribers, posts of ${SCALE_DELAYS.join(' / ')} ms`);
+  const fanoutScale = await runFanoutScale(stack, { sizes: SCALE_SIZES, delaysMs: SCALE_DELAYS, eventsFor: scaleEvents, log });
+  log(`paused consumer: ${PAUSED.events} notice events of ${PAUSED.eventBytes} bytes`);
+  const pausedConsumer = await runPausedConsumer(stack, PAUSED);
+  log(`  healthy p50 ${pausedConsumer.healthyAlone.p50.toFixed(0)} -> ${pausedConsumer.healthyBesidePaused.p50.toFixed(0)} ms, p99 ${pausedConsumer.healthyAlone.p99.toFixed(0)} -> ${pausedConsumer.healthyBesidePaused.p99.toFixed(0)} ms; closing ${pausedConsumer.paused.closingReceived}`);
   if (stack.streamFailures.length > 0) throw new Error(`the fan-out mapping discarded ${stack.streamFailures.length} batches; see ${logDir}`);
 
   const head = git(['rev-parse', 'HEAD']);
@@ -176,6 +193,8 @@ try {
     standing,
     latency: { delivery, command },
     cpu,
+    fanoutScale,
+    pausedConsumer,
   };
 } finally {
   log('stopping the stack');

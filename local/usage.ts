@@ -23,6 +23,8 @@ export interface FunctionUsage {
   durationMs: number;
   /** Duration as Lambda bills it: each invocation rounded up to the next millisecond, summed. */
   billedMs: number;
+  /** The longest single invocation (ms), to hold against the function's timeout. */
+  maxDurationMs: number;
   readUnits: number;
   writeUnits: number;
   /** DynamoDB calls that reported consumed capacity. */
@@ -41,7 +43,7 @@ export interface StackUsage {
   dynamo: CapacityTotals;
 }
 
-const emptyFunction = (): FunctionUsage => ({ invocations: 0, completed: 0, errors: 0, durationMs: 0, billedMs: 0, readUnits: 0, writeUnits: 0, dynamoCalls: 0 });
+const emptyFunction = (): FunctionUsage => ({ invocations: 0, completed: 0, errors: 0, durationMs: 0, billedMs: 0, maxDurationMs: 0, readUnits: 0, writeUnits: 0, dynamoCalls: 0 });
 
 export class UsageCounters {
   private readonly meters = new Map<FunctionName, CapacityMeter>();
@@ -75,6 +77,7 @@ export class UsageCounters {
       usage.completed += 1;
       usage.durationMs += elapsed;
       usage.billedMs += Math.max(1, Math.ceil(elapsed));
+      usage.maxDurationMs = Math.max(usage.maxDurationMs, elapsed);
     }
   }
 

@@ -1,0 +1,133 @@
+/**
+ * Fan-out at scale: one session, N WebSocket subscribers all matching it, PostToConnection
+ * slowed to a simulated round trip (the local `@connections` endpoint's delay), a burst of
+ * events POSTed at once. Reports deliveries per second, delivery latency (POST start to
+ * receipt), fan-out invocations and the longest one against the function's timeout.
+ *
+ * The subscribers live in a child process (`subscriber-process.ts`), so the stack's thread is
+ * not also parsing thousands of sockets' frames.
+ */
+import { fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { localTableNames } from '../local/create-tables.ts';
+import { LOCAL_CREDENTIALS } from '../local/local-credentials.ts';
+import type { RunningStack } from '../local/stack.ts';
+import { FANOUT_TIMEOUT_SECONDS } from '../src/config/function-timeouts.ts';
+import { createDynamoClient } from '../src/store/dynamo-client.ts';
+import { QuotaStore } from '../src/store/quota-store.ts';
+import { createTenant, postEvents, uniqueName } from './clients.ts';
+import { settle } from './cost.ts';
+import { distribution } from './latency.ts';
+import type { Distribution } from './latency.ts';
+import type { SubscriberCommand, SubscriberReply } from './subscriber-process.ts';
+import { benchEvents } from './workload.ts';
+
+export interface FanoutScaleRun {
+  postDelayMs: number;
+  subscribers: number;
+  events: number;
+  expectedDeliveries: number;
+  deliveries: number;
+  /** Deliveries ÷ (last receipt − POST start). */
+  deliveriesPerSecond: number;
+  latency: Omit<Distribution, 'samples'>;
+  fanoutInvocations: number;
+  longestInvocationMs: number;
+  timeoutMs: number;
+  concurrency: number;
+}
+
+class SubscriberProcess {
+  private readonly child: ChildProcess;
+  private pending: ((reply: SubscriberReply) => void) | undefined;
+
+  constructor() {
+    this.child = fork(fileURLToPath(new URL('./subscriber-process.ts', import.meta.url)), [], { execArgv: process.execArgv, stdio: 'inherit' });
+    this.child.on('message', (reply: SubscriberReply) => this.pending?.(reply));
+  }
+
+  ask(command: SubscriberCommand): Promise<SubscriberReply> {
+    return new Promise((resolve, reject) => {
+      this.pending = (reply) => (reply.reply === 'error' ? reject(new Error(reply.message)) : resolve(reply));
+      this.child.send(command);
+    });
+  }
+
+  stop(): Promise<void> {
+    return new Promise((resolve) => {
+      this.child.once('exit', () => resolve());
+      this.child.send({ cmd: 'close' } satisfies SubscriberCommand);
+    });
+  }
+}
+
+export interface FanoutScalePlan {
+  sizes: readonly number[];
+  delaysMs: readonly number[];
+  /** Events per run for a subscriber count (one NDJSON POST, at most 1,000). */
+  eventsFor: (subscribers: number) => number;
+  log: (message: string) => void;
+}
+
+export async function runFanoutScale(stack: RunningStack, plan: FanoutScalePlan): Promise<FanoutScaleRun[]> {
+  const tenant = uniqueName('bench-scale');
+  const token = await createTenant(stack.dynamoEndpoint, tenant);
+  const client = createDynamoClient({ region: 'us-east-1', endpoint: stack.dynamoEndpoint, credentials: LOCAL_CREDENTIALS });
+  const names = localTableNames('aep-local');
+  // The default quota is 1,000 open connections per tenant.
+  await new QuotaStore(client, { tenantsTable: names.tenants, connectionsTable: names.connections, now: Date.now, cacheMs: 0 }).setQuotas(tenant, { maxConnections: Math.max(...plan.sizes) + 10 });
+  client.destroy();
+  const session = uniqueName('fanout');
+  const subscribers = new SubscriberProcess();
+  const runs: FanoutScaleRun[] = [];
+  let open = 0;
+  let seq = 0;
+  try {
+    for (const size of [...plan.sizes].sort((a, b) => a - b)) {
+      plan.log(`  opening subscribers ${open} -> ${size}`);
+      await subscribers.ask({ cmd: 'open', baseUrl: stack.baseUrl, token, session, count: size - open });
+      open = size;
+      await settle(stack, 500, 300_000);
+      for (const delayMs of plan.delaysMs) {
+        stack.setPostDelayMs(delayMs);
+        const count = plan.eventsFor(size);
+        const events = benchEvents(session, count, seq);
+        seq += count;
+        stack.resetUsage();
+        const sentAt: Record<string, number> = {};
+        const startedAt = performance.timeOrigin + performance.now();
+        for (const event of events) sentAt[event.id as string] = startedAt;
+        await postEvents(stack.baseUrl, token, events.map((event) => JSON.stringify(event)).join('\n') + '\n', 'application/x-ndjson');
+        const expected = count * size;
+        const reply = await subscribers.ask({ cmd: 'collect', sentAt, expected, timeoutMs: 300_000 });
+        if (reply.reply !== 'collected') throw new Error('subscriber process answered out of turn');
+        await settle(stack, 500, 300_000);
+        const usage = stack.usage();
+        const { samples: _samples, ...latency } = distribution(reply.latenciesMs);
+        const run: FanoutScaleRun = {
+          postDelayMs: delayMs,
+          subscribers: size,
+          events: count,
+          expectedDeliveries: expected,
+          deliveries: reply.received,
+          deliveriesPerSecond: reply.received / ((reply.lastAt - startedAt) / 1000),
+          latency,
+          fanoutInvocations: usage.functions.fanout.invocations,
+          longestInvocationMs: usage.functions.fanout.maxDurationMs,
+          timeoutMs: FANOUT_TIMEOUT_SECONDS * 1000,
+          concurrency: stack.config.fanout.concurrency,
+        };
+        runs.push(run);
+        plan.log(
+          `  ${String(size).padStart(5)} subscribers, ${delayMs} ms posts: ${run.deliveries}/${expected} deliveries, ${run.deliveriesPerSecond.toFixed(0)}/s, p50 ${latency.p50.toFixed(0)} ms, p99 ${latency.p99.toFixed(0)} ms, ${run.fanoutInvocations} invocations, longest ${(run.longestInvocationMs / 1000).toFixed(1)} s`,
+        );
+      }
+    }
+  } finally {
+    stack.setPostDelayMs(0);
+    await subscribers.stop();
+    await settle(stack, 500, 300_000).catch(() => undefined);
+  }
+  return runs;
+}

@@ -1,0 +1,115 @@
+/**
+ * A consumer that stops reading on a busy session must not slow the others (AEP-0003 §8.4):
+ * a healthy consumer's POST → WebSocket latency, with and without a paused consumer on the same
+ * session, over a stream of 2 KB `notice` events (never droppable). After the run the paused
+ * consumer reads again and must find a `closing` frame naming the last event it got, then the
+ * close.
+ */
+import type { RunningStack } from '../local/stack.ts';
+import { BenchSocket, createTenant, postEvents, sleep, uniqueName, waitUntil } from './clients.ts';
+import type { Frame } from './clients.ts';
+import { settle } from './cost.ts';
+import { distribution } from './latency.ts';
+import type { Distribution } from './latency.ts';
+import { mintId } from './clients.ts';
+
+export interface PausedConsumerResult {
+  events: number;
+  eventBytes: number;
+  batch: number;
+  paceMs: number;
+  healthyAlone: Omit<Distribution, 'samples'>;
+  healthyBesidePaused: Omit<Distribution, 'samples'>;
+  /** What the paused consumer got: events before the closing frame, the frame, and the close. */
+  paused: { eventsReceived: number; closingReceived: boolean; closingMatchesLastEvent: boolean; closedAfterClosing: boolean; closeCode: number | undefined };
+}
+
+function blobEvent(session: string, seq: number, bytes: number): Record<string, unknown> {
+  return {
+    aep: '0.1',
+    id: mintId(),
+    type: 'x.bench.load.blob',
+    time: new Date().toISOString(),
+    source: `aep://bench-host/agent/bench-agent/session/${session}`,
+    agent: 'bench-agent',
+    session,
+    seq,
+    severity: 'notice',
+    data: { blob: 'b'.repeat(bytes) },
+  };
+}
+
+async function emit(stack: RunningStack, token: string, session: string, plan: { events: number; batch: number; paceMs: number; eventBytes: number }, firstSeq = 0): Promise<Map<string, number>> {
+  const sentAt = new Map<string, number>();
+  const start = performance.now();
+  const posts: Array<Promise<void>> = [];
+  for (let offset = 0, round = 0; offset < plan.events; offset += plan.batch, round += 1) {
+    const wait = start + round * plan.paceMs - performance.now();
+    if (wait > 0) await sleep(wait);
+    const events = Array.from({ length: Math.min(plan.batch, plan.events - offset) }, (_, index) => blobEvent(session, firstSeq + offset + index, plan.eventBytes));
+    const at = performance.now();
+    for (const event of events) sentAt.set(event.id as string, at);
+    posts.push(postEvents(stack.baseUrl, token, events.map((event) => JSON.stringify(event)).join('\n') + '\n', 'application/x-ndjson'));
+  }
+  await Promise.all(posts);
+  return sentAt;
+}
+
+async function healthyLatency(stack: RunningStack, token: string, plan: { events: number; batch: number; paceMs: number; eventBytes: number }, withPaused: boolean): Promise<{ latency: Omit<Distribution, 'samples'>; session: string; paused?: BenchSocket; pausedFrames: Frame[] }> {
+  const session = uniqueName('busy');
+  const healthy = await BenchSocket.consumer(stack.baseUrl, token, { role: 'consumer' }, { id: 'healthy', filter: { session } });
+  const paused = withPaused ? await BenchSocket.consumer(stack.baseUrl, token, { role: 'consumer' }, { id: 'paused', filter: { session } }) : undefined;
+  const pausedFrames: Frame[] = [];
+  paused?.on((frame) => pausedFrames.push(frame));
+  paused?.socket.pause();
+  const receivedAt = new Map<string, number>();
+  healthy.on((frame, atMs) => {
+    if (frame.session === session && typeof frame.id === 'string') receivedAt.set(frame.id, atMs);
+  });
+  const sentAt = await emit(stack, token, session, plan);
+  await waitUntil(() => receivedAt.size >= plan.events, () => `healthy consumer got ${receivedAt.size}/${plan.events}`, 300_000, 20);
+  await healthy.close();
+  const { samples: _samples, ...latency } = distribution([...sentAt].map(([id, at]) => (receivedAt.get(id) as number) - at));
+  return { latency, session, pausedFrames, ...(paused === undefined ? {} : { paused }) };
+}
+
+export async function runPausedConsumer(stack: RunningStack, plan: { events: number; batch: number; paceMs: number; eventBytes: number }): Promise<PausedConsumerResult> {
+  const token = await createTenant(stack.dynamoEndpoint, uniqueName('bench-paused'));
+  const alone = await healthyLatency(stack, token, plan, false);
+  await settle(stack, 500, 120_000);
+  const beside = await healthyLatency(stack, token, plan, true);
+  const paused = beside.paused as BenchSocket;
+  const frames = beside.pausedFrames;
+  const closed = new Promise<number>((resolve) => paused.socket.once('close', (code) => resolve(code)));
+  let closeCode: number | undefined;
+  void closed.then((code) => {
+    closeCode = code;
+  });
+  // The consumer reads again; later batches of its session hand it the closing frame.
+  paused.socket.resume();
+  let seq = plan.events;
+  const deadline = Date.now() + 60_000;
+  while (closeCode === undefined && Date.now() < deadline) {
+    await postEvents(stack.baseUrl, token, JSON.stringify(blobEvent(beside.session, seq, 100)), 'application/json');
+    seq += 1;
+    await sleep(300);
+  }
+  await settle(stack, 500, 120_000);
+  const events = frames.filter((frame) => frame.session === beside.session && typeof frame.aep === 'string');
+  const closingIndex = frames.findIndex((frame) => frame.type === 'closing');
+  const closing = frames[closingIndex];
+  const lastBefore = events.filter((event) => frames.indexOf(event) < closingIndex).at(-1);
+  const delivered = (closing?.delivered ?? []) as Array<{ sub: string; session: string; epoch: number; seq: number }>;
+  return {
+    ...plan,
+    healthyAlone: alone.latency,
+    healthyBesidePaused: beside.latency,
+    paused: {
+      eventsReceived: paused.events,
+      closingReceived: closing !== undefined,
+      closingMatchesLastEvent: lastBefore !== undefined && delivered.length === 1 && delivered[0]?.seq === lastBefore.seq && delivered[0]?.session === beside.session,
+      closedAfterClosing: closing !== undefined && closeCode !== undefined && frames.slice(closingIndex + 1).every((frame) => typeof frame.aep !== 'string'),
+      closeCode,
+    },
+  };
+}

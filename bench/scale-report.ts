@@ -1,0 +1,81 @@
+/**
+ * The fan-out-at-scale and paused-consumer sections of BENCHMARKS.md, and the plot of
+ * deliveries per second against subscribers.
+ */
+import type { FanoutScaleRun } from './fanout-scale.ts';
+import type { PausedConsumerResult } from './paused-consumer.ts';
+import { lineChart } from './svg.ts';
+
+const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd'];
+const grouped = (value: number) => Math.round(value).toLocaleString('en-US');
+const ms = (value: number) => `${grouped(value)} ms`;
+
+export function renderScaleSvg(runs: readonly FanoutScaleRun[]): string {
+  const sizes = [...new Set(runs.map((run) => run.subscribers))].sort((a, b) => a - b);
+  const delays = [...new Set(runs.map((run) => run.postDelayMs))].sort((a, b) => a - b);
+  return lineChart(
+    delays.map((delay, index) => ({
+      name: `PostToConnection ${delay} ms`,
+      color: COLORS[index % COLORS.length] as string,
+      markers: true,
+      points: runs.filter((run) => run.postDelayMs === delay).map((run) => ({ x: sizes.indexOf(run.subscribers), y: run.deliveriesPerSecond })),
+    })),
+    {
+      title: 'Fan-out deliveries per second against matching subscribers (one session, local stack)',
+      xLabel: 'WebSocket subscribers matching every event',
+      yLabel: 'deliveries / s',
+      xAxis: { kind: 'category', categories: sizes.map(String) },
+    },
+  );
+}
+
+/** Largest session (matching subscribers) one invocation carries in `budgetMs` at a measured rate. */
+function carries(run: FanoutScaleRun, recordsPerBatch: number, budgetMs: number): number {
+  return Math.floor((run.deliveriesPerSecond * (budgetMs / 1000)) / recordsPerBatch);
+}
+
+export function renderScaleMarkdown(runs: readonly FanoutScaleRun[], paused: PausedConsumerResult | undefined): string[] {
+  const lines: string[] = [];
+  if (runs.length > 0) {
+    const concurrency = runs[0]?.concurrency ?? 0;
+    const timeoutMs = runs[0]?.timeoutMs ?? 0;
+    lines.push(
+      '## Fan-out at scale',
+      '',
+      `One session, N WebSocket subscribers that all match it (in a child process of their own), PostToConnection slowed by the local \`@connections\` endpoint to a simulated round trip (\`AEP_LOCAL_POST_DELAY_MS\`), the events POSTed in one NDJSON request. Fan-out keeps ${concurrency} posts in flight (\`AEP_FANOUT_CONCURRENCY\`), each connection's own deliveries in order. Latency runs from the POST's start to a subscriber's receipt; deliveries per second = deliveries ÷ (last receipt − POST start). The local poller enforces the deployed fan-out timeout (${ms(timeoutMs)}).`,
+      '',
+      '| post round trip | subscribers | events | deliveries (expected / received) | deliveries / s | latency p50 / p99 | fan-out invocations | longest invocation | share of timeout |',
+      '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+      ...runs.map(
+        (run) =>
+          `| ${run.postDelayMs} ms | ${grouped(run.subscribers)} | ${run.events} | ${grouped(run.expectedDeliveries)} / ${grouped(run.deliveries)} | **${grouped(run.deliveriesPerSecond)}** | ${ms(run.latency.p50)} / ${ms(run.latency.p99)} | ${run.fanoutInvocations} | ${(run.longestInvocationMs / 1000).toFixed(1)} s | ${((100 * run.longestInvocationMs) / run.timeoutMs).toFixed(0)}% |`,
+      ),
+      '',
+      '![Fan-out deliveries per second against subscribers](bench/fanout-scale.svg)',
+      '',
+      `**Up to which size one invocation suffices.** An invocation posts records × matching connections deliveries at the rate above. With the event source mapping's batch of 100 records and half the ${ms(timeoutMs)} timeout as the budget, one invocation carries a session of at most: ${runs
+        .filter((run) => run.subscribers === Math.max(...runs.map((other) => other.subscribers)))
+        .map((run) => `${grouped(carries(run, 100, timeoutMs / 2))} matching subscribers at ${run.postDelayMs} ms (${grouped(carries(run, 10, timeoutMs / 2))} with batches of 10)`)
+        .join('; ')}. Past that a full batch would need more than half the timeout; the figures come from this machine's one Node process, and a Lambda function's CPU share differs.`,
+      '',
+    );
+  }
+  if (paused !== undefined) {
+    const ratio = (key: 'p50' | 'p99') => paused.healthyBesidePaused[key] / paused.healthyAlone[key];
+    lines.push(
+      '## A paused consumer beside a healthy one',
+      '',
+      `${grouped(paused.events)} \`notice\` events of about ${grouped(paused.eventBytes)} bytes on one session, POSTed ${paused.batch} at a time every ${paused.paceMs} ms, to a healthy consumer, once alone and once beside a consumer that stopped reading (its socket paused). Latency from the POST's start to the healthy consumer's receipt.`,
+      '',
+      '| healthy consumer | p50 | p95 | p99 | max |',
+      '| :--- | ---: | ---: | ---: | ---: |',
+      `| alone | ${ms(paused.healthyAlone.p50)} | ${ms(paused.healthyAlone.p95)} | ${ms(paused.healthyAlone.p99)} | ${ms(paused.healthyAlone.max)} |`,
+      `| beside the paused consumer | ${ms(paused.healthyBesidePaused.p50)} | ${ms(paused.healthyBesidePaused.p95)} | ${ms(paused.healthyBesidePaused.p99)} | ${ms(paused.healthyBesidePaused.max)} |`,
+      `| ratio | ${ratio('p50').toFixed(2)}× | | ${ratio('p99').toFixed(2)}× | |`,
+      '',
+      `The paused consumer received ${grouped(paused.paused.eventsReceived)} events; once it read again, a \`closing\` frame ${paused.paused.closingReceived ? 'arrived' : 'did **not** arrive'}${paused.paused.closingReceived ? `, naming ${paused.paused.closingMatchesLastEvent ? 'exactly the last event it had received' : '**not** the last event it had received'}` : ''}, and the connection ${paused.paused.closedAfterClosing ? `was closed after it (code ${paused.paused.closeCode ?? '?'}), with no event in between` : '**was not** closed cleanly after it'}.`,
+      '',
+    );
+  }
+  return lines;
+}
