@@ -349,7 +349,7 @@ export function renderMarkdown(results: BenchResults): string {
   push(
     table(['ingest', 'function', 'write units', 'read units', 'DynamoDB calls', 'invocations', 'mean duration'], perFunctionRows, ['l', 'l', 'r', 'r', 'r', 'r', 'r']),
     '',
-    'At the measured commit, the numbers decompose as follows. An event is one `PutItem` into the events table, whose position index is a local secondary index projecting all attributes, so it costs 1 WRU for the item plus 1 for the index (for events up to 1 KB). Every HTTP request resolves its bearer token with two strongly consistent `GetItem`s (token and tenant), about 2 RRU per request; batching amortises them. Every WebSocket message reads its connection record, about 1 RRU per message. Fan-out issues one `Query` per partition per batch: the tenant\'s unpinned subscriptions, plus one per session in the batch.',
+    'At the measured commit, the numbers decompose as follows. An event is one conditional `PutItem` into the events table, keyed by its position in its session, with no index: 1 WRU for events up to 1 KB (plus, once a minute per process and session, the session registry refresh). Every HTTP request resolves its bearer token with two strongly consistent `GetItem`s (token and tenant), about 2 RRU per request; batching amortises them. Every WebSocket message reads its connection record, about 1 RRU per message. Fan-out issues one `Query` per partition per batch: the tenant\'s unpinned subscriptions, plus one per session in the batch.',
     '',
   );
 

@@ -13,14 +13,9 @@ import type { RelayStack } from './relay-stack.ts';
 import type { RelaySettings } from './relay-settings.ts';
 
 export function suppressAcceptedFindings(stack: RelayStack, settings: RelaySettings): void {
-  const { functions, tables, webSocketApi, httpApi, fanout, edge } = stack;
+  const { functions, webSocketApi, httpApi, fanout, edge } = stack;
 
   // --- IAM -------------------------------------------------------------------------------
-  const eventsIndexes = `AwsSolutions-IAM5[Resource::<${logicalId(tables.events)}.Arn>/index/*]`;
-  for (const fn of [functions.http, functions.socket, functions.stream]) {
-    acknowledge(fn.role, eventsIndexes,
-      'The DynamoDB table grant covers the indexes of this one table (`<table ARN>/index/*`): replay queries the byPosition local secondary index (src/store/table-definitions.ts). No other table and no other resource is matched.');
-  }
   const connections = `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:execute-api:${nagText(stack.region, 'AWS::Region')}:${nagText(stack.account, 'AWS::AccountId')}:<${logicalId(webSocketApi.api)}>/${webSocketApi.stage.stageName}/*/@connections/*]`;
   for (const fn of functions.connectionManagers) {
     acknowledge(fn.role, connections,

@@ -94,7 +94,7 @@ export class RelayStack extends Stack {
 
   /**
    * Least privilege per handler, by grants on the specific tables (each grant also covers
-   * the table's indexes, which is how replay reads the position index):
+   * the table's indexes, should a table have any):
    * - http: ingest writes and reads the event log; authenticates against tenants and, on the
    *   admin routes, manages tenants and tokens and closes a revoked token's connections.
    * - authorizer: resolves a token, read only.

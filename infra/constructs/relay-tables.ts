@@ -1,6 +1,6 @@
 /**
  * The relay's DynamoDB tables, built from `TABLE_DEFINITIONS` (src/store/table-definitions.ts),
- * the same declarations the local stack creates its tables from: keys, the position index,
+ * the same declarations the local stack creates its tables from: keys, any local indexes,
  * the TTL attribute and the stream all come from there, never restated here.
  */
 import type { RemovalPolicy } from 'aws-cdk-lib';

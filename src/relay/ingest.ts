@@ -78,7 +78,7 @@ export function admitBatch(texts: readonly string[], principal: Principal, limit
 /** Appends admitted events in order. Storage failures after the SDK's retries answer 503. */
 async function appendAll(eventLog: RelayRuntime['eventLog'], tenant: string, admitted: readonly AdmittedEvent[]): Promise<{ stored: number; duplicates: number }> {
   const result = { stored: 0, duplicates: 0 };
-  for (const event of admitted) {
+  for (const [index, event] of admitted.entries()) {
     let outcome: AppendOutcome;
     try {
       outcome = await eventLog.append(tenant, event);
@@ -86,8 +86,19 @@ async function appendAll(eventLog: RelayRuntime['eventLog'], tenant: string, adm
       // Earlier events of the batch stay stored; a retry with the same ids is deduplicated.
       throw unavailable(undefined, error);
     }
+    if (outcome === 'conflict') {
+      // Never overwritten, never silently dropped: the emitter assigned one position twice.
+      const where = admitted.length > 1 ? `line ${index}: ` : '';
+      const earlier = index > 0 ? `; the ${index} events before it were stored` : '';
+      throw invalidEvent(`${where}${positionTaken(event)}${earlier}`, { line: index });
+    }
     if (outcome === 'stored') result.stored += 1;
     else result.duplicates += 1;
   }
   return result;
+}
+
+/** The refusal of an event whose position another event already holds (AEP-0001 §7.2). */
+export function positionTaken({ event }: AdmittedEvent): string {
+  return `position (epoch ${event.epoch ?? 0}, seq ${event.seq ?? '?'}) of session ${JSON.stringify(event.session ?? '')} already holds a different event; one position is never assigned to two events (AEP-0001 §7.2)`;
 }

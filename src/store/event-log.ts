@@ -1,37 +1,44 @@
 /**
- * The tenant-scoped, durable event log on DynamoDB: admission with `(source, id)` dedupe,
- * and the replay reads the bindings serve.
+ * The tenant-scoped, durable event log on DynamoDB: admission with dedupe, and the replay
+ * reads the bindings serve. One event is one item and one write (one write unit up to 1 KB):
+ * there is no index to keep, the session's partition is its history (`session-history.ts`).
  *
  * Item kinds (attribute `kind`), all in the events table:
- * - `event`: one stored event. Session-scoped events live in their session's partition and
- *   carry a `pos` for the `byPosition` index; agent-scoped events (AEP-0001 §5.2: no
- *   session, no position) live in their agent's partition without `pos`, so the index stays
- *   sparse and they are fanned out live but never replayed.
+ * - `event`: one stored event, keyed by what identifies it in order:
+ *   - sequenced (session, `seq`): `P#{epoch}.{seq}` in its session's partition. A put that finds
+ *     the position taken learns what holds it from the failed condition itself
+ *     (`ReturnValuesOnConditionCheckFailure`, no read): the same `(source, id)` is a retransmit
+ *     (stored once, forwarded as a redelivery); another event is a position conflict
+ *     (AEP-0001 §7.2: an emitter fault), refused and never overwriting the stored one.
+ *   - seq-less session events (commands, `attention.routed`, AEP-0001 §5.2): `E#{source}#{id}`
+ *     in the session's partition, their place in history in `pos` (`position-key.ts`).
+ *   - agent-scoped events (no session, no position): `E#{source}#{id}` in their agent's
+ *     partition; fanned out live, never replayed.
+ *   Dedupe is therefore per `(tenant, source, id)` at one position: an `id` reused at a
+ *   different position is a different item, stored again (README, "Guarantees").
  * - `redelivery`: a short-lived marker written when a duplicate arrives (`redelivery-markers.ts`).
  * - `session`: the tenant's registry of sessions held, for replay-all (`session-registry.ts`).
  */
-import { PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Position } from '../protocol/positions.ts';
 import { isAgentScopedType } from '../protocol/type-grammar.ts';
-import type { AdmittedEvent, AppendOutcome, HistoryItem, Page, ReplayResult, SeqLessAnchor } from '../relay/domain/stored-event.ts';
+import type { AdmittedEvent, AppendOutcome, Page, ReplayResult, SeqLessAnchor } from '../relay/domain/stored-event.ts';
 import type { Clock } from '../relay/ports/clock.ts';
 import type { EventLogPort } from '../relay/ports/event-log.ts';
 import type { IdMinter } from '../relay/ports/ids.ts';
 import { isConditionFailure, num, readString, str } from './attribute-values.ts';
 import type { Item } from './attribute-values.ts';
 import { eventKeys } from './keys.ts';
-import { clampLimit, decodeCursor, pageOf } from './pages.ts';
+import { clampLimit } from './pages.ts';
 import { positionKey, positionOfKey, seqLessKey } from './position-key.ts';
 import { RedeliveryMarkers } from './redelivery-markers.ts';
 import { SessionRegistry } from './session-registry.ts';
 import { expiresAfter } from './table-access.ts';
-import { POSITION_INDEX } from './table-definitions.ts';
+import { SessionHistory } from './session-history.ts';
+import type { PositionedItem } from './session-history.ts';
 
-/** One item read back from a session's history, with the index key it sorts under (`position-key.ts`). */
-export interface PositionedItem extends HistoryItem {
-  positionKey: string;
-}
+export type { PositionedItem } from './session-history.ts';
 
 export interface EventLogOptions {
   tableName: string;
@@ -55,6 +62,7 @@ const SECONDS_PER_DAY = 86_400;
 export class EventLog implements EventLogPort {
   private readonly sessions: SessionRegistry;
   private readonly redeliveries: RedeliveryMarkers;
+  private readonly history: SessionHistory;
 
   constructor(
     private readonly client: DynamoDBClient,
@@ -62,32 +70,33 @@ export class EventLog implements EventLogPort {
   ) {
     this.sessions = new SessionRegistry(client, { tableName: options.tableName, lifetimeSeconds: options.retentionDays * SECONDS_PER_DAY, refreshMs: options.registryRefreshMs ?? 60_000 });
     this.redeliveries = new RedeliveryMarkers(client, { tableName: options.tableName, lifetimeSeconds: options.liveOnlySeconds, mintId: options.mintId });
+    this.history = new SessionHistory(client, options.tableName);
   }
 
   /**
-   * Stores an event once per `(tenant, source, id)`. A duplicate writes nothing to the log;
-   * it leaves a redelivery marker so fan-out still forwards it (AEP-0003 §5).
+   * Stores an event once: a retransmit writes nothing to the log but leaves a redelivery marker,
+   * so fan-out still forwards it (AEP-0003 §5); a different event at a taken position is refused.
    */
   async append(tenant: string, admitted: AdmittedEvent, seqLessAnchor?: SeqLessAnchor): Promise<AppendOutcome> {
     const { event } = admitted;
     const nowMs = this.options.now();
     const agentScoped = isAgentScopedType(event.type) || event.session === undefined;
     const item: Item = {
-      pk: str(agentScoped ? eventKeys.agentPartition(tenant, event.agent) : eventKeys.sessionPartition(tenant, event.session as string)),
-      sk: str(eventKeys.eventSort(event.source, event.id)),
       kind: str('event'),
       raw: str(admitted.raw),
       storedAt: num(nowMs),
       expiresAt: num(expiresAfter(nowMs, agentScoped ? this.options.liveOnlySeconds : this.options.retentionDays * SECONDS_PER_DAY)),
     };
-    if (!agentScoped) {
+    if (agentScoped) {
+      item.pk = str(eventKeys.agentPartition(tenant, event.agent));
+      item.sk = str(eventKeys.eventSort(event.source, event.id));
+    } else {
       const session = event.session as string;
       await this.sessions.register(tenant, session, nowMs);
-      item.pos = str(
-        event.seq === undefined
-          ? (seqLessAnchor ?? (await this.anchorSeqLess(tenant, session))).positionKey
-          : positionKey(event.epoch ?? 0, event.seq),
-      );
+      item.pk = str(eventKeys.sessionPartition(tenant, session));
+      const place = event.seq === undefined ? (seqLessAnchor ?? (await this.anchorSeqLess(tenant, session))).positionKey : positionKey(event.epoch ?? 0, event.seq);
+      item.sk = str(event.seq === undefined ? eventKeys.eventSort(event.source, event.id) : eventKeys.positionSort(place));
+      item.pos = str(place);
     }
     try {
       await this.client.send(
@@ -101,9 +110,12 @@ export class EventLog implements EventLogPort {
       return 'stored';
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
+      const storedRaw = readString(error.Item, 'raw') ?? admitted.raw;
+      // A position key collides with any event there; a dedupe key only with the same (source, id).
+      if (event.seq !== undefined && !agentScoped && !sameEvent(storedRaw, event.source, event.id)) return 'conflict';
       // Forward the stored copy: a true redelivery is byte-identical, and an id collision
       // (a different event reusing `(source, id)`, AEP-0001 §7.4) must not smuggle new content.
-      await this.redeliveries.write(tenant, readString(error.Item, 'raw') ?? admitted.raw, nowMs);
+      await this.redeliveries.write(tenant, storedRaw, nowMs);
       return 'duplicate';
     }
   }
@@ -115,23 +127,12 @@ export class EventLog implements EventLogPort {
    */
   async replay(tenant: string, session: string, after?: Position): Promise<ReplayResult & { items: PositionedItem[] }> {
     const window = this.options.replayBuffer;
-    const newestFirst: PositionedItem[] = [];
-    let exclusiveStartKey: Item | undefined;
-    let overflow = false;
-    do {
-      const page = await this.queryHistory(tenant, session, after, { newestFirst: true, limit: window + 1 - newestFirst.length, startKey: exclusiveStartKey });
-      for (const record of page.Items ?? []) {
-        if (newestFirst.length === window) {
-          overflow = true;
-          break;
-        }
-        newestFirst.push(historyItem(record));
-      }
-      exclusiveStartKey = page.LastEvaluatedKey;
-    } while (!overflow && exclusiveStartKey !== undefined && newestFirst.length <= window);
-    const items = newestFirst.reverse();
+    // The newest window + 1 sequenced events and every seq-less one after `after`, merged; one
+    // more than the window tells whether it overflows.
+    const { items: newestFirst } = await this.history.read(tenant, session, { ...afterKeyOf(after), newestFirst: true, limit: window + 1 });
+    const items = newestFirst.slice(0, window).reverse();
     const earliest = items[0];
-    if (overflow && after !== undefined && earliest !== undefined) {
+    if (newestFirst.length > window && after !== undefined && earliest !== undefined) {
       return { exhaustedEarliest: positionOfKey(session, earliest.positionKey), items };
     }
     return { items };
@@ -139,30 +140,14 @@ export class EventLog implements EventLogPort {
 
   /** Events of a session strictly after a position, oldest first, one bounded page at a time. */
   async readAfter(tenant: string, session: string, after: Position | undefined, limit: number, cursor?: string): Promise<Page<PositionedItem>> {
-    const page = await this.queryHistory(tenant, session, after, { newestFirst: false, limit: clampLimit(limit), startKey: decodeCursor(cursor) });
-    return pageOf((page.Items ?? []).map(historyItem), page.LastEvaluatedKey);
-  }
-
-  /** One page of a session's history strictly after `after`, read from the position index. */
-  private queryHistory(tenant: string, session: string, after: Position | undefined, page: { newestFirst: boolean; limit: number; startKey: Item | undefined }) {
-    return this.client.send(
-      new QueryCommand({
-        TableName: this.options.tableName,
-        IndexName: POSITION_INDEX,
-        KeyConditionExpression: after === undefined ? 'pk = :pk' : 'pk = :pk AND pos > :after',
-        ExpressionAttributeValues: {
-          ':pk': str(eventKeys.sessionPartition(tenant, session)),
-          ...(after === undefined ? {} : { ':after': str(positionKey(after.epoch, after.seq)) }),
-        },
-        // `raw` is a DynamoDB reserved word.
-        ProjectionExpression: '#raw, pos',
-        ExpressionAttributeNames: { '#raw': 'raw' },
-        ScanIndexForward: !page.newestFirst,
-        ConsistentRead: true,
-        Limit: page.limit,
-        ExclusiveStartKey: page.startKey,
-      }),
-    );
+    const size = clampLimit(limit);
+    const fromCursor = cursor === undefined ? undefined : Buffer.from(cursor, 'base64url').toString('utf8');
+    const fromAfter = afterKeyOf(after).afterKey;
+    const afterKey = fromCursor !== undefined && (fromAfter === undefined || fromCursor > fromAfter) ? fromCursor : fromAfter;
+    const { items, more } = await this.history.read(tenant, session, { ...(afterKey === undefined ? {} : { afterKey }), newestFirst: false, limit: size });
+    const page = items.slice(0, size);
+    const last = page.at(-1);
+    return (more || items.length > size) && last !== undefined ? { items: page, cursor: Buffer.from(last.positionKey, 'utf8').toString('base64url') } : { items: page };
   }
 
   /**
@@ -171,21 +156,8 @@ export class EventLog implements EventLogPort {
    * (before its subscription was recorded) is not missed.
    */
   async storedSince(tenant: string, session: string, sinceMs: number, limit = 100): Promise<PositionedItem[]> {
-    const page = await this.client.send(
-      new QueryCommand({
-        TableName: this.options.tableName,
-        IndexName: POSITION_INDEX,
-        KeyConditionExpression: 'pk = :pk',
-        FilterExpression: 'storedAt >= :since',
-        ExpressionAttributeValues: { ':pk': str(eventKeys.sessionPartition(tenant, session)), ':since': num(sinceMs) },
-        ProjectionExpression: '#raw, pos',
-        ExpressionAttributeNames: { '#raw': 'raw' },
-        ScanIndexForward: false,
-        ConsistentRead: true,
-        Limit: limit,
-      }),
-    );
-    return (page.Items ?? []).map(historyItem).reverse();
+    const { items } = await this.history.read(tenant, session, { newestFirst: true, limit, sinceMs });
+    return items.slice(0, limit).reverse();
   }
 
   /** The earliest position replay serves for a session, or undefined when it holds none. */
@@ -208,23 +180,21 @@ export class EventLog implements EventLogPort {
     return { positionKey: seqLessKey(await this.newestPositionKey(tenant, session), this.options.mintId()) };
   }
 
-  private async newestPositionKey(tenant: string, session: string): Promise<string | undefined> {
-    const page = await this.client.send(
-      new QueryCommand({
-        TableName: this.options.tableName,
-        IndexName: POSITION_INDEX,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': str(eventKeys.sessionPartition(tenant, session)) },
-        ProjectionExpression: 'pos',
-        ScanIndexForward: false,
-        ConsistentRead: true,
-        Limit: 1,
-      }),
-    );
-    return readString(page.Items?.[0], 'pos');
+  private newestPositionKey(tenant: string, session: string): Promise<string | undefined> {
+    return this.history.newestPositionKey(tenant, session);
   }
 }
 
-function historyItem(record: Item): PositionedItem {
-  return { raw: readString(record, 'raw') ?? '', positionKey: readString(record, 'pos') ?? '' };
+function afterKeyOf(after: Position | undefined): { afterKey?: string } {
+  return after === undefined ? {} : { afterKey: positionKey(after.epoch, after.seq) };
+}
+
+/** Whether stored text is the event with this `(source, id)` (a retransmit), not another one. */
+function sameEvent(storedRaw: string, source: string, id: string): boolean {
+  try {
+    const stored = JSON.parse(storedRaw) as { source?: unknown; id?: unknown };
+    return stored.source === source && stored.id === id;
+  } catch {
+    return false;
+  }
 }

@@ -11,13 +11,27 @@ export function sourceDigest(source: string): string {
   return createHash('sha256').update(source).digest('hex').slice(0, 24);
 }
 
+/** Sort-key prefixes of a session partition's events: sequenced (`P#`) and seq-less (`E#`). */
+export const POSITIONED_PREFIX = 'P#';
+export const UNPOSITIONED_PREFIX = 'E#';
+/** The first string above every `P#…` key (`$` follows `#`): the positioned range's upper bound. */
+export const POSITIONED_END = 'P$';
+
 export const eventKeys = {
   /** Partition of one session's history within a tenant. */
   sessionPartition: (tenant: string, session: string) => `T#${tenant}#S#${session}`,
   /** Partition of one agent's agent-scoped events (live only, never replayed). */
   agentPartition: (tenant: string, agent: string) => `T#${tenant}#A#${agent}`,
-  /** The dedupe key: one item per `(source, id)` within the partition the event belongs to. */
-  eventSort: (source: string, id: string) => `E#${sourceDigest(source)}#${id}`,
+  /**
+   * A sequenced event's key in its session's partition: its position (`position-key.ts`), so the
+   * partition itself is the history in `(epoch, seq)` order and admission is one conditional put.
+   */
+  positionSort: (positionKey: string) => `${POSITIONED_PREFIX}${positionKey}`,
+  /**
+   * The dedupe key of the events that have no position (seq-less session events, keyed in their
+   * session's partition with their place in an attribute; agent-scoped ones, in their agent's).
+   */
+  eventSort: (source: string, id: string) => `${UNPOSITIONED_PREFIX}${sourceDigest(source)}#${id}`,
   /** Redelivery markers: one short-lived item per forwarded duplicate. */
   redeliveryPartition: (tenant: string) => `T#${tenant}#R`,
   /** The tenant's registry of sessions it holds history for. */

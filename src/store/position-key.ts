@@ -1,5 +1,6 @@
 /**
- * Sort-key encoding of a session history position for the `byPosition` index.
+ * Encoding of a session history position as a string whose order is position order: the sort
+ * key of a sequenced event (`P#` + this) and the `pos` of a seq-less one (`session-history.ts`).
  *
  * Sequenced events (AEP-0001 §7) sort by `(epoch, seq)`: both are zero-padded to 16 digits
  * (every safe integer fits), so string order is numeric order.

@@ -34,20 +34,18 @@ export interface TableDefinition {
   streamNewImages: boolean;
 }
 
-/** Name of the position index on the events table (replay reads it in `(epoch, seq)` order). */
-export const POSITION_INDEX = 'byPosition';
-
 /**
- * The event log. One partition per (tenant, session); an item per event, keyed by
- * `(source, id)` so that admission dedupe is a single conditional put. The `byPosition`
- * local index orders a session's events by position for replay, with strongly consistent
- * reads (a local index supports them, a global one does not).
+ * The event log. One partition per (tenant, session), an item per event, keyed by its position
+ * (`P#{epoch}.{seq}`; seq-less events by `(source, id)`), so the partition reads back in
+ * `(epoch, seq)` order with strongly consistent queries and admission is one conditional put:
+ * one write per event, with no index to keep (an index entry costs at least one more write
+ * unit per event, whatever it projects). See `event-log.ts` and `session-history.ts`.
  */
 export const EVENTS_TABLE: TableDefinition = {
   id: 'Events',
   partitionKey: { name: 'pk', type: 'S' },
   sortKey: { name: 'sk', type: 'S' },
-  localIndexes: [{ indexName: POSITION_INDEX, sortKey: { name: 'pos', type: 'S' }, projection: 'ALL' }],
+  localIndexes: [],
   timeToLiveAttribute: 'expiresAt',
   streamNewImages: true,
 };

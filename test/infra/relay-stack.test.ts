@@ -26,7 +26,7 @@ import { RelayStack } from '../../infra/relay-stack.ts';
 import { settingsFromContext } from '../../infra/relay-settings.ts';
 import { FANOUT_KINDS } from '../../local/stream-records.ts';
 import { readRelayConfig } from '../../src/config/relay-config.ts';
-import { CONNECTIONS_TABLE, EVENTS_TABLE, POSITION_INDEX, TABLE_DEFINITIONS, TENANTS_TABLE } from '../../src/store/table-definitions.ts';
+import { CONNECTIONS_TABLE, EVENTS_TABLE, TABLE_DEFINITIONS, TENANTS_TABLE } from '../../src/store/table-definitions.ts';
 import type { TableDefinition } from '../../src/store/table-definitions.ts';
 import { actionsOf, logicalIdOf, propertiesOf, refersTo, render, resourceOf, resourcesOf, resourcesOfType, statementsOfRole } from './template-queries.ts';
 import type { Json, Statement } from './template-queries.ts';
@@ -98,10 +98,12 @@ describe('tables', () => {
     );
   });
 
-  it('streams only the event log, and indexes it by position', () => {
+  it('streams only the event log, and keeps no index on it (one write per event)', () => {
     const { stack, template } = defaults;
     expect(propertiesOf(template, stack.tables.events).StreamSpecification).toEqual({ StreamViewType: 'NEW_IMAGE' });
-    expect(EVENTS_TABLE.localIndexes.map((index) => index.indexName)).toEqual([POSITION_INDEX]);
+    expect(propertiesOf(template, stack.tables.events).LocalSecondaryIndexes).toBeUndefined();
+    expect(propertiesOf(template, stack.tables.events).GlobalSecondaryIndexes).toBeUndefined();
+    expect(EVENTS_TABLE.localIndexes).toEqual([]);
     for (const definition of [CONNECTIONS_TABLE, TENANTS_TABLE]) expect(propertiesOf(template, tableOf(stack, definition)).StreamSpecification).toBeUndefined();
   });
 

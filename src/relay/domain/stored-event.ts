@@ -11,8 +11,12 @@ export interface AdmittedEvent {
   raw: string;
 }
 
-/** `duplicate`: the log already held this `(source, id)` (AEP-0003 §5 dedupe). */
-export type AppendOutcome = 'stored' | 'duplicate';
+/**
+ * `duplicate`: the log already held this `(source, id)` at this place (AEP-0003 §5 dedupe);
+ * `conflict`: another event holds this `(epoch, seq)` position of the session (AEP-0001 §7.2,
+ * an emitter fault), so this one was not stored.
+ */
+export type AppendOutcome = 'stored' | 'duplicate' | 'conflict';
 
 /** Where a seq-less event takes its place in its session's history; opaque to the relay. */
 export interface SeqLessAnchor {

@@ -9,6 +9,7 @@ import { isAgentScopedType, isCommandType, isForeignEmitterType } from '../../pr
 import type { ClaimDeclarations } from '../domain/claim.ts';
 import type { ConnectionRecord } from '../domain/connection.ts';
 import { admitEventText } from '../admission.ts';
+import { positionTaken } from '../ingest.ts';
 import { checkEventRate } from '../quota-checks.ts';
 import { routeCommand } from './route-command.ts';
 import { send } from './socket-context.ts';
@@ -30,7 +31,9 @@ export async function handleEvent(context: SocketContext, connection: Connection
   try {
     // Inside the try: a claim that cannot be written refuses the event like a failed append (never a silent drop).
     if (ownsSession(connection, event)) await recordClaim(context, connection, event.session as string);
-    await context.runtime.eventLog.append(context.principal.tenant, admission.admitted);
+    if ((await context.runtime.eventLog.append(context.principal.tenant, admission.admitted)) === 'conflict') {
+      await refuse('invalid-event', positionTaken(admission.admitted));
+    }
   } catch (error) {
     context.logger.error('append failed', { error, connectionId: context.connectionId });
     await refuse('unavailable', 'the event store is unavailable; resend the event with the same id');

@@ -1,0 +1,115 @@
+/**
+ * Reading one session's history back in position order, with strongly consistent queries and
+ * no index: the session's partition holds its sequenced events under `P#{position}` (key order
+ * is `(epoch, seq)` order) and its seq-less events under `E#{source}#{id}` with their place in
+ * a `pos` attribute (`{anchor}~{arrival}`, `position-key.ts`). A read takes the `P#` range in
+ * key order and merges in the seq-less items, which are few (commands, `attention.routed`),
+ * sorted by `pos`; the result is the order the former position index gave, and "strictly after
+ * P" keeps meaning "`pos` greater than P's key" for both kinds.
+ */
+import { QueryCommand } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient, QueryCommandOutput } from '@aws-sdk/client-dynamodb';
+import { num, readString, str } from './attribute-values.ts';
+import type { Item } from './attribute-values.ts';
+import { eventKeys, POSITIONED_END, POSITIONED_PREFIX, UNPOSITIONED_PREFIX } from './keys.ts';
+
+/** One event read back, with the key it sorts under (`position-key.ts`). */
+export interface PositionedItem {
+  raw: string;
+  positionKey: string;
+}
+
+export interface RangeQuery {
+  /** Only items whose position key is strictly greater (absent: from the start). */
+  afterKey?: string;
+  newestFirst: boolean;
+  /** Most positioned items to read (DynamoDB `Limit`, counted before `sinceMs` filters). */
+  limit: number;
+  /** Only items stored at or after this time (ms). */
+  sinceMs?: number;
+}
+
+export class SessionHistory {
+  constructor(
+    private readonly client: DynamoDBClient,
+    private readonly tableName: string,
+  ) {}
+
+  /**
+   * Up to `limit` positioned items in key order, plus every seq-less item that qualifies,
+   * merged; `more` says the positioned range went on past what was read.
+   */
+  async read(tenant: string, session: string, query: RangeQuery): Promise<{ items: PositionedItem[]; more: boolean }> {
+    const [positioned, seqLess] = await Promise.all([this.positioned(tenant, session, query), this.seqLess(tenant, session, query)]);
+    const items = [...positioned.items, ...seqLess];
+    items.sort((a, b) => (a.positionKey < b.positionKey ? -1 : a.positionKey > b.positionKey ? 1 : 0));
+    if (query.newestFirst) items.reverse();
+    return { items, more: positioned.more };
+  }
+
+  /** The newest sequenced position key of the session, or undefined when it has none. */
+  async newestPositionKey(tenant: string, session: string): Promise<string | undefined> {
+    const { items } = await this.positioned(tenant, session, { newestFirst: true, limit: 1 });
+    return items[0]?.positionKey;
+  }
+
+  private async positioned(tenant: string, session: string, query: RangeQuery): Promise<{ items: PositionedItem[]; more: boolean }> {
+    const items: PositionedItem[] = [];
+    let startKey: Item | undefined;
+    do {
+      const page: QueryCommandOutput = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          // "Strictly after": the smallest key above `P#{after}` is that key followed by U+0000.
+          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :low AND :high',
+          ...(query.sinceMs === undefined ? {} : { FilterExpression: 'storedAt >= :since' }),
+          ExpressionAttributeValues: {
+            ':pk': str(eventKeys.sessionPartition(tenant, session)),
+            ':low': str(query.afterKey === undefined ? POSITIONED_PREFIX : `${POSITIONED_PREFIX}${query.afterKey}\u0000`),
+            ':high': str(POSITIONED_END),
+            ...(query.sinceMs === undefined ? {} : { ':since': num(query.sinceMs) }),
+          },
+          // `raw` is a DynamoDB reserved word.
+          ProjectionExpression: '#raw, sk',
+          ExpressionAttributeNames: { '#raw': 'raw' },
+          ScanIndexForward: !query.newestFirst,
+          ConsistentRead: true,
+          Limit: query.limit - items.length,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const record of page.Items ?? []) items.push({ raw: readString(record, 'raw') ?? '', positionKey: (readString(record, 'sk') ?? '').slice(POSITIONED_PREFIX.length) });
+      startKey = page.LastEvaluatedKey;
+      if (query.sinceMs !== undefined) break;
+    } while (startKey !== undefined && items.length < query.limit);
+    return { items, more: startKey !== undefined };
+  }
+
+  private async seqLess(tenant: string, session: string, query: RangeQuery): Promise<PositionedItem[]> {
+    const filters = [...(query.afterKey === undefined ? [] : ['pos > :after']), ...(query.sinceMs === undefined ? [] : ['storedAt >= :since'])];
+    const items: PositionedItem[] = [];
+    let startKey: Item | undefined;
+    do {
+      const page: QueryCommandOutput = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ...(filters.length === 0 ? {} : { FilterExpression: filters.join(' AND ') }),
+          ExpressionAttributeValues: {
+            ':pk': str(eventKeys.sessionPartition(tenant, session)),
+            ':prefix': str(UNPOSITIONED_PREFIX),
+            ...(query.afterKey === undefined ? {} : { ':after': str(query.afterKey) }),
+            ...(query.sinceMs === undefined ? {} : { ':since': num(query.sinceMs) }),
+          },
+          ProjectionExpression: '#raw, pos',
+          ExpressionAttributeNames: { '#raw': 'raw' },
+          ConsistentRead: true,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const record of page.Items ?? []) items.push({ raw: readString(record, 'raw') ?? '', positionKey: readString(record, 'pos') ?? '' });
+      startKey = page.LastEvaluatedKey;
+    } while (startKey !== undefined);
+    return items;
+  }
+}
