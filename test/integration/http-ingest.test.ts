@@ -167,8 +167,8 @@ describe('cost of ingest', () => {
     const { writeUnits, calls } = meter.snapshot();
     const perEvent = writeUnits / count;
     console.log(`[cost] ${perEvent.toFixed(2)} write units per event (${calls} DynamoDB calls for ${count} events)`);
-    // One conditional put of the item plus its position-index entry, and one registry write per session.
-    expect(perEvent).toBeGreaterThanOrEqual(2);
-    expect(perEvent).toBeLessThanOrEqual(2.1);
+    // One conditional put of the item (no index), and one registry write per session.
+    expect(writeUnits).toBe(count + 1);
+    expect(perEvent).toBeLessThanOrEqual(1.05);
   });
 });

@@ -1,0 +1,103 @@
+/**
+ * The event log keyed by position (no index): one write unit per event up to 1 KB, retransmits
+ * stored once, a different event at a taken position refused, seq-less events in their place,
+ * replay and paged reads in `(epoch, seq)` order. Against the shared DynamoDB Local, with a
+ * capacity meter counting what each call consumed.
+ */
+import { describe, expect, it } from 'vitest';
+import { CapacityMeter } from '../../src/store/capacity-meter.ts';
+import type { AdmittedEvent } from '../../src/relay/domain/stored-event.ts';
+import type { AepEvent } from '../../src/protocol/event.ts';
+import { eventLog, sessionEvent, uniqueName } from '../support/relay-fixtures.ts';
+
+function admitted(event: Record<string, unknown>): AdmittedEvent {
+  return { event: event as unknown as AepEvent, raw: JSON.stringify(event) };
+}
+
+const seqs = (items: ReadonlyArray<{ raw: string }>) => items.map((item) => (JSON.parse(item.raw) as { seq?: number; type: string }).seq ?? (JSON.parse(item.raw) as { type: string }).type);
+
+describe('event log keyed by position', () => {
+  it('stores an event of up to 1 KB with one write unit, and a retransmit once (then a marker, forwarded)', async () => {
+    const meter = new CapacityMeter();
+    const log = eventLog({ meter });
+    const tenant = uniqueName('t');
+    const session = uniqueName('s');
+    // The session registry write happens once per session and process: take it first.
+    expect(await log.append(tenant, admitted(sessionEvent(session, 0)))).toBe('stored');
+    meter.reset();
+    const event = sessionEvent(session, 1, { data: { phase: 'p'.repeat(500) } });
+    expect(JSON.stringify(event).length).toBeLessThan(1000);
+    expect(await log.append(tenant, admitted(event))).toBe('stored');
+    expect(meter.snapshot()).toMatchObject({ writeUnits: 1, readUnits: 0, calls: 1 });
+    expect(await log.append(tenant, admitted(event))).toBe('duplicate');
+    const { items } = await log.replay(tenant, session);
+    expect(seqs(items)).toEqual([0, 1]);
+  });
+
+  it('refuses a different event at a taken position, keeping the stored one', async () => {
+    const log = eventLog();
+    const tenant = uniqueName('t');
+    const session = uniqueName('s');
+    const first = sessionEvent(session, 5, { subject: 'first' });
+    const other = sessionEvent(session, 5, { subject: 'second' });
+    expect(await log.append(tenant, admitted(first))).toBe('stored');
+    expect(await log.append(tenant, admitted(other))).toBe('conflict');
+    const { items } = await log.replay(tenant, session);
+    expect(items.map((item) => JSON.parse(item.raw).id)).toEqual([first.id]);
+  });
+
+  it('stores an id reused at a different position there too (dedupe is per position)', async () => {
+    const log = eventLog();
+    const tenant = uniqueName('t');
+    const session = uniqueName('s');
+    const event = sessionEvent(session, 1);
+    await log.append(tenant, admitted(event));
+    expect(await log.append(tenant, admitted({ ...event, seq: 2 }))).toBe('stored');
+    expect(seqs((await log.replay(tenant, session)).items)).toEqual([1, 2]);
+  });
+
+  it('stores a seq-less event once however often it comes, in its place after the position it arrived at', async () => {
+    const log = eventLog();
+    const tenant = uniqueName('t');
+    const session = uniqueName('s');
+    for (const seq of [0, 1, 2]) await log.append(tenant, admitted(sessionEvent(session, seq)));
+    const routed = sessionEvent(session, 0, { type: 'attention.routed', source: 'aep://phone/agent/phone', agent: 'phone', data: { request: 'r1', to: 'me' } });
+    delete routed.seq;
+    expect(await log.append(tenant, admitted(routed))).toBe('stored');
+    expect(await log.append(tenant, admitted(routed))).toBe('duplicate');
+    for (const seq of [3, 4]) await log.append(tenant, admitted(sessionEvent(session, seq)));
+    expect(seqs((await log.replay(tenant, session)).items)).toEqual([0, 1, 2, 'attention.routed', 3, 4]);
+    // Strictly after (0, 2): the seq-less event that arrived after 2 was stored is included.
+    expect(seqs((await log.replay(tenant, session, { session, epoch: 0, seq: 2 })).items)).toEqual(['attention.routed', 3, 4]);
+    expect(seqs((await log.replay(tenant, session, { session, epoch: 0, seq: 3 })).items)).toEqual([4]);
+  });
+
+  it('orders by (epoch, seq), serves the newest window and says where it starts, and pages in order', async () => {
+    const log = eventLog({ replayBuffer: 5 });
+    const tenant = uniqueName('t');
+    const session = uniqueName('s');
+    const positions: Array<[number, number]> = [
+      [1, 0],
+      [0, 10],
+      [0, 2],
+      [1, 3],
+      [0, 9],
+      [2, 1],
+      [0, 11],
+    ];
+    for (const [epoch, seq] of positions) await log.append(tenant, admitted(sessionEvent(session, seq, { epoch })));
+    const order = (items: ReadonlyArray<{ raw: string }>) => items.map((item) => `${JSON.parse(item.raw).epoch}.${JSON.parse(item.raw).seq}`);
+    const all = ['0.2', '0.9', '0.10', '0.11', '1.0', '1.3', '2.1'];
+    const replay = await log.replay(tenant, session, { session, epoch: 0, seq: 0 });
+    expect(order(replay.items)).toEqual(all.slice(2));
+    expect(replay.exhaustedEarliest).toEqual({ session, epoch: 0, seq: 10 });
+    const pages: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await log.readAfter(tenant, session, { session, epoch: 0, seq: 2 }, 2, cursor);
+      pages.push(...order(page.items));
+      cursor = page.cursor;
+    } while (cursor !== undefined);
+    expect(pages).toEqual(all.slice(1));
+  });
+});
