@@ -17,6 +17,11 @@ export class TenantStore implements TenantsPort {
     private readonly client: DynamoDBClient,
     private readonly tableName: string,
     private readonly now: Clock,
+    /**
+     * Told after a tenant's state changed, before the change is reported done: the token lookups
+     * carry a copy of it, so resolving a token takes one read (`token-store.ts`).
+     */
+    private readonly onDisabledChanged?: (tenant: string, disabled: boolean) => Promise<void>,
   ) {}
 
   /** Creates a tenant; returns false when it already exists. */
@@ -100,6 +105,7 @@ export class TenantStore implements TenantsPort {
           ExpressionAttributeValues: { ':disabled': { BOOL: disabled } },
         }),
       );
+      await this.onDisabledChanged?.(tenant, disabled);
       return true;
     } catch (error) {
       if (isConditionFailure(error)) return false;

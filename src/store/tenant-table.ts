@@ -12,6 +12,9 @@ export interface TenantTableStores {
 }
 
 export function tenantTableStores(client: DynamoDBClient, tableName: string, now: Clock): TenantTableStores {
-  const tenants = new TenantStore(client, tableName, now);
-  return { tenants, tokens: new TokenStore(client, tableName, now, tenants), controlPolicies: new ControlPolicyStore(client, tableName) };
+  // The token lookups carry their tenant's disabled flag; changing the flag updates them all.
+  let tokens: TokenStore | undefined;
+  const tenants = new TenantStore(client, tableName, now, (tenant, disabled) => (tokens as TokenStore).markTenantDisabled(tenant, disabled));
+  tokens = new TokenStore(client, tableName, now, tenants);
+  return { tenants, tokens, controlPolicies: new ControlPolicyStore(client, tableName) };
 }

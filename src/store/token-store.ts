@@ -1,8 +1,14 @@
 /**
  * Tokens (AEP-0003 §8.1 scoped bearer tokens). A token is stored twice: a record under its
  * tenant (for listing and revocation) and a lookup item keyed by the SHA-256 digest of its
- * secret (so resolving a request's token is one strongly consistent read). The secret itself
- * is never stored.
+ * secret. The secret itself is never stored.
+ *
+ * Resolving a request's token is one strongly consistent read of the lookup item (1 read unit):
+ * the item carries a copy of its tenant's disabled flag (`tenantDisabled`), written at issuance
+ * (under a condition on the tenant record, so an issuance racing a disable cannot miss it) and
+ * rewritten on every lookup of the tenant when the flag changes, before the admin call answers.
+ * Revocation and expiry are on the lookup item itself. A lookup written before the copy existed
+ * has no `tenantDisabled` and is resolved the old way, reading the tenant record too.
  */
 import { GetItemCommand, QueryCommand, TransactWriteItemsCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -41,6 +47,8 @@ export class TokenStore implements TokensPort {
   /** Stores a new token under its digest. The caller mints the secret and shows it once. */
   async putToken(grant: TokenGrant, secretDigest: string): Promise<void> {
     const createdAt = this.now();
+    const tenantRecord = await this.tenants.getTenant(grant.tenant);
+    const tenantDisabled = tenantRecord?.disabled === true;
     const shared: Item = {
       tenant: str(grant.tenant),
       tokenId: str(grant.tokenId),
@@ -63,8 +71,20 @@ export class TokenStore implements TokensPort {
           {
             Put: {
               TableName: this.tableName,
-              Item: { pk: str(tenantKeys.tokenHashPartition(secretDigest)), sk: str(tenantKeys.tokenHashSort), digest: str(secretDigest), ...shared },
+              Item: { pk: str(tenantKeys.tokenHashPartition(secretDigest)), sk: str(tenantKeys.tokenHashSort), digest: str(secretDigest), tenantDisabled: { BOOL: tenantDisabled }, ...shared },
               ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          {
+            // The copied flag is still the tenant's: a disable in between fails this issuance.
+            ConditionCheck: {
+              TableName: this.tableName,
+              Key: { pk: str(tenantKeys.tenantPartition(grant.tenant)), sk: str(tenantKeys.tenantRecord) },
+              ...(tenantRecord === undefined
+                ? { ConditionExpression: 'attribute_not_exists(pk)' }
+                : tenantDisabled
+                  ? { ConditionExpression: 'disabled = :disabled', ExpressionAttributeValues: { ':disabled': { BOOL: true } } }
+                  : { ConditionExpression: 'attribute_not_exists(disabled) OR disabled = :disabled', ExpressionAttributeValues: { ':disabled': { BOOL: false } } }),
             },
           },
         ],
@@ -92,8 +112,12 @@ export class TokenStore implements TokensPort {
     const tenant = readString(item, 'tenant');
     const tokenId = readString(item, 'tokenId');
     if (tenant === undefined || tokenId === undefined) return undefined;
-    const tenantRecord = await this.tenants.getTenant(tenant);
-    if (tenantRecord === undefined || tenantRecord.disabled) return undefined;
+    const tenantDisabled = item.tenantDisabled?.BOOL;
+    if (tenantDisabled === true) return undefined;
+    if (tenantDisabled === undefined) {
+      const tenantRecord = await this.tenants.getTenant(tenant);
+      if (tenantRecord === undefined || tenantRecord.disabled) return undefined;
+    }
     const agents = readStringSet(item, 'agents');
     return {
       tenant,
@@ -101,6 +125,44 @@ export class TokenStore implements TokensPort {
       scopes: readStringSet(item, 'scopes').filter(isScope),
       ...(agents.length > 0 ? { agents } : {}),
     };
+  }
+
+  /** Copies a tenant's disabled flag onto the lookup item of each of its tokens. */
+  async markTenantDisabled(tenant: string, disabled: boolean): Promise<void> {
+    const digests: string[] = [];
+    let start: Item | undefined;
+    do {
+      const page = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :token)',
+          ExpressionAttributeValues: { ':pk': str(tenantKeys.tenantPartition(tenant)), ':token': str('TOKEN#') },
+          ProjectionExpression: 'digest',
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+        }),
+      );
+      for (const item of page.Items ?? []) {
+        const digest = readString(item, 'digest');
+        if (digest !== undefined) digests.push(digest);
+      }
+      start = page.LastEvaluatedKey;
+    } while (start !== undefined);
+    for (const digest of digests) {
+      await this.client
+        .send(
+          new UpdateItemCommand({
+            TableName: this.tableName,
+            Key: { pk: str(tenantKeys.tokenHashPartition(digest)), sk: str(tenantKeys.tokenHashSort) },
+            UpdateExpression: 'SET tenantDisabled = :disabled',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeValues: { ':disabled': { BOOL: disabled } },
+          }),
+        )
+        .catch((error: unknown) => {
+          if (!isConditionFailure(error)) throw error;
+        });
+    }
   }
 
   /** The tenant's tokens, without digests or secrets. */
