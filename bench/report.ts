@@ -252,6 +252,16 @@ export function renderMarkdown(results: BenchResults): string {
   for (const count of [...new Set([0, midCount, maxCount])]) {
     headline.push([`Estimated $ per million events, ${count} subscribers`, ...PATHS.map((path) => { const row = find(path, count); return row === undefined ? '–' : dollars(row.dollarsPerMillion.total); })]);
   }
+  // Reads per request / message, over the 0-subscriber runs (nothing else reads then but the ingest function).
+  const requestReads = (path: IngestPath): string => {
+    const run = results.costGrid.find((row) => row.ingest === path && row.subscribers === 0) ?? results.costGrid.find((row) => row.ingest === path);
+    if (run === undefined) return '–';
+    const http = run.usage.functions.http;
+    const messages = run.usage.socketRoutes['$default'] ?? 0;
+    if (path === 'websocket') return messages > 0 ? `${fixed(run.usage.functions.socket.readUnits / messages)} per message` : '–';
+    return http.invocations > 0 ? `${fixed(http.readUnits / http.invocations)} per request` : '–';
+  };
+  headline.push(['**Read units per HTTP request / WebSocket message** (authentication and connection state)', ...PATHS.map((path) => `**${requestReads(path)}**`)]);
   push(table(['', ...PATHS.map((path) => INGEST_LABELS[path])], headline), '');
   const firstSession = sessionSweep[0];
   const lastSession = sessionSweep[sessionSweep.length - 1];
@@ -259,7 +269,7 @@ export function renderMarkdown(results: BenchResults): string {
   const lastType = typeSweep[typeSweep.length - 1];
   if (firstSession !== undefined && lastSession !== undefined && firstType !== undefined && lastType !== undefined) {
     push(
-      `- **Fan-out reads do not grow with session-filtered subscriptions that cannot match:** ${fixed(perBatch(firstSession))} read units per fan-out batch with ${firstSession.unmatched} of them, ${fixed(perBatch(lastSession))} with ${grouped(lastSession.unmatched)} (their session partitions are never read). The same number of type-filtered subscriptions that cannot match takes it from ${fixed(perBatch(firstType))} to ${fixed(perBatch(lastType))}: they live in the tenant's partition, which every batch reads.`,
+      `- **Fan-out reads do not grow with session-filtered subscriptions that cannot match:** ${fixed(perBatch(firstSession))} read units per fan-out batch with ${firstSession.unmatched} of them, ${fixed(perBatch(lastSession))} with ${grouped(lastSession.unmatched)} (their session partitions are never read). The same number of type-filtered subscriptions that cannot match takes it from ${fixed(perBatch(firstType))} to ${fixed(perBatch(lastType))}: they are indexed under the first segment of the types they name (\`attention\`), and a batch reads only the segments its events carry (\`tool\`, \`progress\`).`,
     );
   }
   const batchMax = find('batch100', maxCount);
@@ -349,7 +359,7 @@ export function renderMarkdown(results: BenchResults): string {
   push(
     table(['ingest', 'function', 'write units', 'read units', 'DynamoDB calls', 'invocations', 'mean duration'], perFunctionRows, ['l', 'l', 'r', 'r', 'r', 'r', 'r']),
     '',
-    'At the measured commit, the numbers decompose as follows. An event is one conditional `PutItem` into the events table, keyed by its position in its session, with no index: 1 WRU for events up to 1 KB (plus, once a minute per process and session, the session registry refresh). Every HTTP request resolves its bearer token with two strongly consistent `GetItem`s (token and tenant), about 2 RRU per request; batching amortises them. Every WebSocket message reads its connection record, about 1 RRU per message. Fan-out issues one `Query` per partition per batch: the tenant\'s unpinned subscriptions, plus one per session in the batch.',
+    'At the measured commit, the numbers decompose as follows. An event is one conditional `PutItem` into the events table, keyed by its position in its session, with no index: 1 WRU for events up to 1 KB (plus, once a minute per process and session, the session registry refresh). Every HTTP request resolves its bearer token with one strongly consistent `GetItem` of the token lookup, which carries its tenant\'s disabled flag: 1 RRU per request; batching amortises it. Every WebSocket message reads its connection record (its principal comes from the authorizer context API Gateway attaches to every message): 1 RRU per message. Fan-out issues one `Query` per partition per batch: the tenant\'s unconstrained subscriptions, one per session in the batch, and one per first type segment in the batch.',
     '',
   );
 
