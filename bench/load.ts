@@ -210,15 +210,19 @@ async function main(): Promise<void> {
     peakStackRssMiB: Number((peakRss / 1024 / 1024).toFixed(0)),
   };
   const resultsFile = join(root, 'bench', 'load-results.json');
-  writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
-  writeSection(results);
+  // The run before this one, shown beside it (its settings must match to compare).
+  const previous = existsSync(resultsFile) ? (JSON.parse(readFileSync(resultsFile, 'utf8')) as Record<string, any>) : undefined;
+  writeFileSync(resultsFile, `${JSON.stringify({ ...results, ...(previous === undefined ? {} : { previous: { ...previous, previous: undefined } }) }, null, 2)}\n`);
+  writeSection(results, previous);
   console.log(JSON.stringify(results, null, 2));
   console.log(`results written to ${resultsFile} and BENCHMARKS.md (section "Load")`);
   if (errors > 0 || unexpectedCloses > 0 || results.missingDeliveries > 0) process.exitCode = 1;
 }
 
-function writeSection(results: Record<string, any>): void {
+function writeSection(results: Record<string, any>, previous: Record<string, any> | undefined): void {
   const file = join(root, 'BENCHMARKS.md');
+  const was = (value: (run: Record<string, any>) => string) => (previous === undefined ? '' : ` | ${value(previous)}`);
+  const row = (label: string, value: (run: Record<string, any>) => string) => `| ${label} | ${value(results)}${was(value)} |`;
   const section = [
     '<!-- load:start -->',
     '## Load (`npm run load`)',
@@ -227,16 +231,16 @@ function writeSection(results: Record<string, any>): void {
     '',
     `${results.consumers} WebSocket consumers (each filtered to one emitter's session) and ${results.emitters} WebSocket emitters, ${results.seconds} s at a target of ${results.targetEventsPerSecond} events/s.`,
     '',
-    '| figure | value |',
-    '|---|---|',
-    `| events emitted | ${results.emitted} |`,
-    `| sustained ingest | ${results.sustainedEventsPerSecond} events/s |`,
-    `| deliveries (expected / received) | ${results.expectedDeliveries} / ${results.delivered} (${results.deliveriesPerSecond}/s) |`,
-    `| delivery latency p50 / p95 / p99 / max | ${results.latencyMs.p50} / ${results.latencyMs.p95} / ${results.latencyMs.p99} / ${results.latencyMs.max} ms |`,
-    `| error frames | ${results.errors} |`,
-    `| unexpected closes | ${results.unexpectedCloses} |`,
-    `| missing deliveries | ${results.missingDeliveries} |`,
-    `| peak memory of the local stack (Node + DynamoDB Local JVM) | ${results.peakStackRssMiB} MiB |`,
+    previous === undefined ? '| figure | value |' : `| figure | this run | previous run (commit \`${String(previous.commit).slice(0, 7)}\`, ${previous.date}) |`,
+    previous === undefined ? '|---|---|' : '|---|---|---|',
+    row('events emitted', (run) => String(run.emitted)),
+    row('sustained ingest', (run) => `${run.sustainedEventsPerSecond} events/s`),
+    row('deliveries (expected / received)', (run) => `${run.expectedDeliveries} / ${run.delivered} (${run.deliveriesPerSecond}/s)`),
+    row('delivery latency p50 / p95 / p99 / max', (run) => `${run.latencyMs.p50} / ${run.latencyMs.p95} / ${run.latencyMs.p99} / ${run.latencyMs.max} ms`),
+    row('error frames', (run) => String(run.errors)),
+    row('unexpected closes', (run) => String(run.unexpectedCloses)),
+    row('missing deliveries', (run) => String(run.missingDeliveries)),
+    row('peak memory of the local stack (Node + DynamoDB Local JVM)', (run) => `${run.peakStackRssMiB} MiB`),
     '',
     'Latency is measured from the event\'s `time` (set by the emitter just before sending) to its arrival at a consumer, through the socket handler, DynamoDB Local, the stream poller and fan-out.',
     '<!-- load:end -->',

@@ -129,26 +129,9 @@ export class TokenStore implements TokensPort {
 
   /** Copies a tenant's disabled flag onto the lookup item of each of its tokens. */
   async markTenantDisabled(tenant: string, disabled: boolean): Promise<void> {
-    const digests: string[] = [];
-    let start: Item | undefined;
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :token)',
-          ExpressionAttributeValues: { ':pk': str(tenantKeys.tenantPartition(tenant)), ':token': str('TOKEN#') },
-          ProjectionExpression: 'digest',
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const item of page.Items ?? []) {
-        const digest = readString(item, 'digest');
-        if (digest !== undefined) digests.push(digest);
-      }
-      start = page.LastEvaluatedKey;
-    } while (start !== undefined);
-    for (const digest of digests) {
+    for (const item of await this.tokenItems(tenant)) {
+      const digest = readString(item, 'digest');
+      if (digest === undefined) continue;
       await this.client
         .send(
           new UpdateItemCommand({
@@ -167,7 +150,12 @@ export class TokenStore implements TokensPort {
 
   /** The tenant's tokens, without digests or secrets. */
   async listTokens(tenant: string): Promise<TokenRecord[]> {
-    const records: TokenRecord[] = [];
+    return (await this.tokenItems(tenant)).map(tokenRecordOf);
+  }
+
+  /** Every token record item of a tenant, as stored. */
+  private async tokenItems(tenant: string): Promise<Item[]> {
+    const items: Item[] = [];
     let start: Item | undefined;
     do {
       const page = await this.client.send(
@@ -179,10 +167,10 @@ export class TokenStore implements TokensPort {
           ExclusiveStartKey: start,
         }),
       );
-      for (const item of page.Items ?? []) records.push(tokenRecordOf(item));
+      items.push(...(page.Items ?? []));
       start = page.LastEvaluatedKey;
     } while (start !== undefined);
-    return records;
+    return items;
   }
 
   /** Marks a token revoked in both places; returns false when the tenant has no such token. */
