@@ -23,31 +23,44 @@ export interface SessionRegistryOptions {
 
 export class SessionRegistry {
   private readonly registeredAt = new Map<string, number>();
+  /** Registry writes in flight, by session: concurrent appends wait for the same one. */
+  private readonly writing = new Map<string, Promise<void>>();
 
   constructor(
     private readonly client: DynamoDBClient,
     private readonly options: SessionRegistryOptions,
   ) {}
 
-  /** Keeps the session in the tenant's registry; refreshed at most once per `refreshMs` per process. */
+  /**
+   * Keeps the session in the tenant's registry; refreshed at most once per `refreshMs` per
+   * process. Concurrent appends of one session (pipelined frames) share one write in flight.
+   */
   async register(tenant: string, session: string, nowMs: number): Promise<void> {
     const cacheKey = `${tenant}\u0000${session}`;
     const last = this.registeredAt.get(cacheKey);
     if (last !== undefined && nowMs - last < this.options.refreshMs) return;
-    await this.client.send(
-      new UpdateItemCommand({
-        TableName: this.options.tableName,
-        Key: { pk: str(eventKeys.sessionRegistryPartition(tenant)), sk: str(session) },
-        UpdateExpression: 'SET kind = :kind, lastSeen = :now, expiresAt = :expires',
-        ExpressionAttributeValues: {
-          ':kind': str('session'),
-          ':now': num(nowMs),
-          ':expires': num(expiresAfter(nowMs, this.options.lifetimeSeconds)),
-        },
-      }),
-    );
-    if (this.registeredAt.size > 10_000) this.registeredAt.clear();
-    this.registeredAt.set(cacheKey, nowMs);
+    const inFlight = this.writing.get(cacheKey);
+    if (inFlight !== undefined) return inFlight;
+    const write = this.client
+      .send(
+        new UpdateItemCommand({
+          TableName: this.options.tableName,
+          Key: { pk: str(eventKeys.sessionRegistryPartition(tenant)), sk: str(session) },
+          UpdateExpression: 'SET kind = :kind, lastSeen = :now, expiresAt = :expires',
+          ExpressionAttributeValues: {
+            ':kind': str('session'),
+            ':now': num(nowMs),
+            ':expires': num(expiresAfter(nowMs, this.options.lifetimeSeconds)),
+          },
+        }),
+      )
+      .then(() => {
+        if (this.registeredAt.size > 10_000) this.registeredAt.clear();
+        this.registeredAt.set(cacheKey, nowMs);
+      })
+      .finally(() => this.writing.delete(cacheKey));
+    this.writing.set(cacheKey, write);
+    return write;
   }
 
   /** Sessions the tenant holds history for, one bounded page at a time. */
