@@ -33,13 +33,6 @@ export interface FanoutCounts {
   closed: number;
 }
 
-/**
- * Attempts at a post before the consumer counts as slow: one retry (after about 40 ms) covers a
- * transient rate limit; a client whose gateway buffer is full does not drain that fast, and every
- * further wait would hold up the batch, so the other consumers' next events too.
- */
-const FIRST_THROTTLE_ATTEMPTS = 2;
-
 type Runtime = Pick<RelayRuntime, 'poster' | 'inbox' | 'parking' | 'connections' | 'subscriptions' | 'config' | 'now'>;
 
 /** What fan-out knows about one connection during one batch. */
@@ -100,7 +93,7 @@ export class ConnectionDelivery {
         await this.runtime.inbox.append(tenant, connectionId, text);
         return 'sent';
       }
-      return await this.runtime.poster.post(connectionId, text, { attempts: this.slow ? 1 : FIRST_THROTTLE_ATTEMPTS });
+      return await this.runtime.poster.post(connectionId, text, this.slow ? { attempts: 1 } : undefined);
     } catch (error) {
       this.logger.error('post failed', { connectionId, tenant, error });
       return 'throttled';
