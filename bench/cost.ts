@@ -10,6 +10,8 @@ import { BENCH_AGENT, benchEvents, expectedDeliveries, subscriberMix } from './w
 import { localTableNames } from '../local/create-tables.ts';
 import { LOCAL_CREDENTIALS } from '../local/local-credentials.ts';
 import { HighWater, handOffToLive } from '../src/relay/subscription-handoff.ts';
+import { recordSubscription } from '../src/relay/open-subscription.ts';
+import { compileFilter, validateFilter } from '../src/protocol/attr-match.ts';
 import { connectionTableStores } from '../src/store/connection-table.ts';
 import { createDynamoClient } from '../src/store/dynamo-client.ts';
 import type { SubscriberSpec } from './workload.ts';
@@ -185,9 +187,9 @@ export async function runCostGroup(stack: RunningStack, subscribers: number, pha
 /**
  * One WebSocket subscriber on the events' session plus `unmatched` subscriptions that cannot
  * match: on other sessions (`session-unmatched`, indexed by session, so fan-out never reads
- * them) or on a type no event has (`type-unmatched`, in the tenant's partition, which fan-out
- * reads every batch). To keep setup fast, the unmatchable ones are written with the relay's
- * own `SubscriptionStore.addSubscription` and handed to live, exactly as the socket handler
+ * them) or on a type no event has (`type-unmatched`, indexed under `attention`, which a batch of
+ * `tool`/`progress` events never reads). To keep setup fast, the unmatchable ones are written with the relay's
+ * own `recordSubscription` and handed to live, exactly as the socket handler
  * does on `subscribe`, on connection records that have no socket (32 subscriptions each, the
  * per-connection limit); they never match, so nothing is ever posted to them.
  */
@@ -210,7 +212,10 @@ export async function runSweepScenario(stack: RunningStack, kind: SweepRun['kind
         8,
         async (subscriptionId) => {
           const filter = kind === 'session-unmatched' ? { session: uniqueName('elsewhere') } : { type: 'attention.*' };
-          const recorded = await stores.subscriptions.addSubscription(tenant, connectionId, { subscriptionId, filter: JSON.stringify(filter), ...(kind === 'session-unmatched' ? { sessions: [filter.session as string] } : {}) }, perConnection);
+          const validated = validateFilter(filter);
+          if (!validated.ok) throw new Error(`sweep filter refused: ${validated.reason}`);
+          // Recorded the way every binding records a subscription (indexed by session or by type).
+          const recorded = await recordSubscription(stores, { tenant, connectionId, subscriptionId, filter: validated.filter, matches: compileFilter(validated.filter), ceiling: undefined, from: undefined }, perConnection);
           if (!recorded) throw new Error('could not record a sweep subscription');
           await handOffToLive(stores, { tenant, connectionId, subscriptionId, ceiling: undefined, highWater: new HighWater(), deliver: async () => true });
         },

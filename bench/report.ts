@@ -269,7 +269,7 @@ export function renderMarkdown(results: BenchResults): string {
   const lastType = typeSweep[typeSweep.length - 1];
   if (firstSession !== undefined && lastSession !== undefined && firstType !== undefined && lastType !== undefined) {
     push(
-      `- **Fan-out reads do not grow with session-filtered subscriptions that cannot match:** ${fixed(perBatch(firstSession))} read units per fan-out batch with ${firstSession.unmatched} of them, ${fixed(perBatch(lastSession))} with ${grouped(lastSession.unmatched)} (their session partitions are never read). The same number of type-filtered subscriptions that cannot match takes it from ${fixed(perBatch(firstType))} to ${fixed(perBatch(lastType))}: they are indexed under the first segment of the types they name (\`attention\`), and a batch reads only the segments its events carry (\`tool\`, \`progress\`).`,
+      `- **Fan-out reads do not grow with session-filtered subscriptions that cannot match:** ${fixed(perBatch(firstSession))} read units per fan-out batch with ${firstSession.unmatched} of them, ${fixed(perBatch(lastSession))} with ${grouped(lastSession.unmatched)} (their session partitions are never read). The same number of type-filtered subscriptions that cannot match (type \`attention.*\`) takes it from ${fixed(perBatch(firstType))} to ${fixed(perBatch(lastType))}: they are indexed under the first segment of the types they name (\`attention\`), and a batch reads only the segments its events carry (\`tool\`, \`progress\`).`,
     );
   }
   const batchMax = find('batch100', maxCount);
@@ -388,7 +388,7 @@ export function renderMarkdown(results: BenchResults): string {
     '',
     '![Fan-out read units per batch against subscriptions that cannot match](bench/fanout-reads.svg)',
     '',
-    'A batch reads the tenant\'s unpinned-subscription partition plus one partition per session in the batch. With one session per batch, that is a constant for session-filtered subscribers, however many sit on other sessions. Type-filtered subscriptions are all in the tenant partition, so that read grows with them (1 RRU per 4 KB, strongly consistent).',
+    'A batch reads the tenant\'s unconstrained-subscription partition, one partition per session in the batch, and one per first type segment in the batch (`tool`, `progress` here). With one session per batch, that is a constant for session-filtered subscribers, however many sit on other sessions, and for type-filtered subscribers on types the batch does not carry, however many there are. Subscriptions that can match the batch are read (1 RRU per 4 KB, strongly consistent), as they are posted to anyway.',
     '',
   );
 

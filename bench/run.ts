@@ -8,7 +8,7 @@
  * BENCH_QUICK=1 (a fast smoke run with fewer events and subscribers; not for committing).
  */
 import { execFileSync } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, release, tmpdir, totalmem, type } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,9 +26,18 @@ import type { BenchResults } from './report.ts';
 const startedAt = performance.now();
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
+/** The `npm run load` section of the current BENCHMARKS.md, kept when the rest is rewritten. */
+function loadSection(): string {
+  const path = join(repoRoot, 'BENCHMARKS.md');
+  const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
+  const start = text.indexOf('<!-- load:start -->');
+  const end = text.indexOf('<!-- load:end -->');
+  return start === -1 || end === -1 ? '' : `\n${text.slice(start, end + '<!-- load:end -->'.length)}\n`;
+}
+
 function writeOutputs(results: BenchResults): string[] {
   const outputs: Array<[string, string]> = [
-    [join(repoRoot, 'BENCHMARKS.md'), renderMarkdown(results)],
+    [join(repoRoot, 'BENCHMARKS.md'), renderMarkdown(results) + loadSection()],
     [join(repoRoot, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`],
     ...Object.entries(renderSvgs(results)).map(([name, svg]): [string, string] => [join(repoRoot, 'bench', name), svg]),
   ];
