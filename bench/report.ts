@@ -269,7 +269,7 @@ export function renderMarkdown(results: BenchResults): string {
   const lastType = typeSweep[typeSweep.length - 1];
   if (firstSession !== undefined && lastSession !== undefined && firstType !== undefined && lastType !== undefined) {
     push(
-      `- **Fan-out reads do not grow with session-filtered subscriptions that cannot match:** ${fixed(perBatch(firstSession))} read units per fan-out batch with ${firstSession.unmatched} of them, ${fixed(perBatch(lastSession))} with ${grouped(lastSession.unmatched)} (their session partitions are never read). The same number of type-filtered subscriptions that cannot match (type \`attention.*\`) takes it from ${fixed(perBatch(firstType))} to ${fixed(perBatch(lastType))}: they are indexed under the first segment of the types they name (\`attention\`), and a batch reads only the segments its events carry (\`tool\`, \`progress\`).`,
+      `- **Fan-out reads do not grow with session-filtered subscriptions that cannot match:** ${fixed(perBatch(firstSession))} read units per fan-out batch with ${firstSession.unmatched} of them, ${fixed(perBatch(lastSession))} with ${grouped(lastSession.unmatched)} (their session partitions are never read). With type-filtered subscriptions that cannot match (type \`attention.*\`) it is ${fixed(perBatch(firstType))} with ${firstType.unmatched} of them and ${fixed(perBatch(lastType))} with ${grouped(lastType.unmatched)}: they are indexed under the first segment of the types they name (\`attention\`), and a batch reads only the segments its events carry (\`tool\`, \`progress\`).`,
     );
   }
   const batchMax = find('batch100', maxCount);
@@ -284,7 +284,7 @@ export function renderMarkdown(results: BenchResults): string {
   }
   push(
     `- **Latency on the local stack** (stream poll every ${run.settings.AEP_LOCAL_POLL_MS} ms, SSE inbox poll every ${run.settings.AEP_SSE_POLL_MS} ms): POST → WebSocket p50/p95/p99 ${ms(delivery.websocket.p50)} / ${ms(delivery.websocket.p95)} / ${ms(delivery.websocket.p99)}; POST → SSE ${ms(delivery.sse.p50)} / ${ms(delivery.sse.p95)} / ${ms(delivery.sse.p99)}; command round trip ${ms(command.p50)} / ${ms(command.p95)} / ${ms(command.p99)}.`,
-    `- **Handler CPU:** ${fixed(results.cpu.usPerEvent.pipeline, 1)} µs per event for envelope validation, matching against ${results.cpu.filters} compiled filters and down-leveling (golden corpus, ${fixed(results.cpu.matchesPerEvent, 1)} matches per event).`,
+    `- **Handler CPU:** ${fixed(results.cpu.usPerEvent.pipeline, 1)} µs per event for envelope validation, matching against ${results.cpu.filters} compiled filters and down-leveling (golden corpus, ${fixed(results.cpu.matchesPerEvent, 1)} matches per event${results.cpu.repeats === undefined ? '' : `; median of ${results.cpu.repeats.pipelineUsPerEvent.length} repeats, spread ${fixed(Math.min(...results.cpu.repeats.pipelineUsPerEvent), 1)}–${fixed(Math.max(...results.cpu.repeats.pipelineUsPerEvent), 1)}, taken before the stack starts`}).`,
     '',
     '## How to read this',
     '',
