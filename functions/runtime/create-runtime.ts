@@ -16,6 +16,7 @@ import { managementApiPoster } from '../../src/gateway/connection-poster.ts';
 import { ulidFactory } from '../../src/protocol/ulid.ts';
 import type { ConnectionPoster } from '../../src/relay/ports/index.ts';
 import type { RelayRuntime } from '../../src/relay/runtime.ts';
+import { KnownOwners } from '../../src/relay/session-ownership.ts';
 import { KnownClaims } from '../../src/relay/socket/known-claims.ts';
 import type { CapacityMeter } from '../../src/store/capacity-meter.ts';
 import { connectionTableStores } from '../../src/store/connection-table.ts';
@@ -23,6 +24,7 @@ import { createDynamoClient } from '../../src/store/dynamo-client.ts';
 import { EventLog } from '../../src/store/event-log.ts';
 import { InboxStore } from '../../src/store/inbox-store.ts';
 import { QuotaStore } from '../../src/store/quota-store.ts';
+import { SessionOwnerStore } from '../../src/store/session-owner-store.ts';
 import { tenantTableStores } from '../../src/store/tenant-table.ts';
 
 export interface RuntimeDependencies {
@@ -69,6 +71,8 @@ export function createRuntime(dependencies: RuntimeDependencies): RelayRuntime {
     quotas,
     inbox: new InboxStore(dynamo, { tableName: config.tables.connections, now, mintId, lifetimeSeconds: 3600, lookBackMs: 1000 }),
     poster: dependencies.poster ?? posterFor(config),
+    sessionOwners: new SessionOwnerStore(dynamo, { tableName: config.tables.events, lifetimeSeconds: config.retentionDays * 86_400, now }),
+    knownOwners: new KnownOwners(),
     knownClaims: new KnownClaims(),
     mintId,
     now,

@@ -1,11 +1,13 @@
 /**
  * Admission of one event's text on any binding (HTTP POST line, WebSocket frame): size,
- * JSON, envelope (AEP-0001 §5), and the token's agent binding. Pure: it decides, the caller
+ * JSON, envelope (AEP-0001 §5), identifiers the store can key on, and the token's agent
+ * binding (`agent-binding.ts`). Pure: it decides, the caller
  * stores. AEP-0003 §3.2 rejects on envelope validation; payloads are not inspected here
  * because relays route on the envelope alone (AEP-0001 §5).
  */
 import type { Principal } from '../auth/principal.ts';
 import { validateEnvelope } from '../protocol/envelope.ts';
+import { emitIdentityRefusal } from './agent-binding.ts';
 import type { AdmittedEvent } from './domain/stored-event.ts';
 
 export type AdmissionRefusal =
@@ -40,11 +42,10 @@ export function admitEventText(raw: string, principal: Principal, limits: Admiss
     return { ok: false, refusal: { code: 'invalid-event', detail: detail === '' ? (first?.message ?? 'invalid envelope') : detail } };
   }
   const event = validation.event;
-  const tooLong = identifierTooLong({ id: event.id, session: event.session, agent: event.agent });
-  if (tooLong !== undefined) return { ok: false, refusal: { code: 'invalid-event', detail: tooLong } };
-  if (principal.agents !== undefined && !principal.agents.includes(event.agent)) {
-    return { ok: false, refusal: { code: 'unauthorized', detail: `this token may not emit as agent ${JSON.stringify(event.agent)}` } };
-  }
+  const badIdentifier = illFormedIdentifier({ id: event.id, session: event.session, agent: event.agent, source: event.source }) ?? identifierTooLong({ id: event.id, session: event.session, agent: event.agent });
+  if (badIdentifier !== undefined) return { ok: false, refusal: { code: 'invalid-event', detail: badIdentifier } };
+  const identityRefusal = emitIdentityRefusal(principal, event);
+  if (identityRefusal !== undefined) return { ok: false, refusal: { code: 'unauthorized', detail: identityRefusal } };
   return { ok: true, admitted: { event, raw } };
 }
 
@@ -56,6 +57,23 @@ export function admitEventText(raw: string, principal: Principal, limits: Admiss
  * Subscriptions naming longer sessions, or with a longer `id`, are refused the same way.
  */
 export const MAX_IDENTIFIER_BYTES = 512;
+
+/**
+ * Why one of these identifiers is ill-formed Unicode, or undefined when none is: a lone UTF-16
+ * surrogate such as `\ud800` may be escaped in JSON text but has no UTF-8 form, and the relay
+ * keys items on these strings (the source through a digest of its UTF-8 bytes); DynamoDB
+ * refuses or rewrites such keys, and two different sources would share one digest.
+ */
+export function illFormedIdentifier(identifiers: Readonly<Record<string, string | readonly string[] | undefined>>): string | undefined {
+  for (const [name, value] of Object.entries(identifiers)) {
+    for (const text of typeof value === 'string' ? [value] : (value ?? [])) {
+      if (LONE_SURROGATE.test(text)) return `${name} is not well-formed Unicode (it holds a lone UTF-16 surrogate); identifiers must be valid UTF-8 text (RFC 8259 §8.1)`;
+    }
+  }
+  return undefined;
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** Why one of these identifiers is over {@link MAX_IDENTIFIER_BYTES}, or undefined when none is. */
 export function identifierTooLong(identifiers: Readonly<Record<string, string | readonly string[] | undefined>>): string | undefined {

@@ -14,6 +14,7 @@ import type { RelayRuntime } from './runtime.ts';
 import { admitEventText } from './admission.ts';
 import type { AdmissionLimits } from './admission.ts';
 import { bodyKindOf, splitBody } from './http-batch.ts';
+import { ownershipRefusal } from './session-ownership.ts';
 import { batchLimitOf, checkEventRate } from './quota-checks.ts';
 
 export interface IngestRequest {
@@ -47,6 +48,7 @@ export async function ingest(runtime: RelayRuntime, request: IngestRequest): Pro
   const texts = splitBody(request.body, kind, await batchLimitOf(runtime.quotas, principal.tenant, limits.maxBatchEvents));
   if (texts instanceof RelayError) throw texts;
   const admitted = admitBatch(texts, principal, limits);
+  await requireOwnership(runtime, principal, admitted);
   const rateRefusal = await checkEventRate(runtime.quotas, principal.tenant, admitted.length);
   if (rateRefusal !== undefined) throw limitExceeded(rateRefusal);
   const { stored, duplicates } = await appendAll(runtime.eventLog, principal.tenant, admitted);
@@ -73,6 +75,22 @@ export function admitBatch(texts: readonly string[], principal: Principal, limit
     admitted.push(admission.admitted);
   }
   return admitted;
+}
+
+/**
+ * Refuses the whole batch (403, naming the first line) when a bound token puts a sequenced
+ * event into another agent's session (`session-ownership.ts`); nothing of it is stored.
+ */
+async function requireOwnership(runtime: RelayRuntime, principal: Principal, admitted: readonly AdmittedEvent[]): Promise<void> {
+  for (const [index, { event }] of admitted.entries()) {
+    let refusal: string | undefined;
+    try {
+      refusal = await ownershipRefusal(runtime, principal, event);
+    } catch (error) {
+      throw unavailable(undefined, error);
+    }
+    if (refusal !== undefined) throw new RelayError('unauthorized', 403, `${admitted.length > 1 ? `line ${index}: ` : ''}${refusal}`, { line: index });
+  }
 }
 
 /** Appends admitted events in order. Storage failures after the SDK's retries answer 503. */

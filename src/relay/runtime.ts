@@ -15,10 +15,12 @@ import type {
   InboxPort,
   ParkingPort,
   QuotasPort,
+  SessionOwnersPort,
   SubscriptionsPort,
   TenantsPort,
   TokensPort,
 } from './ports/index.ts';
+import type { KnownOwners } from './session-ownership.ts';
 import type { KnownClaims } from './socket/known-claims.ts';
 
 export interface RelayRuntime {
@@ -29,6 +31,10 @@ export interface RelayRuntime {
   /** Events parked on replaying subscriptions, and the flip to live (`subscription-handoff.ts`). */
   parking: ParkingPort;
   claims: ClaimsPort;
+  /** The owning agent of each session (`session-ownership.ts`). */
+  sessionOwners: SessionOwnersPort;
+  /** Session owners this process already settled. */
+  knownOwners: KnownOwners;
   tenants: TenantsPort;
   tokens: TokensPort;
   controlPolicies: ControlPoliciesPort;

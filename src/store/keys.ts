@@ -36,6 +36,8 @@ export const eventKeys = {
   redeliveryPartition: (tenant: string) => `T#${tenant}#R`,
   /** The tenant's registry of sessions it holds history for. */
   sessionRegistryPartition: (tenant: string) => `T#${tenant}#SESSIONS`,
+  /** The owning agent of each of the tenant's sessions, sort key = the session. */
+  sessionOwnersPartition: (tenant: string) => `T#${tenant}#OWNERS`,
 };
 
 export const connectionKeys = {

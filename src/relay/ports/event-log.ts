@@ -4,7 +4,8 @@ import type { AdmittedEvent, AppendOutcome, HistoryItem, Page, ReplayResult, Seq
 
 export interface EventLogPort {
   /**
-   * Stores an event once per `(tenant, source, id)`. A duplicate is stored no second time but
+   * Stores an event once per `(tenant, session, source, id)` (agent-scoped events: per
+   * `(tenant, agent, source, id)`), the partition it is stored in. A duplicate is stored no second time but
    * still forwarded live (AEP-0003 §5). A seq-less event takes `anchor`'s place when given.
    */
   append(tenant: string, admitted: AdmittedEvent, anchor?: SeqLessAnchor): Promise<AppendOutcome>;

@@ -9,6 +9,7 @@ export type { IdMinter } from './ids.ts';
 export type { InboxItem, InboxPort } from './inbox.ts';
 export type { ParkingPort } from './parking.ts';
 export type { QuotasPort } from './quotas.ts';
+export type { SessionOwnersPort } from './session-owners.ts';
 export type { SubscriptionsPort } from './subscriptions.ts';
 export type { TenantsPort } from './tenants.ts';
 export type { TokensPort } from './tokens.ts';

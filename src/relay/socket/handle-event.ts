@@ -5,12 +5,13 @@
 import { hasScope } from '../../auth/principal.ts';
 import type { AepEvent, JsonObject } from '../../protocol/event.ts';
 import { errorFrame } from '../../protocol/frames.ts';
-import { isAgentScopedType, isCommandType, isForeignEmitterType } from '../../protocol/type-grammar.ts';
+import { isCommandType } from '../../protocol/type-grammar.ts';
 import type { ClaimDeclarations } from '../domain/claim.ts';
 import type { ConnectionRecord } from '../domain/connection.ts';
 import { admitEventText } from '../admission.ts';
 import { positionTaken } from '../ingest.ts';
 import { checkEventRate } from '../quota-checks.ts';
+import { isOwnershipEvent, ownershipRefusal } from '../session-ownership.ts';
 import { routeCommand } from './route-command.ts';
 import { send } from './socket-context.ts';
 import type { SocketContext } from './socket-context.ts';
@@ -26,11 +27,18 @@ export async function handleEvent(context: SocketContext, connection: Connection
     return;
   }
   if (!hasScope(context.principal, 'emit')) return void (await refuse('unauthorized', 'this token lacks the emit scope'));
+  const helloAgent = connection.hello?.identity.agent;
+  if (context.principal.agents !== undefined && isOwnershipEvent(event) && event.agent !== helloAgent) {
+    // A bound connection claims sessions only for the agent it said hello as (AEP-0003 §4 rule 3).
+    return void (await refuse('unauthorized', `this connection said hello as agent ${JSON.stringify(helloAgent)}; its sequenced events carry that agent`));
+  }
   const rateRefusal = await checkEventRate(context.runtime.quotas, context.principal.tenant, 1);
   if (rateRefusal !== undefined) return void (await refuse('limit-exceeded', rateRefusal));
   try {
+    const ownership = await ownershipRefusal(context.runtime, context.principal, event);
+    if (ownership !== undefined) return void (await refuse('unauthorized', ownership));
     // Inside the try: a claim that cannot be written refuses the event like a failed append (never a silent drop).
-    if (ownsSession(connection, event)) await recordClaim(context, connection, event.session as string);
+    if (ownsSession(connection, event)) await recordClaim(context, connection, event.session);
     if ((await context.runtime.eventLog.append(context.principal.tenant, admission.admitted)) === 'conflict') {
       await refuse('invalid-event', positionTaken(admission.admitted));
     }
@@ -41,9 +49,9 @@ export async function handleEvent(context: SocketContext, connection: Connection
 }
 
 /** A session-scoped, sequenced event from an emitter connection claims its session (AEP-0004 §4.5). */
-function ownsSession(connection: ConnectionRecord, event: AepEvent): boolean {
+function ownsSession(connection: ConnectionRecord, event: AepEvent): event is AepEvent & { session: string } {
   const role = connection.hello?.role;
-  return (role === 'emitter' || role === 'both') && event.session !== undefined && !isAgentScopedType(event.type) && !isForeignEmitterType(event.type);
+  return (role === 'emitter' || role === 'both') && isOwnershipEvent(event);
 }
 
 async function recordClaim(context: SocketContext, connection: ConnectionRecord, session: string): Promise<void> {

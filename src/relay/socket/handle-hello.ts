@@ -1,5 +1,6 @@
 /**
- * The relay's side of the `hello` exchange (AEP-0003 §4): select exactly one version, record
+ * The relay's side of the `hello` exchange (AEP-0003 §4): select exactly one version, check a
+ * bound token's identity (`agent-binding.ts`), record
  * the client's role, identity and capabilities verbatim, answer with the relay's own hello,
  * and only then open the connection for its other frames (see `hello-gate.ts`).
  */
@@ -7,6 +8,7 @@ import { SUPPORTED_VERSIONS } from '../../protocol/event.ts';
 import { selectVersion } from '../../protocol/client-message.ts';
 import type { HelloFrame } from '../../protocol/client-message.ts';
 import { errorFrame, helloReply, VERSION_UNSUPPORTED } from '../../protocol/frames.ts';
+import { helloIdentityRefusal } from '../agent-binding.ts';
 import { relayCapabilities, servedSurface } from '../discovery.ts';
 import { closeConnection, send } from './socket-context.ts';
 import type { SocketContext } from './socket-context.ts';
@@ -19,6 +21,16 @@ export async function handleHello(context: SocketContext, hello: HelloFrame): Pr
     if (await connections.transition(tenant, context.connectionId, ['connected'], 'rejected')) {
       await send(context, errorFrame({ code: VERSION_UNSUPPORTED, versions: SUPPORTED_VERSIONS, detail: 'no offered version is supported' }));
       await closeConnection(context, 'version-unsupported');
+    }
+    return;
+  }
+  const identityRefusal = helloIdentityRefusal(context.principal, hello.role, hello.identity.agent);
+  if (identityRefusal !== undefined) {
+    // A bound token speaks only as its own agents: the roster and the control policy take
+    // `identity.agent` as the claimant's name, so a borrowed name would be believed.
+    if (await connections.transition(tenant, context.connectionId, ['connected'], 'rejected')) {
+      await send(context, errorFrame({ code: 'unauthorized', detail: identityRefusal }));
+      await closeConnection(context, 'unauthorized');
     }
     return;
   }

@@ -9,7 +9,7 @@ import { sessionEqualityOf } from '../../protocol/attr-match.ts';
 import type { SubscribeRequest } from '../../protocol/client-message.ts';
 import { errorFrame, replayExhausted, subscribed, unsubscribed } from '../../protocol/frames.ts';
 import { parseSubscribe } from '../../protocol/subscribe-request.ts';
-import { identifierTooLong } from '../admission.ts';
+import { identifierTooLong, illFormedIdentifier } from '../admission.ts';
 import type { ConnectionRecord } from '../domain/connection.ts';
 import { openSubscription, recordSubscription } from '../open-subscription.ts';
 import type { SubscriptionSpec } from '../open-subscription.ts';
@@ -19,7 +19,7 @@ import type { SocketContext } from './socket-context.ts';
 
 export async function handleSubscribe(context: SocketContext, connection: ConnectionRecord, request: SubscribeRequest): Promise<void> {
   const { config } = context.runtime;
-  const refuse = (code: 'unauthorized' | 'limit-exceeded', detail: string) => send(context, errorFrame({ code, id: request.id, detail }));
+  const refuse = (code: 'unauthorized' | 'limit-exceeded' | 'invalid-filter', detail: string) => send(context, errorFrame({ code, id: request.id, detail }));
   if (connection.hello?.role === 'emitter') return void (await refuse('unauthorized', 'subscriptions are for consumer and both roles'));
   if (!hasScope(context.principal, 'consume')) return void (await refuse('unauthorized', 'this token lacks the consume scope'));
   const parsed = parseSubscribe(request, { maxPositions: config.limits.maxFromPositions, replayAll: true });
@@ -27,7 +27,10 @@ export async function handleSubscribe(context: SocketContext, connection: Connec
     await send(context, parsed.error);
     return;
   }
-  const tooLong = identifierTooLong({ id: parsed.id, session: [...(sessionEqualityOf(parsed.filter) ?? []), ...(Array.isArray(parsed.from) ? parsed.from.map((position) => position.session) : [])] });
+  const named = { id: parsed.id, session: [...(sessionEqualityOf(parsed.filter) ?? []), ...(Array.isArray(parsed.from) ? parsed.from.map((position) => position.session) : [])] };
+  const illFormed = illFormedIdentifier(named);
+  if (illFormed !== undefined) return void (await refuse('invalid-filter', illFormed));
+  const tooLong = identifierTooLong(named);
   if (tooLong !== undefined) return void (await refuse('limit-exceeded', tooLong));
   const { tenant } = context.principal;
   const spec: SubscriptionSpec = { tenant, connectionId: context.connectionId, subscriptionId: parsed.id, filter: parsed.filter, matches: parsed.matches, ceiling: parsed.capture, from: parsed.from };

@@ -6,7 +6,7 @@
 import { badRequest } from '../../errors/relay-error.ts';
 import type { RelayError } from '../../errors/relay-error.ts';
 import { compileFilter, sessionEqualityOf, validateFilter } from '../../protocol/attr-match.ts';
-import { identifierTooLong } from '../admission.ts';
+import { identifierTooLong, illFormedIdentifier } from '../admission.ts';
 import type { EventMatcher, Filter } from '../../protocol/attr-match.ts';
 import { isCaptureLevel } from '../../protocol/levels.ts';
 import type { CaptureLevel } from '../../protocol/levels.ts';
@@ -60,7 +60,10 @@ export function parseStreamRequest(query: Readonly<Record<string, string | undef
   }
   const live = query.live === undefined || query.live === '1' || query.live === 'true';
   if (!live && query.live !== '0' && query.live !== 'false') return badRequest('invalid-filter', 'live is 0 or 1');
-  const tooLong = identifierTooLong({ session: [...(sessionEqualityOf(filter) ?? []), ...(Array.isArray(from) ? from.map((position) => position.session) : [])] });
+  const named = { session: [...(sessionEqualityOf(filter) ?? []), ...(Array.isArray(from) ? from.map((position) => position.session) : [])] };
+  const illFormed = illFormedIdentifier(named);
+  if (illFormed !== undefined) return badRequest('invalid-filter', illFormed);
+  const tooLong = identifierTooLong(named);
   if (tooLong !== undefined) return badRequest('limit-exceeded', tooLong);
   return { filter, matches: compileFilter(filter), ...(ceiling === undefined ? {} : { ceiling }), ...(from === undefined ? {} : { from }), live };
 }
