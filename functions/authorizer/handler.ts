@@ -43,6 +43,7 @@ async function authorize(runtime: RelayRuntime, event: APIGatewayRequestAuthoriz
       tokenId: principal.tokenId,
       scopes: principal.scopes.join(','),
       ...(principal.agents === undefined ? {} : { agents: JSON.stringify(principal.agents) }),
+      ...(principal.expiresAtMs === undefined ? {} : { expiresAt: String(principal.expiresAtMs) }),
     },
   };
 }

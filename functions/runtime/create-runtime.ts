@@ -13,6 +13,9 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ConfigurationError } from '../../src/config/env-readers.ts';
 import type { RelayConfig } from '../../src/config/relay-config.ts';
 import { managementApiPoster } from '../../src/gateway/connection-poster.ts';
+import { lambdaDeadlines } from '../../src/gateway/lambda-deadlines.ts';
+import { timerDeadlines } from '../../src/gateway/timer-deadlines.ts';
+import { reachDeadline } from '../../src/relay/connection-deadline.ts';
 import { ulidFactory } from '../../src/protocol/ulid.ts';
 import type { ConnectionPoster } from '../../src/relay/ports/index.ts';
 import type { RelayRuntime } from '../../src/relay/runtime.ts';
@@ -56,7 +59,7 @@ export function createRuntime(dependencies: RuntimeDependencies): RelayRuntime {
     maxPendingBytes: config.maxPendingBytes,
     onConnectionRemoved: (tenant) => quotas.releaseConnection(tenant),
   });
-  return {
+  const runtime: RelayRuntime = {
     config,
     eventLog: new EventLog(dynamo, {
       tableName: config.tables.events,
@@ -74,9 +77,16 @@ export function createRuntime(dependencies: RuntimeDependencies): RelayRuntime {
     sessionOwners: new SessionOwnerStore(dynamo, { tableName: config.tables.events, lifetimeSeconds: config.retentionDays * 86_400, now }),
     knownOwners: new KnownOwners(),
     knownClaims: new KnownClaims(),
+    // The deployed stack names the deadline function; a process without one (the local stack)
+    // keeps deadlines with its own timers, which a long-lived process can.
+    deadlines:
+      config.deadlineFunction === undefined
+        ? timerDeadlines((deadline) => reachDeadline(runtime, deadline), now)
+        : lambdaDeadlines({ functionName: config.deadlineFunction, region: config.region }),
     mintId,
     now,
   };
+  return runtime;
 }
 
 function posterFor(config: RelayConfig): ConnectionPoster {

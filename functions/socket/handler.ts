@@ -12,7 +12,7 @@ import type { WebSocketRouteEvent, WebSocketRouteResult } from '../../src/gatewa
 import { createLogger } from '../../src/observability/logger.ts';
 import type { RelayRuntime } from '../../src/relay/runtime.ts';
 import { dispatchMessage } from '../../src/relay/socket/dispatch.ts';
-import { acquireConnectionSlot } from '../../src/relay/quota-checks.ts';
+import { openConnection } from '../../src/relay/connection-deadline.ts';
 import { createRuntime } from '../runtime/create-runtime.ts';
 
 const logger = createLogger({ service: 'aep-relay-socket' });
@@ -28,12 +28,12 @@ async function route(runtime: RelayRuntime, event: WebSocketRouteEvent, context:
   const log = logger.child({ tenant: principal.tenant, connectionId, requestId: context.awsRequestId });
   switch (routeKey) {
     case '$connect': {
-      if ((await acquireConnectionSlot(runtime.quotas, principal.tenant)) !== undefined) {
-        // No frame can be sent before the socket opens, so the quota refusal is the handshake's status.
-        log.warn('connection refused', { reason: 'limit-exceeded' });
-        return { statusCode: 429 };
+      // No frame can be sent before the socket opens, so a refusal is the handshake's status.
+      const outcome = await openConnection(runtime, principal, connectionId);
+      if (outcome !== 'open') {
+        log.warn('connection refused', { reason: outcome });
+        return { statusCode: outcome === 'limit-exceeded' ? 429 : 401 };
       }
-      await runtime.connections.createConnection(principal.tenant, connectionId, principal);
       log.info('connected');
       return { statusCode: 200 };
     }

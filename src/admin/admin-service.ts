@@ -1,14 +1,15 @@
 /**
- * Tenant and token administration over the tenant, token and policy ports. Revoking or rotating a token also
- * closes its open WebSocket connections (`closeConnectionsOfToken`), so a revoked token stops
- * working at once: new requests are refused by the next lookup, open sockets get a `closing`
- * frame and are closed before the call returns. Disabling a tenant does the same for every
- * token of the tenant. SSE streams are not reachable from here; they re-validate their token.
+ * Tenant and token administration over the tenant, token and policy ports. Revoking or
+ * rotating a token also ends its open connections (`relay/revocation.ts`), so a revoked token
+ * stops working at once: new requests are refused by the next lookup, open sockets get a
+ * `closing` frame and are closed before the call returns, open SSE streams are told through
+ * their inbox and end within a poll. Disabling a tenant does the same for every token of it.
  */
 import { hashTokenSecret, mintTokenSecret } from '../auth/token-secret.ts';
 import { DEFAULT_CONTROL_POLICY, parseControlPolicy } from '../relay/control-policy.ts';
 import type { ControlPolicy } from '../relay/control-policy.ts';
-import { closeConnectionsOfToken } from '../relay/revocation.ts';
+import { endConnectionsOfToken } from '../relay/revocation.ts';
+import type { EndReason } from '../relay/revocation.ts';
 import type { RelayRuntime } from '../relay/runtime.ts';
 import { isTenantId } from '../relay/domain/tenant-id.ts';
 import type { Clock, ControlPoliciesPort, IdMinter, TenantsPort, TokensPort } from '../relay/ports/index.ts';
@@ -23,8 +24,11 @@ export interface AdminDependencies {
   controlPolicies: ControlPoliciesPort;
   mintId: IdMinter;
   now: Clock;
-  /** Closes a token's open WebSocket connections; absent where no management endpoint is reachable. */
-  closeConnectionsOfToken?: (tenant: string, tokenId: string) => Promise<number>;
+  /**
+   * Ends a token's open WebSocket connections and SSE streams; null when the sockets cannot be
+   * reached (no management endpoint), absent where neither can.
+   */
+  closeConnectionsOfToken?: (tenant: string, tokenId: string, reason: EndReason) => Promise<number | null>;
 }
 
 export class AdminService implements AdminOperations {
@@ -45,7 +49,7 @@ export class AdminService implements AdminOperations {
     requireTenantId(tenant);
     if (!(await this.deps.tenants.setTenantDisabled(tenant, true))) throw tenantNotFound(tenant);
     const tokens = await this.deps.tokens.listTokens(tenant);
-    const closed = await Promise.all(tokens.map((token) => this.closeConnections(tenant, token.tokenId)));
+    const closed = await Promise.all(tokens.map((token) => this.closeConnections(tenant, token.tokenId, 'tenant-disabled')));
     return { tenant, disabled: true, connectionsClosed: closed.includes(null) ? null : (closed as number[]).reduce((sum, count) => sum + count, 0) };
   }
 
@@ -80,7 +84,7 @@ export class AdminService implements AdminOperations {
   async revokeToken(tenant: string, tokenId: string): Promise<TokenRevocation> {
     requireTenantId(tenant);
     if (!(await this.deps.tokens.revokeToken(tenant, tokenId))) throw tokenNotFound(tokenId);
-    return { tenant, tokenId, connectionsClosed: await this.closeConnections(tenant, tokenId) };
+    return { tenant, tokenId, connectionsClosed: await this.closeConnections(tenant, tokenId, 'token-revoked') };
   }
 
   /** A new secret with the same grant (scopes, agents, expiry, label); the old token is revoked. */
@@ -125,15 +129,15 @@ export class AdminService implements AdminOperations {
     return record;
   }
 
-  private async closeConnections(tenant: string, tokenId: string): Promise<number | null> {
-    return this.deps.closeConnectionsOfToken === undefined ? null : this.deps.closeConnectionsOfToken(tenant, tokenId);
+  private async closeConnections(tenant: string, tokenId: string, reason: EndReason): Promise<number | null> {
+    return this.deps.closeConnectionsOfToken === undefined ? null : this.deps.closeConnectionsOfToken(tenant, tokenId, reason);
   }
 }
 
 /**
- * The admin service of a relay runtime. Connections are closed only where the runtime can
- * post to them: without a management endpoint `closeConnectionsOfToken` would drop their
- * state but leave the sockets open.
+ * The admin service of a relay runtime. Sockets are closed only where the runtime can post to
+ * them (without a management endpoint, removing their state would leave them open); streams
+ * are always told.
  */
 export function adminServiceFor(runtime: RelayRuntime): AdminService {
   return new AdminService({
@@ -142,7 +146,11 @@ export function adminServiceFor(runtime: RelayRuntime): AdminService {
     controlPolicies: runtime.controlPolicies,
     mintId: runtime.mintId,
     now: runtime.now,
-    ...(runtime.config.managementEndpoint === undefined ? {} : { closeConnectionsOfToken: (tenant, tokenId) => closeConnectionsOfToken(runtime, tenant, tokenId) }),
+    closeConnectionsOfToken: async (tenant, tokenId, reason) => {
+      const sockets = runtime.config.managementEndpoint !== undefined;
+      const reached = await endConnectionsOfToken(runtime, tenant, tokenId, reason, { sockets });
+      return sockets ? reached : null;
+    },
   });
 }
 

@@ -7,6 +7,8 @@ export interface Principal {
   scopes: readonly Scope[];
   /** When set, events whose `agent` is not listed are refused (identity binding). */
   agents?: readonly string[];
+  /** When the token expires (epoch ms), if it does: open connections end then (issue 15). */
+  expiresAtMs?: number;
 }
 
 export function hasScope(principal: Principal, scope: Scope): boolean {

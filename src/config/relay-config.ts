@@ -37,6 +37,11 @@ export interface RelayConfig {
   limits: RelayLimits;
   /** API Gateway Management API endpoint (execute-api stage URL) for posting to WebSocket clients. */
   managementEndpoint?: string;
+  /**
+   * The function that closes a WebSocket connection when its token expires
+   * (`functions/deadline`); absent, the process keeps the deadline itself (the local stack).
+   */
+  deadlineFunction?: string;
   /** How long a frame that arrived before its connection's hello waits for that hello (pipelining). */
   helloWaitMs: number;
   /** Connection state lifetime: API Gateway's 2 h connection limit plus a margin. */
@@ -96,6 +101,7 @@ export const DEFAULT_LIMITS: RelayLimits = {
 export function readRelayConfig(env: Environment): RelayConfig {
   const dynamoEndpoint = optionalString(env, RELAY_VARIABLES.dynamoEndpoint);
   const managementEndpoint = optionalString(env, RELAY_VARIABLES.managementEndpoint);
+  const deadlineFunction = optionalString(env, RELAY_VARIABLES.deadlineFunction);
   return {
     region: optionalString(env, RELAY_VARIABLES.region) ?? 'us-east-1',
     tables: {
@@ -105,6 +111,7 @@ export function readRelayConfig(env: Environment): RelayConfig {
     },
     ...(dynamoEndpoint === undefined ? {} : { dynamoEndpoint }),
     ...(managementEndpoint === undefined ? {} : { managementEndpoint }),
+    ...(deadlineFunction === undefined ? {} : { deadlineFunction }),
     helloWaitMs: positiveInteger(env, RELAY_VARIABLES.helloWaitMs, 10_000),
     connectionLifetimeSeconds: positiveInteger(env, RELAY_VARIABLES.connectionLifetimeSeconds, 2 * 3600 + 600),
     maxPendingBytes: positiveInteger(env, RELAY_VARIABLES.maxPendingBytes, 256 * 1024),

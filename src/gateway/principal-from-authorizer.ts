@@ -15,10 +15,13 @@ export function principalFromAuthorizer(context: RelayAuthorizerContext | undefi
       return undefined;
     }
   }
+  const expiresAtMs = context.expiresAt === undefined ? undefined : Number(context.expiresAt);
+  if (expiresAtMs !== undefined && !Number.isSafeInteger(expiresAtMs)) return undefined;
   return {
     tenant: context.tenant,
     tokenId: context.tokenId,
     scopes: (context.scopes ?? '').split(',').filter(isScope),
     ...(agents === undefined ? {} : { agents }),
+    ...(expiresAtMs === undefined ? {} : { expiresAtMs }),
   };
 }

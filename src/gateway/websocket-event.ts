@@ -14,6 +14,8 @@ export interface RelayAuthorizerContext {
   scopes?: string;
   /** JSON array of bound agent names, when the token is bound. */
   agents?: string;
+  /** The token's expiry (epoch ms, decimal), when it has one. */
+  expiresAt?: string;
 }
 
 export interface WebSocketRequestContext extends APIGatewayEventWebsocketRequestContextV2 {

@@ -7,6 +7,7 @@ import type { RelayConfig } from '../config/relay-config.ts';
 import type {
   ClaimsPort,
   Clock,
+  ConnectionDeadlinesPort,
   ConnectionPoster,
   ConnectionsPort,
   ControlPoliciesPort,
@@ -43,6 +44,8 @@ export interface RelayRuntime {
   inbox: InboxPort;
   /** Posts to WebSocket clients; throws on first use when no management endpoint is configured. */
   poster: ConnectionPoster;
+  /** Closes WebSocket connections when their token expires (`connection-deadline.ts`). */
+  deadlines: ConnectionDeadlinesPort;
   /** Claims this process already recorded (`handle-event.ts`). */
   knownClaims: KnownClaims;
   mintId: IdMinter;

@@ -36,13 +36,21 @@ export class InboxStore implements InboxPort {
   ) {}
 
   async append(tenant: string, streamId: string, text: string): Promise<void> {
+    await this.put(tenant, streamId, { body: str(text) });
+  }
+
+  async notifyClosing(tenant: string, streamId: string, reason: string): Promise<void> {
+    await this.put(tenant, streamId, { body: str(''), closing: str(reason) });
+  }
+
+  private async put(tenant: string, streamId: string, content: Item): Promise<void> {
     await this.client.send(
       new PutItemCommand({
         TableName: this.options.tableName,
         Item: {
           pk: str(inboxPartition(tenant, streamId)),
           sk: str(this.options.mintId()),
-          body: str(text),
+          ...content,
           expiresAt: num(Math.floor(this.options.now() / 1000) + this.options.lifetimeSeconds),
         },
       }),
@@ -71,7 +79,8 @@ export class InboxStore implements InboxPort {
           const key = readString(item, 'sk') ?? '';
           if (seen.has(key)) continue;
           seen.add(key);
-          fresh.push({ key, text: readString(item, 'body') ?? '' });
+          const closing = readString(item, 'closing');
+          fresh.push({ key, text: readString(item, 'body') ?? '', ...(closing === undefined ? {} : { closing }) });
           if (key > newestKey) newestKey = key;
         }
         start = page.LastEvaluatedKey;

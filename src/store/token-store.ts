@@ -124,6 +124,7 @@ export class TokenStore implements TokensPort {
       tokenId,
       scopes: readStringSet(item, 'scopes').filter(isScope),
       ...(agents.length > 0 ? { agents } : {}),
+      ...(expiresAt === undefined ? {} : { expiresAtMs: expiresAt }),
     };
   }
 
@@ -146,6 +147,15 @@ export class TokenStore implements TokensPort {
           if (!isConditionFailure(error)) throw error;
         });
     }
+  }
+
+  /** Whether the token is still good: not revoked, not expired, its tenant enabled (two strongly consistent reads). */
+  async isActive(tenant: string, tokenId: string): Promise<boolean> {
+    const record = await this.getToken(tenant, tokenId);
+    if (record === undefined || record.revokedAtMs !== undefined) return false;
+    if (record.expiresAtMs !== undefined && record.expiresAtMs <= this.now()) return false;
+    const tenantRecord = await this.tenants.getTenant(tenant);
+    return tenantRecord !== undefined && !tenantRecord.disabled;
   }
 
   /** The tenant's tokens, without digests or secrets. */

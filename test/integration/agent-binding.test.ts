@@ -135,7 +135,7 @@ describe('bound tokens: source binding (event-id squatting)', () => {
     for (const source of [`aep://h/agent/beta/session/${session}`, 'aep://h/agent/beta', 'urn:x:beta', `aep://h/agent/alph/session/${session}`, 'aep://h/agents/alpha']) {
       const attempt = { ...squat, source };
       socket.send(attempt);
-      expect(await socket.next((frame) => frame.cause === attempt.id && frame.type === 'error' && String(frame.detail).includes(JSON.stringify(source)))).toMatchObject({ code: 'unauthorized' });
+      expect(await socket.next((frame) => frame.cause === squat.id && frame.type === 'error' && String(frame.detail).includes(JSON.stringify(source)))).toMatchObject({ code: 'unauthorized' });
     }
     // Percent-encoded agent segments decode to the bound name.
     const encoded = eventOf('alpha', alphaSession, 1, { source: `aep://h/agent/%61lpha/session/${alphaSession}` });

@@ -5,10 +5,14 @@
 export interface InboxItem {
   key: string;
   text: string;
+  /** Set on a notice that ends the stream (revocation, tenant disabled): the reason. */
+  closing?: string;
 }
 
 export interface InboxPort {
   append(tenant: string, streamId: string, text: string): Promise<void>;
+  /** Tells a stream to end, with the reason it gives its client. */
+  notifyClosing(tenant: string, streamId: string, reason: string): Promise<void>;
   /** A reader that returns each delivery once, in order, across calls. */
   reader(tenant: string, streamId: string, startedAtMs: number): () => Promise<InboxItem[]>;
 }

@@ -1,6 +1,7 @@
 /** The interfaces the relay speaks to; `src/store` and `src/gateway` implement them. */
 export type { ClaimsPort } from './claims.ts';
 export type { Clock } from './clock.ts';
+export type { ConnectionDeadline, ConnectionDeadlinesPort } from './connection-deadlines.ts';
 export type { ConnectionPoster, PostOptions, PostOutcome } from './connection-poster.ts';
 export type { ConnectionsPort } from './connections.ts';
 export type { ControlPoliciesPort } from './control-policies.ts';

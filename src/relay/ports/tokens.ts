@@ -13,6 +13,8 @@ export interface TokensPort {
   /** Stores a new token under its digest. The caller mints the secret and shows it once. */
   putToken(grant: TokenGrant, secretDigest: string): Promise<void>;
   listTokens(tenant: string): Promise<TokenRecord[]>;
+  /** Whether the token is still good: not revoked, not expired, and its tenant enabled. */
+  isActive(tenant: string, tokenId: string): Promise<boolean>;
   /** Marks a token revoked; false when the tenant has no such token. */
   revokeToken(tenant: string, tokenId: string): Promise<boolean>;
 }

@@ -8,6 +8,7 @@ import { hasScope } from '../../auth/principal.ts';
 import { forbidden, limitExceeded, notFound, RelayError, unauthenticated } from '../../errors/relay-error.ts';
 import { authenticate } from '../authenticate.ts';
 import { recordSubscription } from '../open-subscription.ts';
+import { confirmStillActive } from '../revocation.ts';
 import type { SubscriptionSpec } from '../open-subscription.ts';
 import { acquireConnectionSlot } from '../quota-checks.ts';
 import type { RelayRuntime } from '../runtime.ts';
@@ -33,6 +34,8 @@ export interface AcceptedStream {
   arrivedAtMs: number;
   /** Digest of the bearer token, so a live stream can re-check it was not revoked. */
   tokenDigest: string;
+  /** When the token expires, if it does: a live stream ends then. */
+  expiresAtMs?: number;
 }
 
 /** Authenticates and validates the request, and for a live stream takes a slot and records its subscription. */
@@ -62,7 +65,8 @@ export async function acceptStream(runtime: RelayRuntime, http: StreamHttpReques
     ceiling: request.ceiling,
     from: request.from,
   };
-  if (!request.live) return { subscription, live: false, arrivedAtMs, tokenDigest };
+  const expiry = principal.expiresAtMs === undefined ? {} : { expiresAtMs: principal.expiresAtMs };
+  if (!request.live) return { subscription, live: false, arrivedAtMs, tokenDigest, ...expiry };
   const slotRefusal = await acquireConnectionSlot(runtime.quotas, tenant);
   if (slotRefusal !== undefined) throw limitExceeded(slotRefusal);
   await runtime.connections.createConnection(tenant, subscription.connectionId, principal);
@@ -70,5 +74,11 @@ export async function acceptStream(runtime: RelayRuntime, http: StreamHttpReques
     await runtime.connections.removeConnection(tenant, subscription.connectionId);
     throw limitExceeded('could not record the stream subscription');
   }
-  return { subscription, live: true, arrivedAtMs, tokenDigest };
+  // Recorded first, checked second: a revoke that listed the token's streams before this one
+  // was recorded is seen here (`revocation.ts`).
+  if (!(await confirmStillActive(runtime, principal))) {
+    await runtime.connections.removeConnection(tenant, subscription.connectionId);
+    throw unauthenticated();
+  }
+  return { subscription, live: true, arrivedAtMs, tokenDigest, ...expiry };
 }

@@ -112,7 +112,16 @@ async function streamEvents(runtime: RelayRuntime, logger: Logger, invocation: S
         writer.end('closing: the stream reached its duration limit; reconnect with Last-Event-ID to resume');
         return;
       }
+      if (accepted.expiresAtMs !== undefined && runtime.now() >= accepted.expiresAtMs) {
+        writer.end('closing: token-expired');
+        return;
+      }
       for (const item of await readInbox()) {
+        if (item.closing !== undefined) {
+          // Revocation or a disabled tenant (`revocation.ts`): end now, saying why.
+          writer.end(`closing: ${item.closing}`);
+          return;
+        }
         if (!deliverLive(writer, item.text, sse.backpressureBytes)) return;
       }
       if (writer.idleMs >= sse.heartbeatMs) writer.write(sseComment('ping'));

@@ -1,0 +1,46 @@
+/**
+ * Opening a WebSocket connection (`$connect`) and ending it when its token expires.
+ *
+ * Open: a quota slot, the connection's record, the token re-checked after the record exists
+ * (the `$connect`-versus-revoke race, `revocation.ts`), and, when the token expires within
+ * the connection's lifetime, a deadline at the expiry. At the deadline the connection gets a
+ * `closing` frame with reason `token-expired` and is closed, like a revoked token's.
+ */
+import type { Principal } from '../auth/principal.ts';
+import type { ConnectionDeadline } from './ports/connection-deadlines.ts';
+import { acquireConnectionSlot } from './quota-checks.ts';
+import { confirmStillActive, endSocket } from './revocation.ts';
+import type { RelayRuntime } from './runtime.ts';
+
+export type ConnectOutcome = 'open' | 'limit-exceeded' | 'unauthorized';
+
+export async function openConnection(runtime: RelayRuntime, principal: Principal, connectionId: string): Promise<ConnectOutcome> {
+  const { tenant } = principal;
+  if ((await acquireConnectionSlot(runtime.quotas, tenant)) !== undefined) return 'limit-exceeded';
+  await runtime.connections.createConnection(tenant, connectionId, principal);
+  if (!(await confirmStillActive(runtime, principal))) {
+    await runtime.connections.removeConnection(tenant, connectionId);
+    return 'unauthorized';
+  }
+  const expiresAtMs = principal.expiresAtMs;
+  // API Gateway closes every connection after 2 h; a later expiry needs no deadline.
+  if (expiresAtMs !== undefined && expiresAtMs < runtime.now() + runtime.config.connectionLifetimeSeconds * 1000) {
+    await runtime.deadlines.schedule({ tenant, connectionId, atMs: expiresAtMs, reason: 'token-expired' });
+  }
+  return 'open';
+}
+
+/** Ends the connection if it is still open (it may have closed long before its deadline). */
+export async function reachDeadline(runtime: RelayRuntime, deadline: ConnectionDeadline): Promise<boolean> {
+  if ((await runtime.connections.getConnection(deadline.tenant, deadline.connectionId)) === undefined) return false;
+  await endSocket(runtime, deadline.tenant, deadline.connectionId, deadline.reason);
+  return true;
+}
+
+/** A deadline as received by the deadline function, or undefined when the payload is not one. */
+export function deadlineOf(value: unknown): ConnectionDeadline | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { tenant, connectionId, atMs, reason } = value as Record<string, unknown>;
+  if (typeof tenant !== 'string' || typeof connectionId !== 'string' || typeof atMs !== 'number' || reason !== 'token-expired') return undefined;
+  return { tenant, connectionId, atMs, reason };
+}

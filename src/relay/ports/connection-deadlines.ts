@@ -1,0 +1,18 @@
+/**
+ * Deadlines of open WebSocket connections: a connection whose token expires while it is open
+ * is closed at that moment (issue 15). Nothing in a serverless relay runs at a given time by
+ * itself, so whoever holds the clock is an adapter: an in-process timer on the local stack,
+ * the `deadline` function in AWS.
+ */
+export interface ConnectionDeadline {
+  tenant: string;
+  connectionId: string;
+  /** When the connection must end (epoch ms). */
+  atMs: number;
+  reason: 'token-expired';
+}
+
+export interface ConnectionDeadlinesPort {
+  /** Arranges for `reachDeadline` (`relay/connection-deadline.ts`) to run at `deadline.atMs`. */
+  schedule(deadline: ConnectionDeadline): Promise<void>;
+}
