@@ -79,7 +79,7 @@ export class RelayStack extends Stack {
     });
 
     this.observability = new RelayObservability(this, 'Observability', {
-      functions: { Http: this.functions.http, Authorizer: this.functions.authorizer, Socket: this.functions.socket, Fanout: this.functions.fanout, Stream: this.functions.stream },
+      functions: { Http: this.functions.http, Authorizer: this.functions.authorizer, Socket: this.functions.socket, Fanout: this.functions.fanout, Stream: this.functions.stream, Deadline: this.functions.deadline },
       fanout: this.functions.fanout,
       failedRecords: this.fanout.failedRecords,
       httpApi: this.httpApi.api,
@@ -103,10 +103,11 @@ export class RelayStack extends Stack {
    * - fanout: reads subscriptions and parks or clears connection state (the stream read
    *   permissions come with the event source).
    * - stream: reads replay, keeps its subscription, authenticates.
+   * - deadline: reads a connection's record and removes its state when its token expires.
    */
   private grantTableAccess(): void {
     const { events, connections, tenants } = this.tables;
-    const { http, authorizer, socket, fanout, stream } = this.functions;
+    const { http, authorizer, socket, fanout, stream, deadline } = this.functions;
     events.grantReadWriteData(http);
     tenants.grantReadWriteData(http);
     connections.grantReadWriteData(http);
@@ -118,6 +119,7 @@ export class RelayStack extends Stack {
     events.grantReadData(stream);
     connections.grantReadWriteData(stream);
     tenants.grantReadData(stream);
+    connections.grantReadWriteData(deadline);
   }
 
   private addOutputs(): void {

@@ -10,6 +10,8 @@ import type { Context } from 'aws-lambda';
 import { readRelayConfig } from '../../src/config/relay-config.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { deadlineOf, reachDeadline } from '../../src/relay/connection-deadline.ts';
+import { lambdaDeadlines } from '../../src/gateway/lambda-deadlines.ts';
+import type { ConnectionDeadlinesPort } from '../../src/relay/ports/index.ts';
 import type { RelayRuntime } from '../../src/relay/runtime.ts';
 import { createRuntime } from '../runtime/create-runtime.ts';
 
@@ -20,8 +22,11 @@ const MARGIN_MS = 15_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
-/** The deadline handler over a runtime (the local stack keeps deadlines with timers instead). */
-export function createHandler(runtime: RelayRuntime) {
+/**
+ * The deadline handler over a runtime (the local stack keeps deadlines with timers instead).
+ * A far deadline is handed on to this same function, named by its context.
+ */
+export function createHandler(runtime: RelayRuntime, handOnTo = (functionName: string): ConnectionDeadlinesPort => lambdaDeadlines({ functionName, region: runtime.config.region })) {
   return middy<unknown, void, Error, Context>()
     .use(injectLambdaContext(logger.powertools))
     .handler(async (event, context) => {
@@ -34,7 +39,7 @@ export function createHandler(runtime: RelayRuntime) {
       const waitMs = deadline.atMs - runtime.now();
       if (waitMs > budgetMs) {
         await sleep(budgetMs);
-        await runtime.deadlines.schedule(deadline);
+        await handOnTo(context.functionName).schedule(deadline);
         return;
       }
       await sleep(waitMs);

@@ -7,7 +7,7 @@
  */
 import { Duration } from 'aws-cdk-lib';
 import type { RemovalPolicy } from 'aws-cdk-lib';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Policy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { ApplicationLogLevel, Architecture, Code, Function as LambdaFunction, LoggingFormat, Runtime, SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -46,6 +46,9 @@ const SHAPES: Record<FunctionName, FunctionShape> = {
   fanout: { description: 'AEP relay: event log stream fan-out', memorySize: 512, timeout: Duration.seconds(FANOUT_TIMEOUT_SECONDS) },
   // An SSE stream lives as long as the invocation: Lambda's maximum, 15 minutes.
   stream: { description: 'AEP relay: SSE stream (function URL, response streaming)', memorySize: 512, timeout: Duration.minutes(15) },
+  // Waits for a connection's token to expire and closes it; mostly asleep, so small, and as
+  // long as Lambda allows (a later deadline is handed on to a fresh invocation).
+  deadline: { description: 'AEP relay: closes a WebSocket connection when its token expires', memorySize: 128, timeout: Duration.minutes(15) },
 };
 
 export interface RelayFunctionsProps {
@@ -69,6 +72,7 @@ export class RelayFunctions extends Construct {
   public readonly socket: LambdaFunction;
   public readonly fanout: LambdaFunction;
   public readonly stream: LambdaFunction;
+  public readonly deadline: LambdaFunction;
   /** Each function's log group, by function. */
   public readonly logGroups: Readonly<Record<FunctionName, LogGroup>>;
 
@@ -113,11 +117,29 @@ export class RelayFunctions extends Construct {
     this.socket = functions.socket;
     this.fanout = functions.fanout;
     this.stream = functions.stream;
+    this.deadline = functions.deadline;
     this.logGroups = logGroups;
+    this.wireDeadlines();
   }
 
   get all(): readonly LambdaFunction[] {
-    return [this.http, this.authorizer, this.socket, this.fanout, this.stream];
+    return [this.http, this.authorizer, this.socket, this.fanout, this.stream, this.deadline];
+  }
+
+  /**
+   * The socket function starts a deadline for each connection whose token expires while it may
+   * be open (src/gateway/lambda-deadlines.ts); the deadline function hands a far deadline on to
+   * itself. Its own invoke permission is a separate policy: granted on its default policy, the
+   * function would depend on a policy that names the function.
+   */
+  private wireDeadlines(): void {
+    this.socket.addEnvironment(RELAY_VARIABLES.deadlineFunction, this.deadline.functionName);
+    // The function's own ARN only (grantInvoke would add `:*`, every version and alias).
+    this.socket.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.deadline.functionArn] }));
+    const handOn = new Policy(this, 'DeadlineHandOn', {
+      statements: [new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.deadline.functionArn] })],
+    });
+    if (this.deadline.role !== undefined) handOn.attachToRole(this.deadline.role);
   }
 
   /**
@@ -131,11 +153,11 @@ export class RelayFunctions extends Construct {
 
   /**
    * The functions that post to or close WebSocket connections: socket (answers frames),
-   * fanout (delivers events) and http (its admin routes close the connections of a revoked
-   * token, src/relay/revocation.ts).
+   * fanout (delivers events), http (its admin routes close the connections of a revoked
+   * token, src/relay/revocation.ts) and deadline (closes them when their token expires).
    */
   get connectionManagers(): readonly LambdaFunction[] {
-    return [this.socket, this.fanout, this.http];
+    return [this.socket, this.fanout, this.http, this.deadline];
   }
 }
 

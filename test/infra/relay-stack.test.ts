@@ -28,6 +28,7 @@ import { FANOUT_KINDS } from '../../local/stream-records.ts';
 import { readRelayConfig } from '../../src/config/relay-config.ts';
 import { CONNECTIONS_TABLE, EVENTS_TABLE, TABLE_DEFINITIONS, TENANTS_TABLE } from '../../src/store/table-definitions.ts';
 import type { TableDefinition } from '../../src/store/table-definitions.ts';
+import { RELAY_VARIABLES } from '../../src/config/relay-environment.ts';
 import { actionsOf, logicalIdOf, propertiesOf, refersTo, render, resourceOf, resourcesOf, resourcesOfType, statementsOfRole } from './template-queries.ts';
 import type { Json, Statement } from './template-queries.ts';
 
@@ -377,22 +378,34 @@ describe('least privilege', () => {
     ['socket', { events: 'write', connections: 'write', tenants: 'read' }],
     ['fanout', { connections: 'write' }],
     ['stream', { events: 'read', connections: 'write', tenants: 'read' }],
+    ['deadline', { connections: 'write' }],
   ] as const)('gives the %s function only its tables', (name, expected) => {
     const fn = defaults.stack.functions[name];
     expect(tableAccess(defaults, statementsOfRole(defaults.template, fn.role!))).toEqual(expected);
   });
 
-  it('grants ManageConnections to the socket, fanout and http (revocation) functions only, on this API stage\'s @connections', () => {
+  it('grants ManageConnections to the socket, fanout, http (revocation) and deadline (expiry) functions only, on this API stage\'s @connections', () => {
     const { stack, template } = defaults;
     const expected = `arn:\${AWS::Partition}:execute-api:\${AWS::Region}:\${AWS::AccountId}:\${${logicalIdOf(stack.webSocketApi.api)}}/dev/*/@connections/*`;
     for (const fn of stack.functions.all) {
       const statements = statementsOfRole(template, fn.role!).filter((statement) => actionsOf(statement).includes('execute-api:ManageConnections'));
-      if (fn === stack.functions.socket || fn === stack.functions.fanout || fn === stack.functions.http) {
+      if (fn === stack.functions.socket || fn === stack.functions.fanout || fn === stack.functions.http || fn === stack.functions.deadline) {
         expect(statements.flatMap(resourcesOf).map(render)).toEqual([expected]);
       } else {
         expect(statements).toEqual([]);
       }
     }
+  });
+
+  it('lets the socket function start deadlines and the deadline function hand them on, invoking only the deadline function', () => {
+    const { stack, template } = defaults;
+    const deadlineArn = `\${${logicalIdOf(stack.functions.deadline)}.Arn}`;
+    for (const fn of stack.functions.all) {
+      const invokes = statementsOfRole(template, fn.role!).filter((statement) => actionsOf(statement).includes('lambda:InvokeFunction'));
+      if (fn === stack.functions.socket || fn === stack.functions.deadline) expect(invokes.flatMap(resourcesOf).map(render)).toEqual([deadlineArn]);
+      else expect(invokes).toEqual([]);
+    }
+    expect((propertiesOf(template, stack.functions.socket).Environment as { Variables: Json }).Variables[RELAY_VARIABLES.deadlineFunction]).toEqual({ Ref: logicalIdOf(stack.functions.deadline) });
   });
 
   it('has no wildcard action anywhere, and a wildcard resource only for dynamodb:ListStreams', () => {
