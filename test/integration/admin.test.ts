@@ -68,7 +68,8 @@ describe('tenants (operator)', () => {
     expect((await post(token)).status).toBe(401);
     expect((await admin('GET', '/tokens', { token: adminToken })).status).toBe(401);
     await expect(helloSocket({}, { token })).rejects.toThrow('401');
-    expect(await socket.next(isType('closing'))).toMatchObject({ reason: 'token-revoked' });
+    // The closing frame names why: the tenant, not the token, was turned off.
+    expect(await socket.next(isType('closing'))).toMatchObject({ reason: 'tenant-disabled' });
     await socket.closed;
     expect((await admin('POST', `/tenants/${tenant}/enable`)).status).toBe(200);
     expect((await post(token)).status).toBe(202);
