@@ -51,7 +51,11 @@ export function rotatedLines(rotated: RotatedToken, unreachableHint: string): st
 }
 
 export function revokedLines(revocation: TokenRevocation, unreachableHint: string): string[] {
-  return [`revoked ${revocation.tokenId}${revocation.tenant === '' ? '' : ` of tenant ${revocation.tenant}`}`, closedLine(revocation.connectionsClosed, unreachableHint)];
+  return [
+    `revoked ${revocation.tokenId}${revocation.tenant === '' ? '' : ` of tenant ${revocation.tenant}`}`,
+    closedLine(revocation.connectionsClosed, unreachableHint),
+    ...revocation.alsoRevoked.map((name) => `also revoked ${name} (issued by it)`),
+  ];
 }
 
 export function policyLines(policy: ControlPolicy): string[] {

@@ -6,7 +6,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { invalidAdminRequest } from '../../src/admin/admin-errors.ts';
 import { requireAdmin, requireNotSelfLockout, requireOperator, targetTenant } from '../../src/admin/admin-access.ts';
-import { CONNECTIONS_CLOSED_HEADER } from '../../src/admin/admin-operations.ts';
+import { ALSO_REVOKED_HEADER, CONNECTIONS_CLOSED_HEADER } from '../../src/admin/admin-operations.ts';
 import { adminServiceFor } from '../../src/admin/admin-service.ts';
 import type { AdminService } from '../../src/admin/admin-service.ts';
 import { issueRequestFromBody } from '../../src/admin/issue-request.ts';
@@ -48,7 +48,8 @@ const ADMIN_ROUTES: readonly Route<AdminHandler>[] = [
     path: 'tokens',
     handler: async (request) => {
       const issue = issueRequestFromBody(request.body());
-      return jsonResponse(201, await request.admin.issueToken({ ...issue, tenant: tenantOf(request, issue.tenant) }));
+      // The caller is the issuer: the grant is attenuated to it and recorded (`attenuation.ts`).
+      return jsonResponse(201, await request.admin.issueToken({ ...issue, tenant: tenantOf(request, issue.tenant) }, { issuer: request.principal }));
     },
   },
   {
@@ -56,10 +57,13 @@ const ADMIN_ROUTES: readonly Route<AdminHandler>[] = [
     path: 'tokens/:tokenId',
     handler: async (request) => {
       const revocation = await request.admin.revokeToken(tenantOf(request), request.params.tokenId as string);
-      return noContent(revocation.connectionsClosed === null ? {} : { [CONNECTIONS_CLOSED_HEADER]: String(revocation.connectionsClosed) });
+      return noContent({
+        ...(revocation.connectionsClosed === null ? {} : { [CONNECTIONS_CLOSED_HEADER]: String(revocation.connectionsClosed) }),
+        ...(revocation.alsoRevoked.length === 0 ? {} : { [ALSO_REVOKED_HEADER]: revocation.alsoRevoked.join(',') }),
+      });
     },
   },
-  { method: 'POST', path: 'tokens/:tokenId/rotate', handler: async (request) => jsonResponse(201, await request.admin.rotateToken(tenantOf(request), request.params.tokenId as string)) },
+  { method: 'POST', path: 'tokens/:tokenId/rotate', handler: async (request) => jsonResponse(201, await request.admin.rotateToken(tenantOf(request), request.params.tokenId as string, { actor: request.principal })) },
   { method: 'GET', path: 'policy', handler: async (request) => jsonResponse(200, await request.admin.getControlPolicy(tenantOf(request))) },
   { method: 'PUT', path: 'policy', handler: async (request) => jsonResponse(200, await request.admin.setControlPolicy(tenantOf(request), request.body())) },
   { method: 'GET', path: 'tenants', handler: operatorOnly(async (request) => jsonResponse(200, { tenants: await request.admin.listTenants() })) },

@@ -3,11 +3,14 @@
  * admin service implements it over DynamoDB, the HTTP admin client over the admin routes, so
  * the CLI runs the same commands in both modes.
  */
+import type { Principal } from '../auth/principal.ts';
 import type { Scope } from '../auth/scopes.ts';
 import type { ControlPolicy } from '../relay/control-policy.ts';
 
 /** Response header of a token revocation: how many WebSocket connections it closed (a 204 has no body). */
 export const CONNECTIONS_CLOSED_HEADER = 'aep-connections-closed';
+/** Header listing (comma-separated `{tenant}/{tokenId}`) the tokens a revocation took with it. */
+export const ALSO_REVOKED_HEADER = 'aep-also-revoked';
 
 /** A token as listed: never its secret, never its digest. */
 export interface TokenView {
@@ -21,6 +24,8 @@ export interface TokenView {
   expiresAt?: string;
   revokedAt?: string;
   status: 'active' | 'expired' | 'revoked';
+  /** `{tenant}/{tokenId}` of the token that issued this one; absent when AWS credentials did. */
+  issuedBy?: string;
 }
 
 /** A freshly issued token: the one time its secret is ever shown. */
@@ -42,6 +47,8 @@ export interface TokenRevocation {
   tokenId: string;
   /** WebSocket connections of the token that were closed; null when they could not be reached. */
   connectionsClosed: number | null;
+  /** Tokens revoked with it because it issued them (directly or further down), `{tenant}/{tokenId}`. */
+  alsoRevoked: string[];
 }
 
 export interface TenantView {
@@ -72,6 +79,13 @@ export interface IssueTokenRequest {
 export interface IssueOptions {
   /** Creates the tenant first when it does not exist (the CLI's direct mode bootstraps a stack this way). */
   createTenant?: boolean;
+  /** The token issuing (the admin routes): the grant is attenuated to it and it is recorded. */
+  issuer?: Principal;
+}
+
+export interface RotateOptions {
+  /** The token rotating (the admin routes): it may rotate only tokens no stronger than itself. */
+  actor?: Principal;
 }
 
 export interface AdminOperations {
@@ -82,7 +96,7 @@ export interface AdminOperations {
   issueToken(request: IssueTokenRequest, options?: IssueOptions): Promise<IssuedToken>;
   listTokens(tenant: string): Promise<TokenView[]>;
   revokeToken(tenant: string, tokenId: string): Promise<TokenRevocation>;
-  rotateToken(tenant: string, tokenId: string): Promise<RotatedToken>;
+  rotateToken(tenant: string, tokenId: string, options?: RotateOptions): Promise<RotatedToken>;
   getControlPolicy(tenant: string): Promise<ControlPolicy>;
   /** Validates (`parseControlPolicy`) and stores a policy document; returns it as stored. */
   setControlPolicy(tenant: string, document: unknown): Promise<ControlPolicy>;

@@ -12,10 +12,12 @@ import { endConnectionsOfToken } from '../relay/revocation.ts';
 import type { EndReason } from '../relay/revocation.ts';
 import type { RelayRuntime } from '../relay/runtime.ts';
 import { isTenantId } from '../relay/domain/tenant-id.ts';
+import type { TokenGrant, TokenRecord } from '../relay/domain/tenant.ts';
 import type { Clock, ControlPoliciesPort, IdMinter, TenantsPort, TokensPort } from '../relay/ports/index.ts';
 import { invalidAdminRequest, tenantExists, tenantNotFound, tokenInactive, tokenNotFound } from './admin-errors.ts';
-import type { AdminOperations, IssuedToken, IssueOptions, IssueTokenRequest, RotatedToken, TenantStateChange, TenantView, TokenRevocation, TokenView } from './admin-operations.ts';
+import type { AdminOperations, IssuedToken, IssueOptions, IssueTokenRequest, RotatedToken, RotateOptions, TenantStateChange, TenantView, TokenRevocation, TokenView } from './admin-operations.ts';
 import { tenantViewOf, tokenViewOf } from './admin-views.ts';
+import { attenuate } from './attenuation.ts';
 import { grantOf } from './issue-request.ts';
 
 export interface AdminDependencies {
@@ -62,15 +64,23 @@ export class AdminService implements AdminOperations {
   /** Mints a token; its secret is in the result only and is stored as its SHA-256 digest. */
   async issueToken(request: IssueTokenRequest, options: IssueOptions = {}): Promise<IssuedToken> {
     requireTenantId(request.tenant);
-    const grant = grantOf(request, this.deps.now());
+    const requested = grantOf(request, this.deps.now());
+    const { issuer } = options;
+    const grant = issuer === undefined ? requested : { ...attenuate(issuer, requested, 'issue'), issuedBy: { tenant: issuer.tenant, tokenId: issuer.tokenId } };
     const tenantCreated = options.createTenant === true && (await this.deps.tenants.createTenant(request.tenant));
     if (!tenantCreated) await this.existingTenant(request.tenant);
+    const { token, record } = await this.mint(grant);
+    return { ...tokenViewOf(record, this.deps.now()), token, ...(tenantCreated ? { tenantCreated: true as const } : {}) };
+  }
+
+  /** Stores a new token for a checked grant; its secret is returned once and stored as its SHA-256 digest. */
+  private async mint(grant: Omit<TokenGrant, 'tokenId'>): Promise<{ token: string; record: TokenRecord }> {
     const tokenId = `tok_${this.deps.mintId()}`;
     const token = mintTokenSecret();
     await this.deps.tokens.putToken({ ...grant, tokenId }, hashTokenSecret(token));
-    const record = await this.deps.tokens.getToken(request.tenant, tokenId);
+    const record = await this.deps.tokens.getToken(grant.tenant, tokenId);
     if (record === undefined) throw new Error(`token ${tokenId} was written but cannot be read back`);
-    return { ...tokenViewOf(record, this.deps.now()), token, ...(tenantCreated ? { tenantCreated: true as const } : {}) };
+    return { token, record };
   }
 
   async listTokens(tenant: string): Promise<TokenView[]> {
@@ -80,30 +90,47 @@ export class AdminService implements AdminOperations {
     return (await this.deps.tokens.listTokens(tenant)).map((record) => tokenViewOf(record, now));
   }
 
-  /** Idempotent: revoking a revoked token succeeds again (and closes anything still open). */
+  /**
+   * Idempotent: revoking a revoked token succeeds again (and closes anything still open).
+   * Cascades: every token it issued, and every token those issued, is revoked too, so an
+   * admin token's revocation takes what it minted with it.
+   */
   async revokeToken(tenant: string, tokenId: string): Promise<TokenRevocation> {
     requireTenantId(tenant);
     if (!(await this.deps.tokens.revokeToken(tenant, tokenId))) throw tokenNotFound(tokenId);
-    return { tenant, tokenId, connectionsClosed: await this.closeConnections(tenant, tokenId, 'token-revoked') };
+    const connectionsClosed = await this.closeConnections(tenant, tokenId, 'token-revoked');
+    const alsoRevoked: string[] = [];
+    const seen = new Set([`${tenant}/${tokenId}`]);
+    const pending = await this.deps.tokens.issuedBy({ tenant, tokenId });
+    for (let next = pending.shift(); next !== undefined; next = pending.shift()) {
+      const name = `${next.tenant}/${next.tokenId}`;
+      if (seen.has(name)) continue;
+      seen.add(name);
+      if (!(await this.deps.tokens.revokeToken(next.tenant, next.tokenId))) continue;
+      await this.closeConnections(next.tenant, next.tokenId, 'token-revoked');
+      alsoRevoked.push(name);
+      pending.push(...(await this.deps.tokens.issuedBy(next)));
+    }
+    return { tenant, tokenId, connectionsClosed, alsoRevoked };
   }
 
   /** A new secret with the same grant (scopes, agents, expiry, label); the old token is revoked. */
-  async rotateToken(tenant: string, tokenId: string): Promise<RotatedToken> {
+  async rotateToken(tenant: string, tokenId: string, options: RotateOptions = {}): Promise<RotatedToken> {
     requireTenantId(tenant);
     const old = await this.deps.tokens.getToken(tenant, tokenId);
     if (old === undefined) throw tokenNotFound(tokenId);
     const oldView = tokenViewOf(old, this.deps.now());
     if (oldView.status !== 'active') throw tokenInactive(tokenId, oldView.status);
-    // The replacement exists before the old token stops, so a client switching over never has neither.
-    const issued = await this.issueToken({
-      tenant,
-      scopes: old.scopes,
-      ...(old.agents === undefined ? {} : { agents: old.agents }),
-      ...(old.expiresAtMs === undefined ? {} : { expiresAtMs: old.expiresAtMs }),
-      ...(old.label === undefined ? {} : { label: old.label }),
-    });
-    const revocation = await this.revokeToken(tenant, tokenId);
-    return { ...issued, replaces: tokenId, connectionsClosed: revocation.connectionsClosed };
+    // Rotating hands out a secret: the rotating token may do that only for a grant within its own.
+    if (options.actor !== undefined) attenuate(options.actor, old, 'rotate');
+    // The replacement exists before the old token stops, so a client switching over never has
+    // neither. It keeps the old token's issuer and takes over what the old one issued, so
+    // revocation cascades exactly as before; the old one is revoked without the cascade.
+    const { token, record } = await this.mint({ ...grantFieldsOf(old), ...(old.issuedBy === undefined ? {} : { issuedBy: old.issuedBy }) });
+    for (const child of await this.deps.tokens.issuedBy({ tenant, tokenId })) await this.deps.tokens.linkIssued({ tenant, tokenId: record.tokenId }, child);
+    if (!(await this.deps.tokens.revokeToken(tenant, tokenId))) throw tokenNotFound(tokenId);
+    const connectionsClosed = await this.closeConnections(tenant, tokenId, 'token-revoked');
+    return { ...tokenViewOf(record, this.deps.now()), token, replaces: tokenId, connectionsClosed };
   }
 
   async getControlPolicy(tenant: string): Promise<ControlPolicy> {
@@ -156,4 +183,15 @@ export function adminServiceFor(runtime: RelayRuntime): AdminService {
 
 function requireTenantId(tenant: string): void {
   if (!isTenantId(tenant)) throw invalidAdminRequest(`${JSON.stringify(tenant)} is not a tenant id: 1 to 40 of a-z, 0-9 and -, starting and ending with a letter or digit`);
+}
+
+/** The grant members of a stored token (what rotation keeps). */
+function grantFieldsOf(record: TokenRecord): Omit<TokenGrant, 'tokenId'> {
+  return {
+    tenant: record.tenant,
+    scopes: record.scopes,
+    ...(record.agents === undefined ? {} : { agents: record.agents }),
+    ...(record.expiresAtMs === undefined ? {} : { expiresAtMs: record.expiresAtMs }),
+    ...(record.label === undefined ? {} : { label: record.label }),
+  };
 }

@@ -16,6 +16,7 @@ export function tokenViewOf(record: TokenRecord, nowMs: number): TokenView {
     ...(record.expiresAtMs === undefined ? {} : { expiresAt: new Date(record.expiresAtMs).toISOString() }),
     ...(record.revokedAtMs === undefined ? {} : { revokedAt: new Date(record.revokedAtMs).toISOString() }),
     status,
+    ...(record.issuedBy === undefined ? {} : { issuedBy: `${record.issuedBy.tenant}/${record.issuedBy.tokenId}` }),
   };
 }
 

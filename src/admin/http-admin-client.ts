@@ -4,7 +4,7 @@
  */
 import { RelayError } from '../errors/relay-error.ts';
 import type { ControlPolicy } from '../relay/control-policy.ts';
-import { CONNECTIONS_CLOSED_HEADER } from './admin-operations.ts';
+import { ALSO_REVOKED_HEADER, CONNECTIONS_CLOSED_HEADER } from './admin-operations.ts';
 import type { AdminOperations, IssuedToken, IssueTokenRequest, RotatedToken, TenantStateChange, TenantView, TokenRevocation, TokenView } from './admin-operations.ts';
 
 
@@ -48,7 +48,8 @@ export class HttpAdminClient implements AdminOperations {
   async revokeToken(tenant: string, tokenId: string): Promise<TokenRevocation> {
     const { headers } = await this.call('DELETE', `/admin/tokens/${encodeURIComponent(tokenId)}${tenantQuery(tenant)}`);
     const closed = headers.get(CONNECTIONS_CLOSED_HEADER);
-    return { tenant, tokenId, connectionsClosed: closed === null ? null : Number(closed) };
+    const alsoRevoked = (headers.get(ALSO_REVOKED_HEADER) ?? '').split(',').filter((name) => name !== '');
+    return { tenant, tokenId, connectionsClosed: closed === null ? null : Number(closed), alsoRevoked };
   }
 
   async rotateToken(tenant: string, tokenId: string): Promise<RotatedToken> {

@@ -74,6 +74,9 @@ export const tenantKeys = {
   tenantPartition: (tenant: string) => `T#${tenant}`,
   tenantRecord: 'TENANT',
   tokenRecord: (tokenId: string) => `TOKEN#${tokenId}`,
+  /** Under the issuer's tenant: one item per token it issued, so revocation cascades. */
+  issuedPrefix: (issuerTokenId: string) => `ISSUED#${issuerTokenId}#`,
+  issuedRecord: (issuerTokenId: string, tenant: string, tokenId: string) => `ISSUED#${issuerTokenId}#${tenant}#${tokenId}`,
   /** Token lookup by hash: the one key not prefixed by a tenant, since the tenant is what it finds. */
   tokenHashPartition: (tokenHash: string) => `H#${tokenHash}`,
   tokenHashSort: 'TOKEN',

@@ -10,18 +10,19 @@
  * Revocation and expiry are on the lookup item itself. A lookup written before the copy existed
  * has no `tenantDisabled` and is resolved the old way, reading the tenant record too.
  */
-import { GetItemCommand, QueryCommand, TransactWriteItemsCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, PutItemCommand, QueryCommand, TransactWriteItemsCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Principal } from '../auth/principal.ts';
 import { isScope } from '../auth/scopes.ts';
 import { digestsEqual } from '../auth/token-secret.ts';
-import type { TokenGrant, TokenRecord } from '../relay/domain/tenant.ts';
+import type { TokenGrant, TokenRecord, TokenRef } from '../relay/domain/tenant.ts';
 import type { Clock } from '../relay/ports/clock.ts';
 import type { TenantsPort } from '../relay/ports/tenants.ts';
 import type { TokensPort } from '../relay/ports/tokens.ts';
 import { isConditionFailure, num, readNumber, readString, readStringSet, str } from './attribute-values.ts';
 import type { Item } from './attribute-values.ts';
 import { tenantKeys } from './keys.ts';
+import { queryAll } from './table-access.ts';
 
 export class TokenStore implements TokensPort {
   constructor(
@@ -57,6 +58,7 @@ export class TokenStore implements TokensPort {
       ...(grant.agents !== undefined && grant.agents.length > 0 ? { agents: { SS: [...grant.agents] } } : {}),
       ...(grant.expiresAtMs !== undefined ? { tokenExpiresAt: num(grant.expiresAtMs) } : {}),
       ...(grant.label !== undefined ? { label: str(grant.label) } : {}),
+      ...(grant.issuedBy !== undefined ? { issuedBy: str(`${grant.issuedBy.tenant}/${grant.issuedBy.tokenId}`) } : {}),
     };
     await this.client.send(
       new TransactWriteItemsCommand({
@@ -87,6 +89,7 @@ export class TokenStore implements TokensPort {
                   : { ConditionExpression: 'attribute_not_exists(disabled) OR disabled = :disabled', ExpressionAttributeValues: { ':disabled': { BOOL: false } } }),
             },
           },
+          ...(grant.issuedBy === undefined ? [] : [{ Put: { TableName: this.tableName, Item: this.issuedItem(grant.issuedBy, { tenant: grant.tenant, tokenId: grant.tokenId }) } }]),
         ],
       }),
     );
@@ -216,6 +219,23 @@ export class TokenStore implements TokensPort {
     return true;
   }
 
+  async issuedBy(issuer: TokenRef): Promise<TokenRef[]> {
+    const items = await queryAll(this.client, this.tableName, tenantKeys.tenantPartition(issuer.tenant), tenantKeys.issuedPrefix(issuer.tokenId));
+    return items.flatMap((item) => {
+      const tenant = readString(item, 'tenant');
+      const tokenId = readString(item, 'tokenId');
+      return tenant === undefined || tokenId === undefined ? [] : [{ tenant, tokenId }];
+    });
+  }
+
+  async linkIssued(issuer: TokenRef, issued: TokenRef): Promise<void> {
+    await this.client.send(new PutItemCommand({ TableName: this.tableName, Item: this.issuedItem(issuer, issued) }));
+  }
+
+  private issuedItem(issuer: TokenRef, issued: TokenRef): Item {
+    return { pk: str(tenantKeys.tenantPartition(issuer.tenant)), sk: str(tenantKeys.issuedRecord(issuer.tokenId, issued.tenant, issued.tokenId)), tenant: str(issued.tenant), tokenId: str(issued.tokenId) };
+  }
+
   /** Whether a token with this digest exists (revoked or not). */
   async hasDigest(secretDigest: string): Promise<boolean> {
     const result = await this.client.send(
@@ -235,6 +255,7 @@ function tokenRecordOf(item: Item): TokenRecord {
   const expiresAtMs = readNumber(item, 'tokenExpiresAt');
   const revokedAtMs = readNumber(item, 'revokedAt');
   const label = readString(item, 'label');
+  const issuer = /^([a-z0-9-]+)\/(.+)$/.exec(readString(item, 'issuedBy') ?? '');
   return {
     tenant: readString(item, 'tenant') ?? '',
     tokenId: readString(item, 'tokenId') ?? '',
@@ -244,5 +265,6 @@ function tokenRecordOf(item: Item): TokenRecord {
     ...(expiresAtMs !== undefined ? { expiresAtMs } : {}),
     ...(revokedAtMs !== undefined ? { revokedAtMs } : {}),
     ...(label !== undefined ? { label } : {}),
+    ...(issuer === null ? {} : { issuedBy: { tenant: issuer[1] as string, tokenId: issuer[2] as string } }),
   };
 }

@@ -26,7 +26,7 @@ async function json<T = Record<string, any>>(response: Response): Promise<T> {
 async function tenantWithAdmin(): Promise<{ tenant: string; adminToken: string }> {
   const tenant = uniqueName('adm');
   expect((await admin('POST', '/tenants', { body: { tenant } })).status).toBe(201);
-  const issued = await admin('POST', '/tokens', { body: { tenant, scopes: ['admin'] } });
+  const issued = await admin('POST', '/tokens', { body: { tenant, scopes: ['emit', 'consume', 'control', 'admin'] } });
   expect(issued.status).toBe(201);
   return { tenant, adminToken: (await json(issued)).token as string };
 }

@@ -17,7 +17,7 @@ export async function admin(method: string, path: string, call: AdminCall = {}):
 export async function tenantWithAdmin(prefix = 'adm'): Promise<{ tenant: string; adminToken: string }> {
   const tenant = uniqueName(prefix);
   expect((await admin('POST', '/tenants', { body: { tenant } })).status).toBe(201);
-  const issued = await admin('POST', '/tokens', { body: { tenant, scopes: ['admin'] } });
+  const issued = await admin('POST', '/tokens', { body: { tenant, scopes: ['emit', 'consume', 'control', 'admin'] } });
   expect(issued.status).toBe(201);
   return { tenant, adminToken: ((await issued.json()) as { token: string }).token };
 }

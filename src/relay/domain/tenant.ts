@@ -20,6 +20,17 @@ export interface TokenGrant {
   /** Epoch milliseconds after which the token is refused. */
   expiresAtMs?: number;
   label?: string;
+  /**
+   * The token that issued this one (`{tenant}/{tokenId}`), when a token did; revoking it
+   * revokes this one too. Absent for tokens issued with AWS credentials (the CLI's direct mode).
+   */
+  issuedBy?: TokenRef;
+}
+
+/** A token named across tenants (the operator issues into other tenants). */
+export interface TokenRef {
+  tenant: string;
+  tokenId: string;
 }
 
 export interface TokenRecord extends TokenGrant {

@@ -1,6 +1,6 @@
 /** Scoped tokens (AEP-0003 §8.1), held by the SHA-256 digest of their secret, never the secret. */
 import type { Principal } from '../../auth/principal.ts';
-import type { TokenGrant, TokenRecord } from '../domain/tenant.ts';
+import type { TokenGrant, TokenRecord, TokenRef } from '../domain/tenant.ts';
 
 export interface TokensPort {
   /**
@@ -17,4 +17,8 @@ export interface TokensPort {
   isActive(tenant: string, tokenId: string): Promise<boolean>;
   /** Marks a token revoked; false when the tenant has no such token. */
   revokeToken(tenant: string, tokenId: string): Promise<boolean>;
+  /** The tokens `issuer` issued (and those handed to it by rotation), for cascading revocation. */
+  issuedBy(issuer: TokenRef): Promise<TokenRef[]>;
+  /** Records that `issuer` stands for `issued` too (rotation hands the old token's issues on). */
+  linkIssued(issuer: TokenRef, issued: TokenRef): Promise<void>;
 }
