@@ -27,7 +27,11 @@ export interface ControlRequest {
   tokenId: string;
   type: string;
   session: string;
-  /** The target claimant's declared agent, when known. */
+  /**
+   * The agent owning the target session (`session-ownership.ts`), when it has one. It is
+   * decided without looking at live claims, so the verdict cannot tell claimed sessions
+   * from unclaimed ones (issue 15: a denied sender learns nothing about live sessions).
+   */
   targetAgent?: string;
 }
 
@@ -37,12 +41,27 @@ export function evaluateControlPolicy(policy: ControlPolicy, request: ControlReq
       matchesAny(rule.tokens, request.tokenId) &&
       matchesAny(rule.types, request.type) &&
       matchesAny(rule.sessions, request.session) &&
-      matchesAny(rule.agents, request.targetAgent)
+      agentsMatch(rule, request.targetAgent)
     ) {
       return rule.effect;
     }
   }
   return policy.default;
+}
+
+/**
+ * A rule naming agents, for a session with no owner yet: a deny rule applies (fail closed),
+ * an allow rule does not. So a command that would be denied for some owner is not allowed
+ * merely because its session is unknown.
+ */
+function agentsMatch(rule: ControlRule, targetAgent: string | undefined): boolean {
+  if (rule.agents !== undefined && targetAgent === undefined) return rule.effect === 'deny';
+  return matchesAny(rule.agents, targetAgent);
+}
+
+/** Whether the policy's verdict can depend on the target's agent (only then is the owner looked up). */
+export function policyNamesAgents(policy: ControlPolicy): boolean {
+  return policy.rules.some((rule) => rule.agents !== undefined);
 }
 
 function matchesAny(patterns: readonly string[] | undefined, value: string | undefined): boolean {

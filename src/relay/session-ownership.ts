@@ -34,6 +34,15 @@ export class KnownOwners {
   }
 }
 
+/** The session's owning agent (remembered once known), or undefined while it has none. */
+export async function sessionOwnerOf(deps: OwnershipDeps, tenant: string, session: string): Promise<string | undefined> {
+  const known = deps.knownOwners.get(tenant, session);
+  if (known !== undefined) return known;
+  const owner = await deps.sessionOwners.ownerOf(tenant, session);
+  if (owner !== undefined) deps.knownOwners.remember(tenant, session, owner);
+  return owner;
+}
+
 /** Whether this event is the session owner's own: session-scoped and sequenced, not a foreign-emitter type. */
 export function isOwnershipEvent(event: AepEvent): event is AepEvent & { session: string } {
   return event.session !== undefined && event.seq !== undefined && !isAgentScopedType(event.type) && !isForeignEmitterType(event.type);

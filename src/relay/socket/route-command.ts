@@ -9,7 +9,8 @@
 import { hasScope } from '../../auth/principal.ts';
 import { errorFrame } from '../../protocol/frames.ts';
 import type { AdmittedEvent } from '../domain/stored-event.ts';
-import { DEFAULT_CONTROL_POLICY, evaluateControlPolicy, parseControlPolicy } from '../control-policy.ts';
+import { DEFAULT_CONTROL_POLICY, evaluateControlPolicy, parseControlPolicy, policyNamesAgents } from '../control-policy.ts';
+import { sessionOwnerOf } from '../session-ownership.ts';
 import type { ControlPolicy } from '../control-policy.ts';
 import { send } from './socket-context.ts';
 import type { SocketContext } from './socket-context.ts';
@@ -23,18 +24,16 @@ export async function routeCommand(context: SocketContext, command: AdmittedEven
     send(context, errorFrame({ code, cause: event.id, detail }));
 
   if (!hasScope(context.principal, 'control')) return void (await refuse('unauthorized', 'this token lacks the control scope (AEP-0004 §4.1)'));
+  // The policy is decided before any claim is read: a sender it denies gets `unauthorized`
+  // for every session alike, claimed or not, so it cannot map the live sessions.
+  const policy = await policyOf(context, tenant);
+  const targetAgent = policyNamesAgents(policy) ? await sessionOwnerOf(context.runtime, tenant, session) : undefined;
+  const verdict = evaluateControlPolicy(policy, { tokenId: context.principal.tokenId, type: event.type, session, ...(targetAgent === undefined ? {} : { targetAgent }) });
+  if (verdict === 'deny') return void (await refuse('unauthorized', "the tenant's control policy denies this command"));
   const claimants = await claims.claimsOf(tenant, session);
   if (claimants.length === 0) return void (await refuse('no-route', `no connected emitter claims session ${JSON.stringify(session)}`));
   if (claimants.length > 1) return void (await refuse('ambiguous', `${claimants.length} live connections claim session ${JSON.stringify(session)}; the relay routes to exactly one (AEP-0004 §4.5)`));
   const [target] = claimants as [(typeof claimants)[number]];
-  const policy = await policyOf(context, tenant);
-  const verdict = evaluateControlPolicy(policy, {
-    tokenId: context.principal.tokenId,
-    type: event.type,
-    session,
-    ...(target.declarations.agent === undefined ? {} : { targetAgent: target.declarations.agent }),
-  });
-  if (verdict === 'deny') return void (await refuse('unauthorized', "the tenant's control policy denies this command"));
   const accepts = target.declarations.control?.accepts;
   if (!Array.isArray(accepts) || !accepts.includes(event.type)) {
     return void (await refuse('unsupported', `the claimant of ${JSON.stringify(session)} did not declare ${event.type} in control.accepts`));
