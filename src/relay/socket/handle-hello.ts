@@ -1,15 +1,16 @@
 /**
- * The relay's side of the `hello` exchange (AEP-0003 §4): select exactly one version, check a
- * bound token's identity (`agent-binding.ts`), record
- * the client's role, identity and capabilities verbatim, answer with the relay's own hello,
- * and only then open the connection for its other frames (see `hello-gate.ts`).
+ * The relay's side of the `hello` exchange (AEP-0003 §4): select exactly one version, bound
+ * the declarations (`hello-bounds.ts`), check a bound token's identity (`agent-binding.ts`),
+ * record the client's role, identity and capabilities verbatim, answer with the relay's own
+ * hello, and only then open the connection for its other frames (see `hello-gate.ts`).
  */
 import { SUPPORTED_VERSIONS } from '../../protocol/event.ts';
 import { selectVersion } from '../../protocol/client-message.ts';
 import type { HelloFrame } from '../../protocol/client-message.ts';
-import { errorFrame, helloReply, VERSION_UNSUPPORTED } from '../../protocol/frames.ts';
+import { errorFrame, helloReply, INVALID_HELLO, VERSION_UNSUPPORTED } from '../../protocol/frames.ts';
 import { helloIdentityRefusal } from '../agent-binding.ts';
 import { relayCapabilities, servedSurface } from '../discovery.ts';
+import { helloDeclarationsRefusal } from './hello-bounds.ts';
 import { closeConnection, send } from './socket-context.ts';
 import type { SocketContext } from './socket-context.ts';
 
@@ -21,6 +22,14 @@ export async function handleHello(context: SocketContext, hello: HelloFrame): Pr
     if (await connections.transition(tenant, context.connectionId, ['connected'], 'rejected')) {
       await send(context, errorFrame({ code: VERSION_UNSUPPORTED, versions: SUPPORTED_VERSIONS, detail: 'no offered version is supported' }));
       await closeConnection(context, 'version-unsupported');
+    }
+    return;
+  }
+  const declarationRefusal = helloDeclarationsRefusal(hello.rawIdentity, hello.capabilities);
+  if (declarationRefusal !== undefined) {
+    if (await connections.transition(tenant, context.connectionId, ['connected'], 'rejected')) {
+      await send(context, errorFrame({ code: INVALID_HELLO, detail: declarationRefusal }));
+      await closeConnection(context, INVALID_HELLO);
     }
     return;
   }

@@ -1,12 +1,14 @@
 /**
  * The `roster` frame (AEP-0003 §4.1): a snapshot of the live (connection, session) claims of
  * this tenant, one entry per claim, declarations verbatim. Watch-class: refused in-band on
- * emitter-role connections, under the same authentication posture as `subscribe`.
+ * emitter-role connections, under the same authentication posture as `subscribe`. A large
+ * snapshot is split into frames under the WebSocket frame limit (`roster-frames.ts`).
  */
 import { hasScope } from '../../auth/principal.ts';
-import { errorFrame, rosterReply } from '../../protocol/frames.ts';
+import { errorFrame } from '../../protocol/frames.ts';
 import type { RosterEntry } from '../../protocol/frames.ts';
 import type { ConnectionRecord } from '../domain/connection.ts';
+import { rosterFrames } from './roster-frames.ts';
 import { send } from './socket-context.ts';
 import type { SocketContext } from './socket-context.ts';
 
@@ -26,5 +28,11 @@ export async function handleRoster(context: SocketContext, connection: Connectio
       ...(emits === undefined ? {} : { emits }),
     } as RosterEntry;
   });
-  await send(context, rosterReply(id, entries));
+  for (const frame of rosterFrames(id, entries)) {
+    if (!(await send(context, frame))) {
+      // Refused by the gateway (or the connection went away): say so rather than leave the request unanswered.
+      await send(context, errorFrame({ code: 'limit-exceeded', id, detail: 'the roster reply could not be delivered in full' }));
+      return;
+    }
+  }
 }

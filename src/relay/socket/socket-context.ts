@@ -15,10 +15,21 @@ export interface SocketContext {
   receivedAtMs: number;
 }
 
-/** Sends one frame or event text; a gone connection is cleaned up and reported as false. */
+/**
+ * Sends one frame or event text; false when it was not sent. A gone connection is cleaned up;
+ * a post the gateway refuses outright (413 over its message limit, or another non-retryable
+ * answer) is logged and reported as false, so the caller can answer in-band instead of the
+ * whole invocation failing.
+ */
 export async function send(context: SocketContext, frame: object | string): Promise<boolean> {
   const text = typeof frame === 'string' ? frame : JSON.stringify(frame);
-  const outcome = await context.runtime.poster.post(context.connectionId, text);
+  let outcome;
+  try {
+    outcome = await context.runtime.poster.post(context.connectionId, text);
+  } catch (error) {
+    context.logger.warn('post refused', { error, connectionId: context.connectionId, bytes: Buffer.byteLength(text, 'utf8') });
+    return false;
+  }
   if (outcome === 'gone') {
     await context.runtime.connections.removeConnection(context.principal.tenant, context.connectionId);
     return false;
