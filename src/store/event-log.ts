@@ -14,8 +14,10 @@
  *     in the session's partition, their place in history in `pos` (`position-key.ts`).
  *   - agent-scoped events (no session, no position): `E#{source}#{id}` in their agent's
  *     partition; fanned out live, never replayed.
- *   Dedupe is therefore per `(tenant, source, id)` at one position: an `id` reused at a
- *   different position is a different item, stored again (README, "Guarantees").
+ *   Dedupe is therefore per partition: a sequenced event's `(source, id)` at one position of its
+ *   session; a seq-less one per `(tenant, session, source, id)`; an agent-scoped one per
+ *   `(tenant, agent, source, id)`. An `id` reused at a different position, or in another
+ *   session, is a different item, stored again (README, "Guarantees").
  * - `redelivery`: a short-lived marker written when a duplicate arrives (`redelivery-markers.ts`).
  * - `session`: the tenant's registry of sessions held, for replay-all (`session-registry.ts`).
  */
