@@ -13,6 +13,8 @@ import type { AdmittedEvent, AppendOutcome } from './domain/index.ts';
 import type { RelayRuntime } from './runtime.ts';
 import { admitEventText } from './admission.ts';
 import type { AdmissionLimits } from './admission.ts';
+import { decodeCloudEventBody } from './cloudevents-body.ts';
+import type { DroppedAttributes } from './cloudevents-body.ts';
 import { bodyKindOf, splitBody } from './http-batch.ts';
 import { ownershipRefusal } from './session-ownership.ts';
 import { batchLimitOf, checkEventRate } from './quota-checks.ts';
@@ -31,6 +33,8 @@ export interface IngestResult {
   accepted: number;
   stored: number;
   duplicates: number;
+  /** CloudEvents bodies: extension attributes the AEP-0005 §2 inverse dropped, per event (absent when none). */
+  dropped?: DroppedAttributes[];
 }
 
 /** Admits and stores a POSTed body, or throws the RelayError the binding answers with. */
@@ -45,14 +49,28 @@ export async function ingest(runtime: RelayRuntime, request: IngestRequest): Pro
   const bodyBytes = Buffer.byteLength(request.body, 'utf8');
   if (bodyBytes > limits.maxBodyBytes) throw payloadTooLarge('payload-too-large', `the body is ${bodyBytes} bytes; the limit is ${limits.maxBodyBytes}`);
   if (request.body.trim() === '') throw badRequest('invalid-event', 'the body carries no event');
-  const texts = splitBody(request.body, kind, await batchLimitOf(runtime.quotas, principal.tenant, limits.maxBatchEvents));
-  if (texts instanceof RelayError) throw texts;
+  const batchLimit = await batchLimitOf(runtime.quotas, principal.tenant, limits.maxBatchEvents);
+  let dropped: DroppedAttributes[] = [];
+  let texts: string[];
+  let mappingRefusal: RelayError | undefined;
+  if (kind === 'cloudevent' || kind === 'cloudevent-batch') {
+    // CloudEvents are mapped to AEP event texts, which then take exactly the native path.
+    const decoded = decodeCloudEventBody(request.body, kind === 'cloudevent-batch', batchLimit);
+    if (decoded instanceof RelayError) throw decoded;
+    ({ texts, dropped, refusal: mappingRefusal } = decoded);
+  } else {
+    const split = splitBody(request.body, kind, batchLimit);
+    if (split instanceof RelayError) throw split;
+    texts = split;
+  }
   const admitted = admitBatch(texts, principal, limits);
+  // Every event before an unmappable CloudEvent was admitted, so this is the first failing index.
+  if (mappingRefusal !== undefined) throw mappingRefusal;
   await requireOwnership(runtime, principal, admitted);
   const rateRefusal = await checkEventRate(runtime.quotas, principal.tenant, admitted.length);
   if (rateRefusal !== undefined) throw limitExceeded(rateRefusal);
   const { stored, duplicates } = await appendAll(runtime.eventLog, principal.tenant, admitted);
-  return { accepted: admitted.length, stored, duplicates };
+  return { accepted: admitted.length, stored, duplicates, ...(dropped.length === 0 ? {} : { dropped }) };
 }
 
 /** Admits every text or throws the refusal of the first that fails, naming its index. */
