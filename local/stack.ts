@@ -11,6 +11,7 @@
  * AEP_LOCAL_WS_BUFFER_BYTES (unsent bytes toward a client above which a post answers 429,
  * default 1 MiB).
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -35,6 +36,7 @@ import type { WebSocketApi } from './gateway/websocket-api.ts';
 import { LOCAL_CREDENTIALS, useLocalCredentials } from './local-credentials.ts';
 import type { FanoutHandler, StreamBatchFailure } from './stream-batch-delivery.ts';
 import { createStreamPoller } from './stream-poller.ts';
+import { passesBridgeFilter } from './stream-records.ts';
 import { installLambdaStreamingGlobal } from './lambda-streaming-global.ts';
 import { serveStreamingFunction } from './gateway/response-streaming.ts';
 import type { StreamingHandler } from './gateway/response-streaming.ts';
@@ -76,12 +78,14 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
   let gateway: LocalGateway | undefined;
   let websocketApi: WebSocketApi | undefined;
   let poller: StreamPoller | undefined;
+  let bridgePoller: StreamPoller | undefined;
   const stopAll = async () => {
     // Order matters: no new connections; close the sockets (their $disconnect runs against a
     // live DynamoDB); stop fan-out after its in-flight batch; then the server and the database.
     gateway?.stopAccepting();
     await websocketApi?.close();
     await poller?.stop();
+    await bridgePoller?.stop();
     await gateway?.close();
     await dynamo.stop();
   };
@@ -98,6 +102,8 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
         surface: { stream: true, socket: true },
         // The dev token's tenant is the operator, so `npm start` can manage tenants over HTTP.
         operatorTenant: LOCAL_TENANT,
+        // Bridge sink secrets are sealed with a local key (KMS in AWS).
+        bridges: { sealKeyBase64: localSealKey(options) },
       }),
       ...options.env,
     });
@@ -131,6 +137,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     const socket = { handler: await load('socket', () => import('../functions/socket/handler.ts')) };
     const fanout = { handler: await load('fanout', () => import('../functions/fanout/handler.ts')) };
     const stream = { handler: await load('stream', () => import('../functions/stream/handler.ts')) };
+    const bridges = { handler: await load('bridges', () => import('../functions/bridges/handler.ts')) };
     websocketApi = createWebSocketApi({
       route: (event, context) => {
         usage.socketRoute(event.requestContext.routeKey);
@@ -178,6 +185,20 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     });
     await poller.start();
     faults?.attachPoller(poller);
+    // The bridges read the same stream through a mapping of their own, with their own checkpoints.
+    bridgePoller = createStreamPoller({
+      dynamoEndpoint: dynamo.endpoint,
+      region: config.region,
+      credentials: LOCAL_CREDENTIALS,
+      tableName: names.events,
+      handler: (event, context) => usage.invoke('bridges', () => bridges.handler(event, context)),
+      pollIntervalMs: nonNegativeInteger('AEP_LOCAL_POLL_MS', 100),
+      filter: passesBridgeFilter,
+      onFailure: (failure) => {
+        console.error(JSON.stringify({ level: 'error', component: 'local-bridge-poller', message: 'records sent to the on-failure destination', failure }));
+      },
+    });
+    await bridgePoller.start();
     return {
       baseUrl,
       dynamoEndpoint: dynamo.endpoint,
@@ -210,6 +231,24 @@ function nonNegativeInteger(name: string, fallback: number): number {
  * `devToken` when given; otherwise a persistent stack reuses the one it minted before
  * (kept in the git-ignored data folder) and an in-memory stack mints a fresh one.
  */
+/**
+ * The key that seals bridge sink secrets: AEP_BRIDGE_SEAL_KEY when set, else one kept beside
+ * the dev token in the data folder (so sealed secrets still open after a restart), or a fresh
+ * one for an in-memory stack.
+ */
+function localSealKey(options: StackOptions): string {
+  const given = process.env.AEP_BRIDGE_SEAL_KEY;
+  if (given !== undefined && given !== '') return given;
+  const keyFile = join(options.dataDir, 'bridge-seal-key');
+  if (!options.inMemory && existsSync(keyFile)) return readFileSync(keyFile, 'utf8').trim();
+  const key = randomBytes(32).toString('base64');
+  if (!options.inMemory) {
+    mkdirSync(options.dataDir, { recursive: true });
+    writeFileSync(keyFile, `${key}\n`, { mode: 0o600 });
+  }
+  return key;
+}
+
 async function bootstrapDevToken({ tenants, tokens }: TenantTableStores, options: StackOptions): Promise<string> {
   await tenants.ensureTenant(LOCAL_TENANT);
   const tokenFile = join(options.dataDir, 'dev-token');

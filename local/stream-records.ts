@@ -62,3 +62,11 @@ export function passesFanoutFilter(record: DynamoDBRecord): boolean {
   const kind = record.dynamodb?.NewImage?.kind?.S;
   return record.eventName === 'INSERT' && kind !== undefined && FANOUT_KINDS.includes(kind);
 }
+
+/**
+ * The bridges' event source mapping's filter criteria (`infra/constructs/bridges.ts`): inserted
+ * events only. Redelivery markers are duplicates the sinks already had with their first storing.
+ */
+export function passesBridgeFilter(record: DynamoDBRecord): boolean {
+  return record.eventName === 'INSERT' && record.dynamodb?.NewImage?.kind?.S === 'event';
+}

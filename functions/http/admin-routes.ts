@@ -8,6 +8,7 @@ import { invalidAdminRequest } from '../../src/admin/admin-errors.ts';
 import { requireAdmin, requireNotSelfLockout, requireOperator, targetTenant } from '../../src/admin/admin-access.ts';
 import { ALSO_REVOKED_HEADER, CONNECTIONS_CLOSED_HEADER } from '../../src/admin/admin-operations.ts';
 import { adminServiceFor } from '../../src/admin/admin-service.ts';
+import { BridgeAdmin } from '../../src/admin/bridge-admin.ts';
 import type { AdminService } from '../../src/admin/admin-service.ts';
 import { issueRequestFromBody } from '../../src/admin/issue-request.ts';
 import type { Principal } from '../../src/auth/principal.ts';
@@ -22,6 +23,7 @@ type Response = APIGatewayProxyStructuredResultV2;
 interface AdminRequest {
   principal: Principal;
   admin: AdminService;
+  bridges: BridgeAdmin;
   operatorTenant: string;
   params: Record<string, string>;
   /** The `tenant` query parameter: the operator names another tenant with it. */
@@ -66,6 +68,18 @@ const ADMIN_ROUTES: readonly Route<AdminHandler>[] = [
   { method: 'POST', path: 'tokens/:tokenId/rotate', handler: async (request) => jsonResponse(201, await request.admin.rotateToken(tenantOf(request), request.params.tokenId as string, { actor: request.principal })) },
   { method: 'GET', path: 'policy', handler: async (request) => jsonResponse(200, await request.admin.getControlPolicy(tenantOf(request))) },
   { method: 'PUT', path: 'policy', handler: async (request) => jsonResponse(200, await request.admin.setControlPolicy(tenantOf(request), request.body())) },
+  { method: 'GET', path: 'bridges', handler: async (request) => jsonResponse(200, { sinks: await request.bridges.listSinks(tenantOf(request)) }) },
+  { method: 'PUT', path: 'bridges', handler: async (request) => jsonResponse(200, await request.bridges.setSinks(tenantOf(request), request.body())) },
+  {
+    method: 'DELETE',
+    path: 'bridges',
+    handler: async (request) => {
+      await request.bridges.clearSinks(tenantOf(request));
+      return noContent({});
+    },
+  },
+  { method: 'GET', path: 'bridges/dead-letters', handler: async (request) => jsonResponse(200, { deadLetters: await request.bridges.listDeadLetters(tenantOf(request)) }) },
+  { method: 'POST', path: 'bridges/dead-letters/redrive', handler: async (request) => jsonResponse(200, await request.bridges.redrive(tenantOf(request))) },
   { method: 'GET', path: 'tenants', handler: operatorOnly(async (request) => jsonResponse(200, { tenants: await request.admin.listTenants() })) },
   { method: 'POST', path: 'tenants', handler: operatorOnly(async (request) => jsonResponse(201, await request.admin.createTenant(tenantNameOf(request.body())))) },
   { method: 'POST', path: 'tenants/:tenant/enable', handler: operatorOnly(async (request) => jsonResponse(200, await request.admin.enableTenant(request.params.tenant as string))) },
@@ -88,6 +102,7 @@ export async function adminRoute(runtime: RelayRuntime, principal: Principal, ev
   return handler({
     principal,
     admin: adminServiceFor(runtime),
+    bridges: new BridgeAdmin(runtime.bridges, runtime.tenants),
     operatorTenant: runtime.config.operatorTenant,
     params,
     tenantQuery: event.queryStringParameters?.tenant,

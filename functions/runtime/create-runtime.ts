@@ -10,6 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { ConfigurationError } from '../../src/config/env-readers.ts';
 import type { RelayConfig } from '../../src/config/relay-config.ts';
 import { managementApiPoster } from '../../src/gateway/connection-poster.ts';
@@ -29,6 +30,7 @@ import { InboxStore } from '../../src/store/inbox-store.ts';
 import { QuotaStore } from '../../src/store/quota-store.ts';
 import { SessionOwnerStore } from '../../src/store/session-owner-store.ts';
 import { tenantTableStores } from '../../src/store/tenant-table.ts';
+import { createBridges } from './create-bridges.ts';
 
 export interface RuntimeDependencies {
   config: RelayConfig;
@@ -38,6 +40,8 @@ export interface RuntimeDependencies {
   meter?: CapacityMeter;
   /** Posts to WebSocket clients; built from `config.managementEndpoint` when absent. */
   poster?: ConnectionPoster;
+  /** PutEvents client for EventBridge sinks; built from `config.bridges` when absent. */
+  eventBridge?: EventBridgeClient;
 }
 
 export function createRuntime(dependencies: RuntimeDependencies): RelayRuntime {
@@ -83,6 +87,7 @@ export function createRuntime(dependencies: RuntimeDependencies): RelayRuntime {
       config.deadlineFunction === undefined
         ? timerDeadlines((deadline) => reachDeadline(runtime, deadline), now)
         : lambdaDeadlines({ functionName: config.deadlineFunction, region: config.region }),
+    bridges: createBridges({ config, dynamo, now, mintId, ...(dependencies.eventBridge === undefined ? {} : { eventBridge: dependencies.eventBridge }) }),
     mintId,
     now,
   };

@@ -44,6 +44,9 @@ const SHAPES: Record<FunctionName, FunctionShape> = {
   socket: { description: 'AEP relay: WebSocket routes ($connect, $default, $disconnect)', memorySize: 512, timeout: Duration.seconds(28) },
   // A stream batch posts to every matching connection; bounded well below the stream's 24 h retention.
   fanout: { description: 'AEP relay: event log stream fan-out', memorySize: 512, timeout: Duration.seconds(FANOUT_TIMEOUT_SECONDS) },
+  // A stream batch goes to every sink of its tenants, each request retried with backoff
+  // (AEP_BRIDGE_RETRY_*: about 7.5 s per request by default) before its events are dead-lettered.
+  bridges: { description: 'AEP relay: AEP-0005 bridges (sinks fed from the event log stream)', memorySize: 512, timeout: Duration.minutes(5) },
   // An SSE stream lives as long as the invocation: Lambda's maximum, 15 minutes.
   stream: { description: 'AEP relay: SSE stream (function URL, response streaming)', memorySize: 512, timeout: Duration.minutes(15) },
   // Waits for a connection's token to expire and closes it; mostly asleep, so small, and as
@@ -73,6 +76,7 @@ export class RelayFunctions extends Construct {
   public readonly fanout: LambdaFunction;
   public readonly stream: LambdaFunction;
   public readonly deadline: LambdaFunction;
+  public readonly bridges: LambdaFunction;
   /** Each function's log group, by function. */
   public readonly logGroups: Readonly<Record<FunctionName, LogGroup>>;
 
@@ -118,12 +122,13 @@ export class RelayFunctions extends Construct {
     this.fanout = functions.fanout;
     this.stream = functions.stream;
     this.deadline = functions.deadline;
+    this.bridges = functions.bridges;
     this.logGroups = logGroups;
     this.wireDeadlines();
   }
 
   get all(): readonly LambdaFunction[] {
-    return [this.http, this.authorizer, this.socket, this.fanout, this.stream, this.deadline];
+    return [this.http, this.authorizer, this.socket, this.fanout, this.stream, this.deadline, this.bridges];
   }
 
   /**

@@ -7,6 +7,8 @@ import { isTenantId } from '../relay/domain/tenant-id.ts';
 import { ConfigurationError, nonNegativeInteger, optionalString, positiveInteger, requiredString } from './env-readers.ts';
 import type { Environment } from './env-readers.ts';
 import { FANOUT_VARIABLES, LIMIT_VARIABLES, RELAY_VARIABLES, SSE_VARIABLES, SURFACE_ON } from './relay-environment.ts';
+import { readBridgeConfig } from './bridge-config.ts';
+import type { BridgeConfig } from './bridge-config.ts';
 
 export interface RelayLimits {
   /** Largest request body `POST /events` accepts, in bytes (413 above it). */
@@ -54,6 +56,8 @@ export interface RelayConfig {
   operatorTenant: string;
   /** Which bindings this deployment serves (AEP_SURFACE_STREAM / AEP_SURFACE_SOCKET = on), so discovery only advertises what exists. */
   surface: { stream: boolean; socket: boolean };
+  /** AEP-0005 bridges: secret sealing, allowed EventBridge buses, retry budget. */
+  bridges: BridgeConfig;
 }
 
 export interface SseSettings {
@@ -143,6 +147,7 @@ export function readRelayConfig(env: Environment): RelayConfig {
       stream: optionalString(env, RELAY_VARIABLES.surfaceStream) === SURFACE_ON,
       socket: optionalString(env, RELAY_VARIABLES.surfaceSocket) === SURFACE_ON,
     },
+    bridges: readBridgeConfig(env),
   };
 }
 

@@ -53,6 +53,25 @@ export const FANOUT_VARIABLES: Readonly<Record<keyof FanoutSettings, string>> = 
   concurrency: 'AEP_FANOUT_CONCURRENCY',
   closingGraceMs: 'AEP_FANOUT_CLOSING_GRACE_MS',
 };
+/** The bridges' variables (`bridge-config.ts`). */
+export const BRIDGE_VARIABLES = {
+  kmsKeyId: 'AEP_BRIDGE_KMS_KEY_ID',
+  sealKey: 'AEP_BRIDGE_SEAL_KEY',
+  eventBuses: 'AEP_BRIDGE_EVENT_BUSES',
+  eventBridgeEndpoint: 'AEP_BRIDGE_EVENTBRIDGE_ENDPOINT',
+  retryAttempts: 'AEP_BRIDGE_RETRY_ATTEMPTS',
+  retryBaseDelayMs: 'AEP_BRIDGE_RETRY_BASE_MS',
+  retryMaxDelayMs: 'AEP_BRIDGE_RETRY_MAX_MS',
+} as const;
+
+/** What a starter may set for the bridges (the sealing key is written as base64). */
+export interface BridgeEnvironmentSettings {
+  kmsKeyId?: string;
+  sealKeyBase64?: string;
+  eventBuses?: readonly string[];
+  eventBridgeEndpoint?: string;
+  retry?: { attempts?: number; baseDelayMs?: number; maxDelayMs?: number };
+}
 
 /** The value a surface variable holds when its binding is served. */
 export const SURFACE_ON = 'on';
@@ -67,6 +86,7 @@ export type RelayEnvironmentSettings = { tables: TableNames } & Partial<
     limits?: Partial<RelayLimits>;
     sse?: Partial<SseSettings>;
     fanout?: Partial<FanoutSettings>;
+    bridges?: BridgeEnvironmentSettings;
   };
 
 /** The variables that make `readRelayConfig` return these settings (and its defaults for the rest). */
@@ -96,6 +116,14 @@ export function relayEnvironment(settings: RelayEnvironmentSettings): Record<str
   for (const [field, name] of entries(LIMIT_VARIABLES)) put(name, settings.limits?.[field]);
   for (const [field, name] of entries(SSE_VARIABLES)) put(name, settings.sse?.[field]);
   for (const [field, name] of entries(FANOUT_VARIABLES)) put(name, settings.fanout?.[field]);
+  const bridges = settings.bridges;
+  put(BRIDGE_VARIABLES.kmsKeyId, bridges?.kmsKeyId);
+  put(BRIDGE_VARIABLES.sealKey, bridges?.sealKeyBase64);
+  if (bridges?.eventBuses !== undefined && bridges.eventBuses.length > 0) put(BRIDGE_VARIABLES.eventBuses, bridges.eventBuses.join(','));
+  put(BRIDGE_VARIABLES.eventBridgeEndpoint, bridges?.eventBridgeEndpoint);
+  put(BRIDGE_VARIABLES.retryAttempts, bridges?.retry?.attempts);
+  put(BRIDGE_VARIABLES.retryBaseDelayMs, bridges?.retry?.baseDelayMs);
+  put(BRIDGE_VARIABLES.retryMaxDelayMs, bridges?.retry?.maxDelayMs);
   return variables;
 }
 

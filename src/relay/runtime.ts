@@ -22,6 +22,7 @@ import type {
   TokensPort,
 } from './ports/index.ts';
 import type { KnownOwners } from './session-ownership.ts';
+import type { BridgeRuntime } from './bridges/bridge-runtime.ts';
 import type { KnownClaims } from './socket/known-claims.ts';
 
 export interface RelayRuntime {
@@ -48,6 +49,8 @@ export interface RelayRuntime {
   deadlines: ConnectionDeadlinesPort;
   /** Claims this process already recorded (`handle-event.ts`). */
   knownClaims: KnownClaims;
+  /** AEP-0005 bridges: the tenants' sinks, their dead letters, and how requests reach them. */
+  bridges: BridgeRuntime;
   mintId: IdMinter;
   now: Clock;
 }

@@ -82,6 +82,10 @@ export const tenantKeys = {
   tokenHashSort: 'TOKEN',
   /** Registry of all tenants, for the operator's listing. */
   tenantRegistryPartition: 'TENANTS',
+  /** The tenant's bridge sinks (public settings and sealed secrets), beside its tenant record. */
+  bridgesRecord: 'BRIDGES',
+  /** The tenant's bridge dead letters, sorted by a time-ordered id. */
+  deadLetterPartition: (tenant: string) => `T#${tenant}#BRIDGEDLQ`,
 };
 
 /** The tenant a partition key belongs to: every tenant-scoped key starts `T#{tenant}#`. */

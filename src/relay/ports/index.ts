@@ -1,16 +1,20 @@
 /** The interfaces the relay speaks to; `src/store` and `src/gateway` implement them. */
+export type { BridgeSinksPort, SinkSecrets, StoredSink } from './bridge-sinks.ts';
 export type { ClaimsPort } from './claims.ts';
 export type { Clock } from './clock.ts';
 export type { ConnectionDeadline, ConnectionDeadlinesPort } from './connection-deadlines.ts';
 export type { ConnectionPoster, PostOptions, PostOutcome } from './connection-poster.ts';
 export type { ConnectionsPort } from './connections.ts';
 export type { ControlPoliciesPort } from './control-policies.ts';
+export type { DeadLetter, DeadLettersPort } from './dead-letters.ts';
 export type { EventLogPort } from './event-log.ts';
 export type { IdMinter } from './ids.ts';
 export type { InboxItem, InboxPort } from './inbox.ts';
 export type { ParkingPort } from './parking.ts';
 export type { QuotasPort } from './quotas.ts';
 export type { SessionOwnersPort } from './session-owners.ts';
+export type { SealContext, SecretSealer } from './secret-sealer.ts';
+export type { HttpDelivery, PutEventsOutcome, SendOutcome, SinkTransport } from './sink-transport.ts';
 export type { SubscriptionsPort } from './subscriptions.ts';
 export type { TenantsPort } from './tenants.ts';
 export type { TokensPort } from './tokens.ts';

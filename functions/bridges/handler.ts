@@ -1,0 +1,36 @@
+/**
+ * `functions/bridges`: the AEP-0005 bridges' own consumer of the event log's DynamoDB Stream
+ * (a second event source mapping beside fan-out's, so a slow or failing sink never delays
+ * live delivery). Sends each tenant's new events to its sinks; what a sink still refuses after
+ * the retry budget is dead-lettered. A throw (sink settings or dead-letter store unreachable)
+ * makes the mapping retry the batch: delivery is at-least-once.
+ */
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import { readRelayConfig } from '../../src/config/relay-config.ts';
+import { createLogger } from '../../src/observability/logger.ts';
+import { deliverToBridges } from '../../src/relay/bridges/deliver-to-sinks.ts';
+import type { RelayRuntime } from '../../src/relay/runtime.ts';
+import { deliverablesOf } from '../../src/store/event-stream.ts';
+import { createRuntime } from '../runtime/create-runtime.ts';
+
+const logger = createLogger({ service: 'aep-relay-bridges' });
+
+/** The bridges handler over a runtime (the local stack injects its own; Lambda uses `handler`). */
+export function createHandler(runtime: RelayRuntime) {
+  return middy<DynamoDBStreamEvent, DynamoDBBatchResponse, Error, Context>()
+    .use(injectLambdaContext(logger.powertools))
+    .handler(async (event) => {
+      const reports = await deliverToBridges(runtime.bridges, deliverablesOf(event.Records));
+      for (const report of reports) {
+        // Counts and names only: targets and headers of sinks are never logged.
+        if (report.parked > 0) logger.warn('bridge events dead-lettered', { ...report });
+        else logger.debug('bridge batch delivered', { ...report });
+      }
+      // Every record is done (delivered or dead-lettered); failures that must be retried threw.
+      return { batchItemFailures: [] };
+    });
+}
+
+export const handler = createHandler(createRuntime({ config: readRelayConfig(process.env) }));

@@ -1,0 +1,53 @@
+/**
+ * The bridges' settings (AEP-0005 sinks), read with the rest of the relay configuration.
+ * Secrets of sinks are sealed with a KMS key in AWS (`AEP_BRIDGE_KMS_KEY_ID`) or with a local
+ * AES key (`AEP_BRIDGE_SEAL_KEY`, base64 of 32 bytes); with neither, configuring a sink that
+ * has a secret fails naming both variables.
+ */
+import { ConfigurationError, optionalString, positiveInteger } from './env-readers.ts';
+import type { Environment } from './env-readers.ts';
+import { BRIDGE_VARIABLES } from './relay-environment.ts';
+
+export interface BridgeRetrySettings {
+  /** Attempts per request, the first included, before its events are dead-lettered. */
+  attempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+export interface BridgeConfig {
+  /** KMS key (id or ARN) that seals sink secrets in AWS. */
+  kmsKeyId?: string;
+  /** Local sealing key (32 bytes); used when no KMS key is set. */
+  sealKey?: Buffer;
+  /** EventBridge bus ARNs sinks may name: the ones the stack grants `events:PutEvents` on. */
+  eventBuses: string[];
+  /** EventBridge endpoint override (a local stand-in); absent in AWS. */
+  eventBridgeEndpoint?: string;
+  retry: BridgeRetrySettings;
+}
+
+/** Default budget: 5 attempts over about 7.5 s (0.5, 1, 2, 4 s between them). */
+export const DEFAULT_BRIDGE_RETRY: BridgeRetrySettings = { attempts: 5, baseDelayMs: 500, maxDelayMs: 4000 };
+
+export function readBridgeConfig(env: Environment): BridgeConfig {
+  const kmsKeyId = optionalString(env, BRIDGE_VARIABLES.kmsKeyId);
+  const sealKeyText = optionalString(env, BRIDGE_VARIABLES.sealKey);
+  const eventBridgeEndpoint = optionalString(env, BRIDGE_VARIABLES.eventBridgeEndpoint);
+  let sealKey: Buffer | undefined;
+  if (sealKeyText !== undefined) {
+    sealKey = Buffer.from(sealKeyText, 'base64');
+    if (sealKey.length !== 32) throw new ConfigurationError(`${BRIDGE_VARIABLES.sealKey} must be the base64 of 32 bytes`);
+  }
+  return {
+    ...(kmsKeyId === undefined ? {} : { kmsKeyId }),
+    ...(sealKey === undefined ? {} : { sealKey }),
+    eventBuses: (optionalString(env, BRIDGE_VARIABLES.eventBuses) ?? '').split(',').map((arn) => arn.trim()).filter((arn) => arn !== ''),
+    ...(eventBridgeEndpoint === undefined ? {} : { eventBridgeEndpoint }),
+    retry: {
+      attempts: positiveInteger(env, BRIDGE_VARIABLES.retryAttempts, DEFAULT_BRIDGE_RETRY.attempts),
+      baseDelayMs: positiveInteger(env, BRIDGE_VARIABLES.retryBaseDelayMs, DEFAULT_BRIDGE_RETRY.baseDelayMs),
+      maxDelayMs: positiveInteger(env, BRIDGE_VARIABLES.retryMaxDelayMs, DEFAULT_BRIDGE_RETRY.maxDelayMs),
+    },
+  };
+}

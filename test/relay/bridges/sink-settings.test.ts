@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { parseSinkSet } from '../../../src/relay/bridges/sink-settings.ts';
+
+const BUS = 'arn:aws:events:eu-west-1:123456789012:event-bus/agents';
+
+describe('parseSinkSet', () => {
+  it('parses one sink of each kind with the metadata ceiling by default', () => {
+    const parsed = parseSinkSet(
+      {
+        sinks: [
+          { name: 'bus', kind: 'eventbridge', busArn: BUS, types: ['tool.*'] },
+          { name: 'otel', kind: 'otlp', endpoint: 'https://otlp.example.com/v1/logs', headers: { 'X-Api-Key': 'k' }, maxCapture: 'redacted' },
+          { name: 'hook', kind: 'cloudevents-webhook', url: 'http://127.0.0.1:9999/hook' },
+          { name: 'siem', kind: 'ocsf-webhook', url: 'https://siem.example.com/ingest', rotateSecret: true },
+        ],
+      },
+      [BUS],
+    );
+    expect(parsed).toEqual({
+      ok: true,
+      sinks: [
+        { settings: { name: 'bus', kind: 'eventbridge', maxCapture: 'metadata', types: ['tool.*'], target: BUS }, rotateSecret: false },
+        { settings: { name: 'otel', kind: 'otlp', maxCapture: 'redacted', target: 'https://otlp.example.com/v1/logs', headerNames: ['x-api-key'] }, headers: { 'x-api-key': 'k' }, rotateSecret: false },
+        { settings: { name: 'hook', kind: 'cloudevents-webhook', maxCapture: 'metadata', target: 'http://127.0.0.1:9999/hook' }, rotateSecret: false },
+        { settings: { name: 'siem', kind: 'ocsf-webhook', maxCapture: 'metadata', target: 'https://siem.example.com/ingest' }, rotateSecret: true },
+      ],
+    });
+  });
+
+  it.each([
+    ['a body without sinks', {}, 'the body is a JSON object'],
+    ['an unknown kind', { sinks: [{ name: 'a', kind: 'kafka' }] }, '"kind" is one of'],
+    ['a bad name', { sinks: [{ name: 'A B', kind: 'ocsf-webhook', url: 'https://x.example' }] }, '"name"'],
+    ['a duplicate name', { sinks: [{ name: 'a', kind: 'ocsf-webhook', url: 'https://x.example' }, { name: 'a', kind: 'ocsf-webhook', url: 'https://y.example' }] }, 'used twice'],
+    ['plain http to another host', { sinks: [{ name: 'a', kind: 'ocsf-webhook', url: 'http://x.example/in' }] }, 'must use https'],
+    ['credentials in a URL', { sinks: [{ name: 'a', kind: 'otlp', endpoint: 'https://u:p@x.example/v1/logs' }] }, 'must not carry credentials'],
+    ['a bus the deployment may not use', { sinks: [{ name: 'a', kind: 'eventbridge', busArn: 'arn:aws:events:eu-west-1:999999999999:event-bus/other' }] }, 'not one this deployment may put events on'],
+    ['a malformed bus ARN', { sinks: [{ name: 'a', kind: 'eventbridge', busArn: 'agents' }] }, '"busArn"'],
+    ['an unknown ceiling', { sinks: [{ name: 'a', kind: 'ocsf-webhook', url: 'https://x.example', maxCapture: 'all' }] }, '"maxCapture"'],
+    ['an invalid type pattern', { sinks: [{ name: 'a', kind: 'ocsf-webhook', url: 'https://x.example', types: ['tool*'] }] }, '"types"'],
+    ['a setting of another kind', { sinks: [{ name: 'a', kind: 'ocsf-webhook', url: 'https://x.example', headers: {} }] }, 'unknown setting "headers"'],
+    ['a header the transport sets', { sinks: [{ name: 'a', kind: 'otlp', endpoint: 'https://x.example', headers: { 'Content-Type': 'text/plain' } }] }, 'not a header this sink may set'],
+    ['a header value with a line break', { sinks: [{ name: 'a', kind: 'otlp', endpoint: 'https://x.example', headers: { authorization: 'a\r\nb' } }] }, 'single-line'],
+  ])('refuses %s', (_label, body, reason) => {
+    const parsed = parseSinkSet(body, [BUS]);
+    expect(parsed.ok).toBe(false);
+    expect(!parsed.ok && parsed.reason).toContain(reason);
+  });
+});
