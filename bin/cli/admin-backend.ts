@@ -10,6 +10,7 @@ import { RELAY_VARIABLES } from '../../src/config/relay-environment.ts';
 import type { AdminOperations, IssueOptions } from '../../src/admin/admin-operations.ts';
 import { AdminService, adminServiceFor } from '../../src/admin/admin-service.ts';
 import { HttpAdminClient } from '../../src/admin/http-admin-client.ts';
+import type { BridgeOperations } from '../../src/admin/bridge-admin.ts';
 import { ulidFactory } from '../../src/protocol/ulid.ts';
 import { createRuntime } from '../../functions/runtime/create-runtime.ts';
 import { managementApiPoster } from '../../src/gateway/connection-poster.ts';
@@ -22,6 +23,8 @@ import type { Invocation } from './cli-arguments.ts';
 export interface AdminBackend {
   mode: 'http' | 'direct';
   operations: AdminOperations;
+  /** HTTP mode only: the relay holds the key that seals sink secrets, so bridges are set through it. */
+  bridges?: BridgeOperations;
   /** Direct mode creates a missing tenant on `tokens issue` (bootstrap); HTTP mode never does. */
   issueOptions: IssueOptions;
   /** What to tell the user when open connections could not be reached. */
@@ -34,9 +37,11 @@ export function adminBackend(invocation: Invocation, env: Environment): AdminBac
   if (url !== undefined) {
     const token = invocation.token ?? nonEmpty(env.AEP_ADMIN_TOKEN);
     if (token === undefined) throw new UsageError('HTTP mode needs an admin token: --token or AEP_ADMIN_TOKEN');
+    const client = new HttpAdminClient(url, token);
     return {
       mode: 'http',
-      operations: new HttpAdminClient(url, token),
+      operations: client,
+      bridges: client,
       issueOptions: {},
       unreachableConnectionsHint: `this relay cannot reach WebSocket connections from its HTTP function (no ${RELAY_VARIABLES.managementEndpoint})`,
       close: () => undefined,

@@ -13,7 +13,8 @@ export type Command =
   | { kind: 'tokens issue'; tenant?: string; scopes: Scope[]; agents?: string[]; expiresInSeconds?: number; label?: string }
   | { kind: 'tokens list' | 'policy show'; tenant?: string }
   | { kind: 'tokens revoke' | 'tokens rotate'; tenant?: string; tokenId: string }
-  | { kind: 'policy set'; tenant?: string; source: string };
+  | { kind: 'policy set' | 'bridges set'; tenant?: string; source: string }
+  | { kind: 'bridges list' | 'bridges clear' | 'bridges dead-letters' | 'bridges redrive'; tenant?: string };
 
 export interface Invocation {
   command: Command;
@@ -41,6 +42,12 @@ Tokens:
 Control policy:
   policy show --tenant <id>
   policy set --tenant <id> <file.json | ->
+Bridges (AEP-0005 sinks; HTTP mode only, the relay seals their secrets):
+  bridges set --tenant <id> <sinks.json | ->     replaces the tenant's sinks: { "sinks": [ ... ] }
+  bridges list --tenant <id>
+  bridges clear --tenant <id>
+  bridges dead-letters --tenant <id>
+  bridges redrive --tenant <id>
 
 Options:
   --json             machine-readable output
@@ -81,6 +88,11 @@ const COMMAND_OPTIONS: Record<string, readonly string[]> = {
   'tokens rotate': ['tenant'],
   'policy show': ['tenant'],
   'policy set': ['tenant'],
+  'bridges set': ['tenant'],
+  'bridges list': ['tenant'],
+  'bridges clear': ['tenant'],
+  'bridges dead-letters': ['tenant'],
+  'bridges redrive': ['tenant'],
 };
 
 export function parseInvocation(argv: readonly string[]): Invocation {
@@ -126,11 +138,17 @@ export function parseInvocation(argv: readonly string[]): Invocation {
     }
     case 'tokens list':
     case 'policy show':
+    case 'bridges list':
+    case 'bridges clear':
+    case 'bridges dead-letters':
+    case 'bridges redrive':
       noOperands();
       return { command: { kind, ...tenant }, ...global };
     case 'tokens revoke':
     case 'tokens rotate':
       return { command: { kind, ...tenant, tokenId: operand('token id') }, ...global };
+    case 'bridges set':
+      return { command: { kind, ...tenant, source: operand('sinks file (or - for standard input)') }, ...global };
     default:
       return { command: { kind: 'policy set', ...tenant, source: operand('policy file (or - for standard input)') }, ...global };
   }

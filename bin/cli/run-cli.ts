@@ -9,6 +9,8 @@ import { adminBackend } from './admin-backend.ts';
 import type { AdminBackend } from './admin-backend.ts';
 import { parseInvocation, USAGE, UsageError } from './cli-arguments.ts';
 import type { Command } from './cli-arguments.ts';
+import { deadLetterLines, SIGNING_SECRET_WARNING, sinkLines, sinkSetLines } from './render-bridges.ts';
+import type { BridgeOperations } from '../../src/admin/bridge-admin.ts';
 import { issuedLines, policyLines, policySetLines, revokedLines, rotatedLines, SECRET_WARNING, tenantLines, tenantStateLines, tokenLines } from './render.ts';
 
 export interface CliIo {
@@ -106,7 +108,33 @@ async function execute(command: Exclude<Command, { kind: 'help' }>, backend: Adm
       const policy = await admin.setControlPolicy(tenant, document);
       return { value: policy, lines: policySetLines(tenant, policy) };
     }
+    case 'bridges set': {
+      const change = await bridgesOf(backend).setSinks(tenantOf(command.tenant), await readPolicyDocument(command.source, io));
+      const minted = Object.keys(change.signingSecrets).length > 0;
+      return { value: change, lines: sinkSetLines(change), ...(minted ? { warnings: [SIGNING_SECRET_WARNING] } : {}) };
+    }
+    case 'bridges list': {
+      const sinks = await bridgesOf(backend).listSinks(tenantOf(command.tenant));
+      return { value: { sinks }, lines: sinkLines(sinks) };
+    }
+    case 'bridges clear': {
+      await bridgesOf(backend).clearSinks(tenantOf(command.tenant));
+      return { value: { sinks: [] }, lines: ['removed every bridge sink'] };
+    }
+    case 'bridges dead-letters': {
+      const deadLetters = await bridgesOf(backend).listDeadLetters(tenantOf(command.tenant));
+      return { value: { deadLetters }, lines: deadLetterLines(deadLetters) };
+    }
+    case 'bridges redrive': {
+      const report = await bridgesOf(backend).redrive(tenantOf(command.tenant));
+      return { value: report, lines: [`redrove ${report.letters} dead letters: ${report.delivered} events delivered, ${report.parkedAgain} parked again, ${report.orphaned} letters of removed sinks left`] };
+    }
   }
+}
+
+function bridgesOf(backend: AdminBackend): BridgeOperations {
+  if (backend.bridges === undefined) throw new UsageError('bridges commands need HTTP mode (--url and an admin token): the relay seals sink secrets with its own key');
+  return backend.bridges;
 }
 
 async function readPolicyDocument(source: string, io: CliIo): Promise<unknown> {

@@ -32,7 +32,16 @@ export interface DeadLetterView {
   eventIds: string[];
 }
 
-export class BridgeAdmin {
+/** The bridge administration the CLI reaches over HTTP (`/admin/bridges`). */
+export interface BridgeOperations {
+  listSinks(tenant: string): Promise<SinkSettings[]>;
+  setSinks(tenant: string, body: unknown): Promise<SinkSetChange>;
+  clearSinks(tenant: string): Promise<void>;
+  listDeadLetters(tenant: string): Promise<DeadLetterView[]>;
+  redrive(tenant: string): Promise<RedriveReport>;
+}
+
+export class BridgeAdmin implements BridgeOperations {
   constructor(
     private readonly deps: BridgeRuntime,
     private readonly tenants: TenantsPort,

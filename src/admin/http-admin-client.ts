@@ -5,10 +5,13 @@
 import { RelayError } from '../errors/relay-error.ts';
 import type { ControlPolicy } from '../relay/control-policy.ts';
 import { ALSO_REVOKED_HEADER, CONNECTIONS_CLOSED_HEADER } from './admin-operations.ts';
+import type { BridgeOperations, DeadLetterView, SinkSetChange } from './bridge-admin.ts';
+import type { RedriveReport } from '../relay/bridges/redrive.ts';
+import type { SinkSettings } from '../relay/bridges/sink-settings.ts';
 import type { AdminOperations, IssuedToken, IssueTokenRequest, RotatedToken, TenantStateChange, TenantView, TokenRevocation, TokenView } from './admin-operations.ts';
 
 
-export class HttpAdminClient implements AdminOperations {
+export class HttpAdminClient implements AdminOperations, BridgeOperations {
   private readonly baseUrl: string;
 
   constructor(
@@ -62,6 +65,26 @@ export class HttpAdminClient implements AdminOperations {
 
   async setControlPolicy(tenant: string, document: unknown): Promise<ControlPolicy> {
     return (await this.call('PUT', `/admin/policy${tenantQuery(tenant)}`, document)).json as ControlPolicy;
+  }
+
+  async listSinks(tenant: string): Promise<SinkSettings[]> {
+    return ((await this.call('GET', `/admin/bridges${tenantQuery(tenant)}`)).json as { sinks: SinkSettings[] }).sinks;
+  }
+
+  async setSinks(tenant: string, body: unknown): Promise<SinkSetChange> {
+    return (await this.call('PUT', `/admin/bridges${tenantQuery(tenant)}`, body)).json as SinkSetChange;
+  }
+
+  async clearSinks(tenant: string): Promise<void> {
+    await this.call('DELETE', `/admin/bridges${tenantQuery(tenant)}`);
+  }
+
+  async listDeadLetters(tenant: string): Promise<DeadLetterView[]> {
+    return ((await this.call('GET', `/admin/bridges/dead-letters${tenantQuery(tenant)}`)).json as { deadLetters: DeadLetterView[] }).deadLetters;
+  }
+
+  async redrive(tenant: string): Promise<RedriveReport> {
+    return (await this.call('POST', `/admin/bridges/dead-letters/redrive${tenantQuery(tenant)}`)).json as RedriveReport;
   }
 
   private async call(method: string, path: string, body?: unknown): Promise<{ json: unknown; headers: Headers }> {

@@ -111,3 +111,30 @@ describe('aep-relay', () => {
     expect((await post(token)).status).toBe(401);
   });
 });
+
+describe('aep-relay bridges', () => {
+  it('sets sinks from standard input, shows the signing secret once, and lists them without secrets', { timeout: 60_000 }, async () => {
+    const tenant = uniqueName('clibr');
+    expect((await cli(['tenants', 'create', tenant], httpMode())).code).toBe(0);
+    const sinks = { sinks: [{ name: 'hook', kind: 'cloudevents-webhook', url: 'http://127.0.0.1:9/hook' }, { name: 'otel', kind: 'otlp', endpoint: 'https://otlp.example.com/v1/logs', headers: { authorization: 'Bearer cli-secret-header' } }] };
+    const set = await cli(['bridges', 'set', '--tenant', tenant, '-'], httpMode(), JSON.stringify(sinks));
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stdout).toMatch(/^signing secret of hook: whsec_\S+$/m);
+    expect(set.stderr).toContain('shown once');
+    const listed = await cli(['bridges', 'list', '--tenant', tenant], httpMode());
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain('otel  otlp  https://otlp.example.com/v1/logs  maxCapture=metadata  headers=authorization');
+    expect(listed.stdout).not.toContain('cli-secret-header');
+    expect(listed.stdout).not.toContain('whsec_');
+    const letters = await cli(['bridges', 'dead-letters', '--tenant', tenant, '--json'], httpMode());
+    expect(JSON.parse(letters.stdout)).toEqual({ deadLetters: [] });
+    expect((await cli(['bridges', 'clear', '--tenant', tenant], httpMode())).code).toBe(0);
+    expect((await cli(['bridges', 'list', '--tenant', tenant], httpMode())).stdout).toBe('no bridge sinks\n');
+  });
+
+  it('refuses bridges in direct mode with a usage error naming HTTP mode', { timeout: 60_000 }, async () => {
+    const refused = await cli(['bridges', 'list', '--tenant', 'local'], directMode());
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('HTTP mode');
+  });
+});
