@@ -13,7 +13,7 @@ import type { RelayStack } from './relay-stack.ts';
 import type { RelaySettings } from './relay-settings.ts';
 
 export function suppressAcceptedFindings(stack: RelayStack, settings: RelaySettings): void {
-  const { functions, webSocketApi, httpApi, fanout, edge } = stack;
+  const { functions, webSocketApi, httpApi, fanout, bridges, edge } = stack;
 
   // --- IAM -------------------------------------------------------------------------------
   const connections = `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:execute-api:${nagText(stack.region, 'AWS::Region')}:${nagText(stack.account, 'AWS::AccountId')}:<${logicalId(webSocketApi.api)}>/${webSocketApi.stage.stageName}/*/@connections/*]`;
@@ -21,8 +21,10 @@ export function suppressAcceptedFindings(stack: RelayStack, settings: RelaySetti
     acknowledge(fn.role, connections,
       'execute-api:ManageConnections on this WebSocket API and stage only (WebSocketStage.grantManagementApiAccess). Connection ids are minted by API Gateway at runtime, so the @connections/{connectionId} resource can only be matched with a wildcard.');
   }
-  acknowledge(functions.fanout.role, 'AwsSolutions-IAM5[Resource::*]',
-    'dynamodb:ListStreams, added by the DynamoDB event source (Table.grantStreamRead), has no resource-level permissions and takes "*" only; the record-reading actions (DescribeStream, GetRecords, GetShardIterator) are scoped to the events table stream ARN.');
+  for (const fn of [functions.fanout, functions.bridges]) {
+    acknowledge(fn.role, 'AwsSolutions-IAM5[Resource::*]',
+      'dynamodb:ListStreams, added by the DynamoDB event source (Table.grantStreamRead), has no resource-level permissions and takes "*" only; the record-reading actions (DescribeStream, GetRecords, GetShardIterator) are scoped to the events table stream ARN.');
+  }
 
   // --- Lambda ----------------------------------------------------------------------------
   for (const fn of functions.all) {
@@ -48,8 +50,10 @@ export function suppressAcceptedFindings(stack: RelayStack, settings: RelaySetti
   }
 
   // --- SQS -------------------------------------------------------------------------------
-  acknowledge(fanout.failedRecords, 'AwsSolutions-SQS3',
-    'This queue is itself the dead-letter destination (on-failure destination of the fan-out event source mapping); it holds failure records for inspection, nothing consumes it, so it has no dead-letter queue of its own.');
+  for (const queue of [fanout.failedRecords, bridges.failedRecords]) {
+    acknowledge(queue, 'AwsSolutions-SQS3',
+      'This queue is itself the dead-letter destination (on-failure destination of a stream event source mapping); it holds failure records for inspection, nothing consumes it, so it has no dead-letter queue of its own.');
+  }
 
   // --- CloudFront ------------------------------------------------------------------------
   acknowledge(edge.distribution, 'AwsSolutions-CFR1',

@@ -37,6 +37,8 @@ export interface RelaySettings {
    * deploy ("CloudWatch Logs role ARN must be set in account settings") where none is set.
    */
   webSocketAccessLogs: boolean;
+  /** EventBridge bus ARNs tenants may send bridge events to (`events:PutEvents` is granted on these only). */
+  bridgeEventBuses: string[];
 }
 
 export const DEFAULT_SETTINGS: RelaySettings = {
@@ -48,6 +50,7 @@ export const DEFAULT_SETTINGS: RelaySettings = {
   removalPolicy: RemovalPolicy.RETAIN,
   deletionProtection: true,
   webSocketAccessLogs: false,
+  bridgeEventBuses: [],
 };
 
 /** Reads every setting from the app's context (`-c key=value` or `cdk.json` `context`). */
@@ -82,6 +85,7 @@ export function settingsFromContext(node: Node): RelaySettings {
     removalPolicy,
     deletionProtection,
     webSocketAccessLogs: flag(read('webSocketAccessLogs'), 'webSocketAccessLogs', DEFAULT_SETTINGS.webSocketAccessLogs),
+    bridgeEventBuses: eventBusArns(read('bridgeEventBuses')),
     ...(domainName === undefined ? {} : { domainName }),
     ...(certificateArn === undefined ? {} : { certificateArn }),
     ...(alarmTopicArn === undefined ? {} : { alarmTopicArn }),
@@ -118,4 +122,13 @@ function logRetention(value: string | undefined): RetentionDays {
   const match = allowed.find((entry) => entry === days);
   if (match === undefined) throw new Error(`context logRetentionDays must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`);
   return match;
+}
+
+/** `bridgeEventBuses`: comma-separated EventBridge bus ARNs (a cross-account bus is named by its ARN). */
+function eventBusArns(value: string | undefined): string[] {
+  const arns = (value ?? '').split(',').map((arn) => arn.trim()).filter((arn) => arn !== '');
+  for (const arn of arns) {
+    if (!/^arn:aws[a-z-]*:events:[a-z0-9-]+:\d{12}:event-bus\/[A-Za-z0-9._\-/]+$/.test(arn)) throw new Error(`context bridgeEventBuses must be EventBridge bus ARNs, got ${JSON.stringify(arn)}`);
+  }
+  return arns;
 }

@@ -6,11 +6,13 @@ import { CfnOutput, Fn, Stack } from 'aws-cdk-lib';
 import type { StackProps } from 'aws-cdk-lib';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { RELAY_VARIABLES } from '../src/config/relay-environment.ts';
 import type { FunctionName } from './bundle.ts';
 import { RelayEdge, SOCKET_PATH } from './constructs/edge.ts';
+import { RelayBridges } from './constructs/bridges.ts';
 import { RelayFanout } from './constructs/fanout.ts';
 import { OPERATOR_TENANT, RelayFunctions } from './constructs/relay-functions.ts';
 import { RelayHttpApi } from './constructs/http-api.ts';
@@ -34,6 +36,7 @@ export class RelayStack extends Stack {
   public readonly webSocketApi: RelayWebSocketApi;
   public readonly streamEndpoint: RelayStreamEndpoint;
   public readonly fanout: RelayFanout;
+  public readonly bridges: RelayBridges;
   public readonly edge: RelayEdge;
   public readonly observability: RelayObservability;
 
@@ -65,6 +68,16 @@ export class RelayStack extends Stack {
     this.functions.useManagementEndpoint(this.webSocketApi.managementEndpoint);
     this.streamEndpoint = new RelayStreamEndpoint(this, 'StreamEndpoint', { handler: this.functions.stream });
     this.fanout = new RelayFanout(this, 'Fanout', { events: this.tables.events, handler: this.functions.fanout });
+    const alarmTopic = settings.alarmTopicArn === undefined ? undefined : Topic.fromTopicArn(this, 'AlarmTopic', settings.alarmTopicArn);
+    this.bridges = new RelayBridges(this, 'Bridges', {
+      events: this.tables.events,
+      tenants: this.tables.tenants,
+      handler: this.functions.bridges,
+      handlerLogGroup: this.functions.logGroups.bridges,
+      admin: this.functions.http,
+      eventBuses: settings.bridgeEventBuses,
+      ...(alarmTopic === undefined ? {} : { alarmAction: new SnsAction(alarmTopic) }),
+    });
 
     this.edge = new RelayEdge(this, 'Edge', {
       httpApiDomainName: this.httpApi.domainName,
@@ -79,13 +92,13 @@ export class RelayStack extends Stack {
     });
 
     this.observability = new RelayObservability(this, 'Observability', {
-      functions: { Http: this.functions.http, Authorizer: this.functions.authorizer, Socket: this.functions.socket, Fanout: this.functions.fanout, Stream: this.functions.stream, Deadline: this.functions.deadline },
+      functions: { Http: this.functions.http, Authorizer: this.functions.authorizer, Socket: this.functions.socket, Fanout: this.functions.fanout, Stream: this.functions.stream, Deadline: this.functions.deadline, Bridges: this.functions.bridges },
       fanout: this.functions.fanout,
       failedRecords: this.fanout.failedRecords,
       httpApi: this.httpApi.api,
       webSocketStage: this.webSocketApi.stage,
       tables: { Events: this.tables.events, Connections: this.tables.connections, Tenants: this.tables.tenants },
-      ...(settings.alarmTopicArn === undefined ? {} : { alarmTopic: Topic.fromTopicArn(this, 'AlarmTopic', settings.alarmTopicArn) }),
+      ...(alarmTopic === undefined ? {} : { alarmTopic }),
     });
 
     this.addOutputs();

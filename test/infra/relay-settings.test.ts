@@ -29,6 +29,7 @@ describe('settingsFromContext', () => {
         alarmTopicArn: 'arn:aws:sns:eu-west-1:111111111111:alarms',
         webAclArn: 'arn:aws:wafv2:us-east-1:111111111111:global/webacl/x/y',
         webSocketAccessLogs: 'true',
+        bridgeEventBuses: 'arn:aws:events:eu-west-1:111111111111:event-bus/agents',
       }),
     ).toEqual({
       stage: 'prod',
@@ -43,6 +44,7 @@ describe('settingsFromContext', () => {
       alarmTopicArn: 'arn:aws:sns:eu-west-1:111111111111:alarms',
       webAclArn: 'arn:aws:wafv2:us-east-1:111111111111:global/webacl/x/y',
       webSocketAccessLogs: true,
+      bridgeEventBuses: ['arn:aws:events:eu-west-1:111111111111:event-bus/agents'],
     });
   });
 

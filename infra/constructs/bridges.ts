@@ -1,0 +1,121 @@
+/**
+ * The AEP-0005 bridges in AWS: the bridges function reads the event log's stream through an
+ * event source mapping of its own (never inside live fan-out), sink secrets are sealed with a
+ * KMS key, `events:PutEvents` is granted on the deployment's configured buses only, and alarms
+ * watch the consumer falling behind or failing and events being dead-lettered.
+ *
+ * The per-tenant dead-letter store is a partition of the tenants table (`T#{tenant}#BRIDGEDLQ`,
+ * src/store/dead-letter-store.ts), so it needs no table of its own; records that fail even
+ * before a sink is tried (settings or store unreachable after every retry) land in a queue.
+ */
+import { Duration } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import type { IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { FilterPattern, MetricFilter } from 'aws-cdk-lib/aws-logs';
+import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { BRIDGE_VARIABLES } from '../../src/config/relay-environment.ts';
+
+/** Records per invocation: one batch's events go to each sink in a few requests. */
+export const BRIDGES_BATCH_SIZE = 100;
+/** Retries of a batch that threw (its sinks' settings or dead-letter store unreachable) before it is parked in the queue. */
+export const BRIDGES_RETRY_ATTEMPTS = 10;
+/** The bridges' consumer is behind when its oldest record waits longer than this. */
+export const BRIDGES_ITERATOR_AGE_THRESHOLD = Duration.minutes(5);
+/** Namespace and name of the metric counting dead-lettered events (from the function's log lines). */
+export const DEAD_LETTER_METRIC = { namespace: 'AepRelay', name: 'BridgeEventsDeadLettered' } as const;
+
+export interface RelayBridgesProps {
+  /** The event log; must have a stream with new images. */
+  events: ITable;
+  /** Holds the sinks and the dead letters. */
+  tenants: ITable;
+  /** functions/bridges. */
+  handler: LambdaFunction;
+  handlerLogGroup: ILogGroup;
+  /** functions/http: its admin routes seal secrets when sinks are set and send on redrive. */
+  admin: LambdaFunction;
+  /** EventBridge bus ARNs tenants may name as sinks; empty: no EventBridge sinks, and no PutEvents grant. */
+  eventBuses: readonly string[];
+  alarmAction?: IAlarmAction;
+}
+
+export class RelayBridges extends Construct {
+  public readonly secretsKey: Key;
+  public readonly eventSource: DynamoEventSource;
+  /** Stream records that still failed after every retry. */
+  public readonly failedRecords: Queue;
+  public readonly alarms: Alarm[] = [];
+
+  constructor(scope: Construct, id: string, props: RelayBridgesProps) {
+    super(scope, id);
+    const { handler, admin } = props;
+    this.secretsKey = new Key(this, 'SinkSecretsKey', { description: 'AEP relay: seals bridge sink secrets (OTLP headers, webhook signing secrets)', enableKeyRotation: true });
+    // Sinks are set (sealed) and redriven (opened) by the admin routes; delivery only opens.
+    // Exact actions: the sealer calls Encrypt and Decrypt only (src/store/kms-secret-sealer.ts).
+    this.secretsKey.grant(admin, 'kms:Encrypt', 'kms:Decrypt');
+    this.secretsKey.grant(handler, 'kms:Decrypt');
+    props.tenants.grantReadWriteData(handler);
+    for (const fn of [handler, admin]) {
+      fn.addEnvironment(BRIDGE_VARIABLES.kmsKeyId, this.secretsKey.keyArn);
+      if (props.eventBuses.length > 0) {
+        fn.addEnvironment(BRIDGE_VARIABLES.eventBuses, props.eventBuses.join(','));
+        // Least privilege: PutEvents on the configured buses and nothing else. A cross-account
+        // bus must also allow this account in its own resource policy.
+        fn.addToRolePolicy(new PolicyStatement({ actions: ['events:PutEvents'], resources: [...props.eventBuses] }));
+      }
+    }
+
+    this.failedRecords = new Queue(this, 'FailedRecords', { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.days(14) });
+    this.eventSource = new DynamoEventSource(props.events, {
+      // As fan-out: a replaced mapping does not resend a day of history to every sink.
+      startingPosition: StartingPosition.LATEST,
+      batchSize: BRIDGES_BATCH_SIZE,
+      reportBatchItemFailures: true,
+      bisectBatchOnError: true,
+      retryAttempts: BRIDGES_RETRY_ATTEMPTS,
+      // One batch per shard at a time keeps each sink's events in stream order.
+      parallelizationFactor: 1,
+      onFailure: new SqsDlq(this.failedRecords),
+      // Stored events only: redelivery markers are duplicates the sinks already had.
+      filters: [FilterCriteria.filter({ eventName: FilterRule.isEqual('INSERT'), dynamodb: { NewImage: { kind: { S: FilterRule.isEqual('event') } } } })],
+    });
+    handler.addEventSource(this.eventSource);
+
+    // The function logs one line per sink that dead-lettered events, with the count in `parked`.
+    const deadLettered = new MetricFilter(this, 'DeadLetteredEvents', {
+      logGroup: props.handlerLogGroup,
+      filterPattern: FilterPattern.stringValue('$.message', '=', 'bridge events dead-lettered'),
+      metricNamespace: DEAD_LETTER_METRIC.namespace,
+      metricName: DEAD_LETTER_METRIC.name,
+      metricValue: '$.parked',
+    });
+    const alarm = (alarmId: string, description: string, metric: Metric, threshold: number): void => {
+      const created = new Alarm(this, alarmId, {
+        alarmDescription: description,
+        metric,
+        threshold,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+      if (props.alarmAction !== undefined) {
+        created.addAlarmAction(props.alarmAction);
+        created.addOkAction(props.alarmAction);
+      }
+      this.alarms.push(created);
+    };
+    const period = Duration.minutes(5);
+    alarm('DeadLettersAlarm', 'Bridge sinks refused events after every retry: list them with GET /admin/bridges/dead-letters and redrive', deadLettered.metric({ statistic: 'Sum', period }), 0);
+    alarm('ErrorsAlarm', 'The bridges function failed batches (sink settings or dead-letter store unreachable); they are retried', handler.metricErrors({ period }), 0);
+    alarm('IteratorAgeAlarm', 'The bridges consumer is behind the event log stream', handler.metric('IteratorAge', { statistic: 'Maximum', period: Duration.minutes(1) }), BRIDGES_ITERATOR_AGE_THRESHOLD.toMilliseconds());
+    alarm('FailedRecordsAlarm', 'Stream records the bridges could not handle after every retry are in the queue', this.failedRecords.metricApproximateNumberOfMessagesVisible({ period }), 0);
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * The bridges in the CDK stack: their own stream mapping (stored events only), the sink-secrets
+ * KMS key, `events:PutEvents` on the configured buses only, and the alarms. Synthesized from
+ * stand-in assets: what is checked here is the template, not the bundles (relay-stack.test.ts
+ * loads every bundle, the bridges' included).
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { FUNCTION_NAMES } from '../../infra/bundle.ts';
+import type { FunctionName } from '../../infra/bundle.ts';
+import { BRIDGES_RETRY_ATTEMPTS, DEAD_LETTER_METRIC } from '../../infra/constructs/bridges.ts';
+import { RelayStack } from '../../infra/relay-stack.ts';
+import { settingsFromContext } from '../../infra/relay-settings.ts';
+import { BRIDGE_VARIABLES } from '../../src/config/relay-environment.ts';
+import { actionsOf, logicalIdOf, propertiesOf, refersTo, resourcesOf, resourcesOfType, statementsOfRole } from './template-queries.ts';
+
+const BUSES = ['arn:aws:events:eu-west-1:111111111111:event-bus/agents', 'arn:aws:events:eu-west-1:222222222222:event-bus/security'];
+
+const assetDir = mkdtempSync(join(tmpdir(), 'aep-bridges-assets-'));
+writeFileSync(join(assetDir, 'index.mjs'), 'export const handler = async () => undefined;\n');
+const assetDirs = Object.fromEntries(FUNCTION_NAMES.map((name) => [name, assetDir])) as Record<FunctionName, string>;
+
+function synthesize(context: Record<string, string>) {
+  const app = new App({ context });
+  const stack = new RelayStack(app, 'AepRelay-bridges', { settings: settingsFromContext(app.node), assetDirs });
+  return { stack, template: Template.fromStack(stack) };
+}
+
+const withBuses = synthesize({ bridgeEventBuses: BUSES.join(','), alarmTopicArn: 'arn:aws:sns:eu-west-1:111111111111:relay-alarms' });
+const withoutBuses = synthesize({});
+
+describe('bridges stack', () => {
+  it('feeds the bridges function from the events stream through its own mapping, stored events only, with bounded retries and a failure queue', () => {
+    const { stack, template } = withBuses;
+    const mappings = Object.values(resourcesOfType(template, 'AWS::Lambda::EventSourceMapping')).filter((mapping) => refersTo(mapping.Properties?.FunctionName, logicalIdOf(stack.functions.bridges)));
+    expect(mappings).toHaveLength(1);
+    const mapping = mappings[0]?.Properties ?? {};
+    expect(refersTo(mapping.EventSourceArn, logicalIdOf(stack.tables.events))).toBe(true);
+    expect(mapping).toMatchObject({ StartingPosition: 'LATEST', BisectBatchOnFunctionError: true, MaximumRetryAttempts: BRIDGES_RETRY_ATTEMPTS, FunctionResponseTypes: ['ReportBatchItemFailures'], ParallelizationFactor: 1 });
+    expect(JSON.parse((mapping.FilterCriteria as { Filters: Array<{ Pattern: string }> }).Filters[0]?.Pattern ?? '{}')).toEqual({ eventName: ['INSERT'], dynamodb: { NewImage: { kind: { S: ['event'] } } } });
+    expect(refersTo(mapping.DestinationConfig, logicalIdOf(stack.bridges.failedRecords))).toBe(true);
+  });
+
+  it('grants events:PutEvents on the configured buses only, to the bridges function and the admin routes (redrive)', () => {
+    const { stack, template } = withBuses;
+    for (const fn of [stack.functions.bridges, stack.functions.http]) {
+      const putEvents = statementsOfRole(template, fn.role as never).filter((statement) => actionsOf(statement).includes('events:PutEvents'));
+      expect(putEvents).toHaveLength(1);
+      expect(resourcesOf(putEvents[0] as never)).toEqual(BUSES);
+    }
+    for (const fn of [stack.functions.fanout, stack.functions.socket, stack.functions.stream, stack.functions.authorizer]) {
+      expect(statementsOfRole(template, fn.role as never).flatMap(actionsOf)).not.toContain('events:PutEvents');
+    }
+    const { stack: plain, template: plainTemplate } = withoutBuses;
+    expect(statementsOfRole(plainTemplate, plain.functions.bridges.role as never).flatMap(actionsOf)).not.toContain('events:PutEvents');
+  });
+
+  it('seals sink secrets with a rotating KMS key: the admin routes encrypt and decrypt, delivery only decrypts', () => {
+    const { stack, template } = withBuses;
+    expect(propertiesOf(template, stack.bridges.secretsKey)).toMatchObject({ EnableKeyRotation: true });
+    const keyId = logicalIdOf(stack.bridges.secretsKey);
+    const kmsActions = (fn: typeof stack.functions.http) =>
+      statementsOfRole(template, fn.role as never).filter((statement) => resourcesOf(statement).some((resource) => refersTo(resource, keyId))).flatMap(actionsOf);
+    expect(kmsActions(stack.functions.http)).toEqual(expect.arrayContaining(['kms:Encrypt', 'kms:Decrypt']));
+    expect(kmsActions(stack.functions.bridges)).toContain('kms:Decrypt');
+    expect(kmsActions(stack.functions.bridges)).not.toContain('kms:Encrypt');
+    for (const fn of [stack.functions.bridges, stack.functions.http]) {
+      const variables = (propertiesOf(template, fn).Environment as { Variables: Record<string, unknown> }).Variables;
+      expect(refersTo(variables[BRIDGE_VARIABLES.kmsKeyId], keyId)).toBe(true);
+      expect(variables[BRIDGE_VARIABLES.eventBuses]).toBe(BUSES.join(','));
+    }
+  });
+
+  it('alarms on dead letters, function errors, iterator age and failed records, notifying the topic', () => {
+    const { stack, template } = withBuses;
+    expect(stack.bridges.alarms).toHaveLength(4);
+    for (const alarm of stack.bridges.alarms) expect(propertiesOf(template, alarm).AlarmActions).toEqual(['arn:aws:sns:eu-west-1:111111111111:relay-alarms']);
+    const filters = Object.values(resourcesOfType(template, 'AWS::Logs::MetricFilter')).map((filter) => filter.Properties ?? {});
+    expect(filters).toContainEqual(expect.objectContaining({ MetricTransformations: [expect.objectContaining({ MetricNamespace: DEAD_LETTER_METRIC.namespace, MetricName: DEAD_LETTER_METRIC.name, MetricValue: '$.parked' })] }));
+  });
+
+  it('refuses a bridgeEventBuses entry that is not a bus ARN', () => {
+    expect(() => synthesize({ bridgeEventBuses: 'agents' })).toThrow('bridgeEventBuses');
+  });
+});
