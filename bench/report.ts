@@ -11,6 +11,8 @@ import type { DeliveryLatency, Distribution } from './latency.ts';
 import type { FanoutScaleRun } from './fanout-scale.ts';
 import type { PausedConsumerResult } from './paused-consumer.ts';
 import { renderScaleMarkdown, renderScaleSvg } from './scale-report.ts';
+import { bridgeCostLines } from './bridges.ts';
+import type { BridgeCostRun } from './bridges.ts';
 import { MEMORY_MB, PRICE_TABLE_DATE, PRICES } from './prices.ts';
 import { lineChart, stackCharts } from './svg.ts';
 import { TYPE_FILTERS } from './workload.ts';
@@ -41,6 +43,8 @@ export interface BenchResults {
   /** Absent in results from before these scenarios existed. */
   fanoutScale?: FanoutScaleRun[];
   pausedConsumer?: PausedConsumerResult;
+  /** Added cost of bridge sinks (absent in results from before the bridges). */
+  bridges?: BridgeCostRun[];
 }
 
 export interface DollarBreakdown {
@@ -506,5 +510,6 @@ export function renderMarkdown(results: BenchResults): string {
   push(...renderScaleMarkdown(results.fanoutScale ?? [], results.pausedConsumer));
 
   push('## Settings of this run', '', table(['setting', 'value'], Object.entries(run.settings).map(([key, value]) => [`\`${key}\``, String(value)])), '');
+  if (results.bridges !== undefined) push(...bridgeCostLines(results.bridges));
   return `${lines.join('\n')}\n`;
 }

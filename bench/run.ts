@@ -19,6 +19,8 @@ import { loadavg } from 'node:os';
 import { runCpuBenchmarkRepeated } from './cpu.ts';
 import { runFanoutScale } from './fanout-scale.ts';
 import { runPausedConsumer } from './paused-consumer.ts';
+import { runBridgeCost } from './bridges.ts';
+import type { BridgeCostRun } from './bridges.ts';
 import { measureCommandRoundTrip, measureDeliveryLatency } from './latency.ts';
 import { renderMarkdown, renderSvgs } from './report.ts';
 import type { BenchResults } from './report.ts';
@@ -163,6 +165,13 @@ try {
     }
   }
 
+  const bridges: BridgeCostRun[] = [];
+  for (const scenario of ['none', 'cloudevents-webhook', 'otlp', 'ocsf-webhook', 'all three'] as const) {
+    const run = await runBridgeCost(stack, scenario, EVENTS);
+    bridges.push(run);
+    log(`bridges ${scenario.padEnd(19)}: ${((run.bridges.invocations * 1000) / run.events).toFixed(1)} invocations, ${((run.bridges.readUnits * 1000) / run.events).toFixed(1)} RRU, ${((run.sinkRequests * 1000) / run.events).toFixed(1)} sink requests per 1000 events`);
+  }
+
   log(`standing costs: idle SSE stream and WebSocket subscriber for ${IDLE_SECONDS} s`);
   const standing = await measureStanding(stack, IDLE_SECONDS);
 
@@ -204,6 +213,7 @@ try {
     cpu,
     fanoutScale,
     pausedConsumer,
+    bridges,
   };
 } finally {
   log('stopping the stack');
