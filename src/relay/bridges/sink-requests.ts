@@ -76,32 +76,44 @@ export function planSinkRequests(sink: SinkSettings, events: readonly OutboundEv
 
 type Encode = (event: AepEvent) => string | undefined;
 
+/** One mapped event ready to batch: what goes in the request, its size, the event it carries. */
+interface Sized<Item> {
+  item: Item;
+  bytes: number;
+  event: OutboundEvent;
+}
+
+/** Splits mapped events, in order, into runs of at most `maxItems` items and `maxBytes` bytes. */
+function batchesOf<Item>(sized: readonly Sized<Item>[], maxItems: number, maxBytes: number): Array<Sized<Item>[]> {
+  const batches: Array<Sized<Item>[]> = [];
+  let current: Sized<Item>[] = [];
+  let bytes = 0;
+  for (const entry of sized) {
+    if (current.length === maxItems || (current.length > 0 && bytes + entry.bytes > maxBytes)) {
+      batches.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(entry);
+    bytes += entry.bytes;
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
+}
+
 function planHttp(url: string, contentType: string, events: readonly OutboundEvent[], encode: Encode, join: (items: string[]) => string): SinkPlan {
   const plan: SinkPlan = { requests: [], unsendable: [] };
-  let items: string[] = [];
-  let carried: OutboundEvent[] = [];
-  let bytes = 0;
-  const flush = () => {
-    if (items.length === 0) return;
-    plan.requests.push({ transport: 'http', url, contentType, body: join(items), events: carried });
-    items = [];
-    carried = [];
-    bytes = 0;
-  };
+  const sized: Sized<string>[] = [];
   for (const outbound of events) {
     const item = encode(outbound.event);
     if (item === undefined) continue;
-    const size = Buffer.byteLength(item, 'utf8') + 1;
-    if (size > MAX_HTTP_BODY_BYTES) {
-      plan.unsendable.push({ event: outbound, reason: `the mapped event is ${size} bytes; one request carries at most ${MAX_HTTP_BODY_BYTES}` });
-      continue;
-    }
-    if (items.length === MAX_EVENTS_PER_REQUEST || bytes + size > MAX_HTTP_BODY_BYTES) flush();
-    items.push(item);
-    carried.push(outbound);
-    bytes += size;
+    const bytes = Buffer.byteLength(item, 'utf8') + 1;
+    if (bytes > MAX_HTTP_BODY_BYTES) plan.unsendable.push({ event: outbound, reason: `the mapped event is ${bytes} bytes; one request carries at most ${MAX_HTTP_BODY_BYTES}` });
+    else sized.push({ item, bytes, event: outbound });
   }
-  flush();
+  for (const batch of batchesOf(sized, MAX_EVENTS_PER_REQUEST, MAX_HTTP_BODY_BYTES)) {
+    plan.requests.push({ transport: 'http', url, contentType, body: join(batch.map((entry) => entry.item)), events: batch.map((entry) => entry.event) });
+  }
   return plan;
 }
 
@@ -117,30 +129,17 @@ function planOtlp(sink: SinkSettings, events: readonly OutboundEvent[]): SinkPla
 
 function planEventBridge(sink: SinkSettings, events: readonly OutboundEvent[]): SinkPlan {
   const plan: SinkPlan = { requests: [], unsendable: [] };
-  let entries: EventBridgeEntry[] = [];
-  let carried: OutboundEvent[] = [];
-  let bytes = 0;
-  const flush = () => {
-    if (entries.length === 0) return;
-    plan.requests.push({ transport: 'eventbridge', busArn: sink.target, entries, events: carried });
-    entries = [];
-    carried = [];
-    bytes = 0;
-  };
+  const sized: Sized<EventBridgeEntry>[] = [];
   for (const outbound of events) {
     const cloudEvent = toCloudEvent(downlevel(outbound.event, sink.maxCapture));
     const entry: EventBridgeEntry = { source: EVENTBRIDGE_SOURCE, detailType: String(cloudEvent.type), detail: JSON.stringify(cloudEvent), time: outbound.event.time };
-    const size = entrySize(entry);
-    if (size > EVENTBRIDGE_MAX_BYTES) {
-      plan.unsendable.push({ event: outbound, reason: `the PutEvents entry is ${size} bytes; EventBridge takes at most ${EVENTBRIDGE_MAX_BYTES}` });
-      continue;
-    }
-    if (entries.length === EVENTBRIDGE_MAX_ENTRIES || bytes + size > EVENTBRIDGE_MAX_BYTES) flush();
-    entries.push(entry);
-    carried.push(outbound);
-    bytes += size;
+    const bytes = entrySize(entry);
+    if (bytes > EVENTBRIDGE_MAX_BYTES) plan.unsendable.push({ event: outbound, reason: `the PutEvents entry is ${bytes} bytes; EventBridge takes at most ${EVENTBRIDGE_MAX_BYTES}` });
+    else sized.push({ item: entry, bytes, event: outbound });
   }
-  flush();
+  for (const batch of batchesOf(sized, EVENTBRIDGE_MAX_ENTRIES, EVENTBRIDGE_MAX_BYTES)) {
+    plan.requests.push({ transport: 'eventbridge', busArn: sink.target, entries: batch.map((entry) => entry.item), events: batch.map((entry) => entry.event) });
+  }
   return plan;
 }
 
