@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { readRelayConfig } from '../../src/config/relay-config.ts';
-import { FANOUT_VARIABLES, LIMIT_VARIABLES, RELAY_VARIABLES, SSE_VARIABLES, relayEnvironment } from '../../src/config/relay-environment.ts';
+import { BRIDGE_VARIABLES, FANOUT_VARIABLES, LIMIT_VARIABLES, RELAY_VARIABLES, SSE_VARIABLES, relayEnvironment } from '../../src/config/relay-environment.ts';
 
 const tables = { events: 'e-table', connections: 'c-table', tenants: 't-table' };
 
@@ -35,12 +35,24 @@ describe('relayEnvironment', () => {
       sse: { heartbeatMs: 31, pollMs: 32, endMarginMs: 33, maxDurationMs: 34, flushPaddingBytes: 0, backpressureBytes: 36, revalidateMs: 37 },
       fanout: { concurrency: 41, closingGraceMs: 42 },
     };
+    const sealKey = Buffer.alloc(32, 9);
+    const bridges = {
+      kmsKeyId: 'arn:aws:kms:eu-west-1:111111111111:key/k',
+      eventBuses: ['arn:aws:events:eu-west-1:111111111111:event-bus/a', 'arn:aws:events:eu-west-1:222222222222:event-bus/b'],
+      eventBridgeEndpoint: 'http://127.0.0.1:9999',
+      retry: { attempts: 41, baseDelayMs: 42, maxDelayMs: 43 },
+    };
     const { tables: _tables, ...rest } = settings;
-    expect(readRelayConfig({ ...relayEnvironment(settings), [RELAY_VARIABLES.region]: 'eu-west-1' })).toEqual({ region: 'eu-west-1', tables, ...rest });
+    expect(readRelayConfig({ ...relayEnvironment({ ...settings, bridges: { ...bridges, sealKeyBase64: sealKey.toString('base64') } }), [RELAY_VARIABLES.region]: 'eu-west-1' })).toEqual({
+      region: 'eu-west-1',
+      tables,
+      ...rest,
+      bridges: { ...bridges, sealKey },
+    });
   });
 
   it('names every variable once: no two settings share one', () => {
-    const names = [...Object.values(RELAY_VARIABLES), ...Object.values(LIMIT_VARIABLES), ...Object.values(SSE_VARIABLES), ...Object.values(FANOUT_VARIABLES)];
+    const names = [...Object.values(RELAY_VARIABLES), ...Object.values(LIMIT_VARIABLES), ...Object.values(SSE_VARIABLES), ...Object.values(FANOUT_VARIABLES), ...Object.values(BRIDGE_VARIABLES)];
     expect(new Set(names).size).toBe(names.length);
   });
 });
