@@ -17,7 +17,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { RelayConfig } from '../src/config/relay-config.ts';
 import { readRelayConfig } from '../src/config/relay-config.ts';
-import { relayEnvironment } from '../src/config/relay-environment.ts';
+import { PLATFORM_VARIABLES, relayEnvironment } from '../src/config/relay-environment.ts';
+import { HTTP_CORS_METHODS, STREAM_CORS_METHODS, parseCorsOrigins } from '../infra/constructs/cors-rules.ts';
 import { hashTokenSecret, mintTokenSecret } from '../src/auth/token-secret.ts';
 import { SCOPES } from '../src/auth/scopes.ts';
 import type { RelayRuntime } from '../src/relay/runtime.ts';
@@ -26,11 +27,13 @@ import { tenantTableStores } from '../src/store/tenant-table.ts';
 import type { TenantTableStores } from '../src/store/tenant-table.ts';
 import { createRuntime } from '../functions/runtime/create-runtime.ts';
 import { createTables, localTableNames } from './create-tables.ts';
+import { LOCAL_STAGE } from './gateway/websocket-events.ts';
 import { startDynamoDbLocal } from './dynamodb-local.ts';
 import type { DynamoDbLocal } from './dynamodb-local.ts';
 import { createConnectionsApi } from './gateway/connections-api.ts';
 import { startGateway } from './gateway/server.ts';
 import type { LocalGateway } from './gateway/server.ts';
+import { createLocalEdge } from './gateway/edge.ts';
 import { createWebSocketApi } from './gateway/websocket-api.ts';
 import type { WebSocketApi } from './gateway/websocket-api.ts';
 import { LOCAL_CREDENTIALS, useLocalCredentials } from './local-credentials.ts';
@@ -150,6 +153,11 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       region: config.region,
       invokeJitterMs: nonNegativeInteger('AEP_LOCAL_WS_JITTER_MS', 5),
     });
+    // The local CloudFront in front of everything, running the functions the stack deploys.
+    gateway.routes.edge = createLocalEdge({ stageName: LOCAL_STAGE, region: config.region });
+    const corsOrigins = parseCorsOrigins(process.env[PLATFORM_VARIABLES.corsOrigins], PLATFORM_VARIABLES.corsOrigins);
+    const streamCors = corsOrigins.length === 0 ? undefined : { allowOrigins: corsOrigins, allowMethods: STREAM_CORS_METHODS };
+    if (corsOrigins.length > 0) gateway.routes.httpCors = { allowOrigins: corsOrigins, allowMethods: HTTP_CORS_METHODS };
     gateway.routes.upgrade = websocketApi.upgrade;
     let postDelayMs = nonNegativeInteger('AEP_LOCAL_POST_DELAY_MS', 0);
     gateway.routes.connections = createConnectionsApi({
@@ -160,7 +168,9 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     });
     const streamHandler = stream.handler as StreamingHandler;
     gateway.routes.stream = (request, response, url) =>
-      serveStreamingFunction((event, responseStream, context) => usage.invoke('stream', () => streamHandler(event, responseStream, context)), request, response, url);
+      serveStreamingFunction((event, responseStream, context) => usage.invoke('stream', () => streamHandler(event, responseStream, context)), request, response, url, {
+        ...(streamCors === undefined ? {} : { cors: streamCors }),
+      });
     gateway.routes.http = (event, context) => usage.invoke('http', () => http.handler(event, context));
 
     if (faults !== undefined) {

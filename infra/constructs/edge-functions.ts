@@ -4,8 +4,10 @@
  * code that is deployed against sample events.
  */
 
+import { FORWARDED_AUTHORIZATION_HEADER } from '../../src/auth/bearer.ts';
+
 /** Header the stream handler reads the viewer's bearer credentials from when they arrive through CloudFront. */
-export const FORWARDED_AUTHORIZATION_HEADER = 'x-aep-authorization';
+export { FORWARDED_AUTHORIZATION_HEADER };
 
 /**
  * `/socket` → `/{stage}`. An API Gateway WebSocket endpoint serves exactly one path, the

@@ -5,7 +5,7 @@
  *
  *   /events, /.well-known/aep, /healthz, /admin/*, default  -> HTTP API
  *   /stream                                                  -> function URL (origin access control)
- *   /socket                                                  -> WebSocket API, path rewritten to /{stage}
+ *   /socket, /socket/                                        -> WebSocket API, path rewritten to /{stage}
  *
  * Nothing is cached: every response is per tenant and per token. Every viewer header but
  * Host and every query string reach the origins (API Gateway and Lambda URLs route by
@@ -33,12 +33,11 @@ import type { BehaviorOptions, IOrigin } from 'aws-cdk-lib/aws-cloudfront';
 import { FunctionUrlOrigin, HttpOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import type { IFunctionUrl } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { HTTP_PATH_PATTERNS } from './http-api.ts';
+import { EDGE_BEHAVIOURS, SOCKET_PATH } from './edge-behaviours.ts';
+import type { EdgeOrigin, ViewerRequestFunctionName } from './edge-behaviours.ts';
 import { STREAM_AUTHORIZATION_COPY_CODE, socketPathRewriteCode } from './edge-functions.ts';
 
-/** Public paths of the two bindings that are not on the HTTP API. */
-export const STREAM_PATH = '/stream';
-export const SOCKET_PATH = '/socket';
+export { SOCKET_PATH, STREAM_PATH } from './edge-behaviours.ts';
 
 /**
  * CloudFront drops an origin connection that sends nothing for this long, so the SSE
@@ -109,22 +108,30 @@ export class RelayEdge extends Construct {
       runtime: FunctionRuntime.JS_2_0,
     });
 
-    const toHttpApi = behaviour(httpOrigin, AllowedMethods.ALLOW_ALL);
+    const origins: Record<EdgeOrigin, { origin: IOrigin; methods: AllowedMethods }> = {
+      http: { origin: httpOrigin, methods: AllowedMethods.ALLOW_ALL },
+      // GET only (and OPTIONS, for CORS preflights the function URL answers): POST through
+      // OAC to a function URL needs a body hash the client would have to compute
+      // (CloudFront Developer Guide, "Restrict access to an AWS Lambda function URL
+      // origin"); ingest is on the HTTP API.
+      stream: { origin: streamOrigin, methods: AllowedMethods.ALLOW_GET_HEAD_OPTIONS },
+      socket: { origin: webSocketOrigin, methods: AllowedMethods.ALLOW_GET_HEAD },
+    };
+    const viewerRequestFunctions: Record<ViewerRequestFunctionName, EdgeFunction> = {
+      streamAuthorizationCopy: this.streamAuthorizationCopy,
+      socketPathRewrite: this.socketPathRewrite,
+    };
+    // The routing table is shared with the local gateway's edge (edge-behaviours.ts).
+    const behaviourOf = (origin: EdgeOrigin, viewerRequest?: ViewerRequestFunctionName): BehaviorOptions =>
+      behaviour(
+        origins[origin].origin,
+        origins[origin].methods,
+        viewerRequest === undefined ? undefined : [{ function: viewerRequestFunctions[viewerRequest], eventType: FunctionEventType.VIEWER_REQUEST }],
+      );
     this.distribution = new Distribution(this, 'Distribution', {
       comment: props.comment ?? 'AEP relay',
-      defaultBehavior: toHttpApi,
-      additionalBehaviors: {
-        ...Object.fromEntries(HTTP_PATH_PATTERNS.map((pattern) => [pattern, toHttpApi])),
-        // GET only: POST through OAC to a function URL needs a body hash the client would
-        // have to compute (CloudFront Developer Guide, "Restrict access to an AWS Lambda
-        // function URL origin"); ingest is on the HTTP API.
-        [STREAM_PATH]: behaviour(streamOrigin, AllowedMethods.ALLOW_GET_HEAD, [
-          { function: this.streamAuthorizationCopy, eventType: FunctionEventType.VIEWER_REQUEST },
-        ]),
-        [SOCKET_PATH]: behaviour(webSocketOrigin, AllowedMethods.ALLOW_GET_HEAD, [
-          { function: this.socketPathRewrite, eventType: FunctionEventType.VIEWER_REQUEST },
-        ]),
-      },
+      defaultBehavior: behaviourOf('http'),
+      additionalBehaviors: Object.fromEntries(EDGE_BEHAVIOURS.map((entry) => [entry.pathPattern, behaviourOf(entry.origin, entry.viewerRequest)])),
       ...(props.domainName === undefined || props.certificate === undefined
         ? {}
         : { domainNames: [props.domainName], certificate: props.certificate, minimumProtocolVersion: SecurityPolicyProtocol.TLS_V1_2_2021 }),

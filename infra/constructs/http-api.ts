@@ -22,7 +22,7 @@ export const HTTP_ROUTES: ReadonlyArray<{ method: HttpMethod; path: string }> = 
 ];
 
 /** The path prefixes CloudFront sends to this API (besides its default behaviour). */
-export const HTTP_PATH_PATTERNS = ['/events', '/.well-known/aep', '/healthz', '/admin/*'] as const;
+export { HTTP_PATH_PATTERNS } from './edge-behaviours.ts';
 
 export interface RelayHttpApiProps {
   /** functions/http. */

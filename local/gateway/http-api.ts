@@ -8,6 +8,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { lambdaContext } from '../lambda-context.ts';
+import { isPreflight, preflightHeaders, withCorsHeaders } from './cors.ts';
+import type { CorsConfiguration } from './cors.ts';
 
 export type HttpApiHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -81,7 +83,12 @@ export function httpApiEvent(request: IncomingMessage, url: URL, body: Buffer): 
   };
 }
 
-export async function serveHttpApi(handler: HttpApiHandler, request: IncomingMessage, response: ServerResponse, url: URL): Promise<void> {
+/** The HTTP API's CORS configuration, when the deployment allows origins (API Gateway answers preflights itself). */
+export async function serveHttpApi(handler: HttpApiHandler, request: IncomingMessage, response: ServerResponse, url: URL, cors?: CorsConfiguration): Promise<void> {
+  if (cors !== undefined && isPreflight(cors, request.method, request.headers)) {
+    response.writeHead(204, preflightHeaders(cors, request.headers)).end();
+    return;
+  }
   const body = await readBody(request, HTTP_API_PAYLOAD_LIMIT);
   if (body === 'too-large') {
     response.writeHead(413, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Request Entity Too Large' }));
@@ -96,6 +103,7 @@ export async function serveHttpApi(handler: HttpApiHandler, request: IncomingMes
     return;
   }
   const payload = result.body === undefined ? Buffer.alloc(0) : result.isBase64Encoded ? Buffer.from(result.body, 'base64') : Buffer.from(result.body, 'utf8');
-  response.writeHead(result.statusCode ?? 200, { ...(result.headers as Record<string, string> | undefined), 'content-length': String(payload.length) });
+  const headers = { ...(result.headers as Record<string, string> | undefined), 'content-length': String(payload.length) };
+  response.writeHead(result.statusCode ?? 200, cors === undefined ? headers : withCorsHeaders(cors, request.headers, headers));
   response.end(payload);
 }

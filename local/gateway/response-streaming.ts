@@ -11,6 +11,8 @@ import type { Writable } from 'node:stream';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { lambdaContext } from '../lambda-context.ts';
 import { HAS_PRELUDE, PRELUDE_DELIMITER } from '../lambda-streaming-global.ts';
+import { isPreflight, preflightHeaders, withCorsHeaders } from './cors.ts';
+import type { CorsConfiguration } from './cors.ts';
 import { httpApiEvent, readBody } from './http-api.ts';
 
 export type StreamingHandler = (event: APIGatewayProxyEventV2, responseStream: Writable, context: Context) => Promise<void>;
@@ -18,7 +20,19 @@ export type StreamingHandler = (event: APIGatewayProxyEventV2, responseStream: W
 /** Lambda's maximum duration, which bounds a streamed response. */
 const FUNCTION_TIMEOUT_MS = 15 * 60_000;
 
-export async function serveStreamingFunction(handler: StreamingHandler, request: IncomingMessage, response: ServerResponse, url: URL, timeoutMs = FUNCTION_TIMEOUT_MS): Promise<void> {
+export interface FunctionUrlOptions {
+  /** The function's timeout (default Lambda's maximum, 15 minutes). */
+  timeoutMs?: number;
+  /** The function URL's CORS configuration, when the deployment allows origins (the URL answers preflights itself). */
+  cors?: CorsConfiguration;
+}
+
+export async function serveStreamingFunction(handler: StreamingHandler, request: IncomingMessage, response: ServerResponse, url: URL, options: FunctionUrlOptions = {}): Promise<void> {
+  const { cors } = options;
+  if (cors !== undefined && isPreflight(cors, request.method, request.headers)) {
+    response.writeHead(204, preflightHeaders(cors, request.headers)).end();
+    return;
+  }
   const body = await readBody(request, 6 * 1024 * 1024);
   if (body === 'too-large') {
     response.writeHead(413).end();
@@ -28,7 +42,7 @@ export async function serveStreamingFunction(handler: StreamingHandler, request:
   let head = Buffer.alloc(0);
   let headersSent = false;
   const sendHead = (statusCode: number, headers: Record<string, string>) => {
-    response.writeHead(statusCode, headers);
+    response.writeHead(statusCode, cors === undefined ? headers : withCorsHeaders(cors, request.headers, headers));
     response.flushHeaders();
     headersSent = true;
   };
@@ -58,7 +72,7 @@ export async function serveStreamingFunction(handler: StreamingHandler, request:
     if (!responseStream.destroyed) responseStream.destroy();
   });
   try {
-    await handler(httpApiEvent(request, url, body), responseStream, lambdaContext('aep-relay-stream', timeoutMs));
+    await handler(httpApiEvent(request, url, body), responseStream, lambdaContext('aep-relay-stream', options.timeoutMs ?? FUNCTION_TIMEOUT_MS));
   } catch {
     if (!headersSent) response.writeHead(502, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Internal Server Error' }));
     else response.end();

@@ -1,10 +1,17 @@
 /**
  * The local API Gateway: one HTTP port serving what the cloud splits across an HTTP API, a
- * WebSocket API, a streaming function URL and the WebSocket management endpoint.
+ * WebSocket API, a streaming function URL and the WebSocket management endpoint. With an edge
+ * (the local stack always has one) every viewer request first goes through the local
+ * CloudFront (`edge.ts`), which picks the origin and runs the deployed viewer-request
+ * functions; `@connections` is the execute-api endpoint, never behind the edge.
  */
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { EdgeOrigin } from '../../infra/constructs/edge-behaviours.ts';
+import type { CloudFrontResponse } from './cloudfront-function.ts';
+import type { CorsConfiguration } from './cors.ts';
+import type { LocalEdge } from './edge.ts';
 import { serveHttpApi } from './http-api.ts';
 import type { HttpApiHandler } from './http-api.ts';
 
@@ -19,8 +26,12 @@ export interface GatewayRoutes {
   stream?: (request: IncomingMessage, response: ServerResponse, url: URL) => Promise<void>;
   /** `/@connections/{id}` management API, when served. */
   connections?: (request: IncomingMessage, response: ServerResponse, url: URL) => Promise<void>;
-  /** WebSocket upgrade on `/socket`, when served. */
+  /** WebSocket upgrade: what the edge sends to the WebSocket origin, or `/socket` without an edge. */
   upgrade?: (request: IncomingMessage, socket: Duplex, head: Buffer, url: URL) => void;
+  /** The CloudFront in front of the origins, when emulated. */
+  edge?: LocalEdge;
+  /** The HTTP API's CORS configuration, when the deployment allows origins. */
+  httpCors?: CorsConfiguration;
 }
 
 export interface LocalGateway {
@@ -44,9 +55,13 @@ export async function startGateway(routes: GatewayRoutes, port: number, host = '
     });
   });
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const url = new URL(request.url ?? '/', `http://${request.headers.host ?? 'localhost'}`);
-    if (url.pathname === '/socket' && routes.upgrade !== undefined) {
-      routes.upgrade(request, socket, head, url);
+    const routed = originOf(routes, request, new URL(request.url ?? '/', `http://${request.headers.host ?? 'localhost'}`));
+    if ('response' in routed) {
+      socket.end(`HTTP/1.1 ${routed.response.statusCode} ${routed.response.statusDescription ?? ''}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+      return;
+    }
+    if (routed.origin === 'socket' && routes.upgrade !== undefined) {
+      routes.upgrade(request, socket, head, routed.url);
       return;
     }
     socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
@@ -78,12 +93,31 @@ export async function startGateway(routes: GatewayRoutes, port: number, host = '
   };
 }
 
-function dispatch(routes: GatewayRoutes, request: IncomingMessage, response: ServerResponse, url: URL): Promise<void> {
-  if (url.pathname === '/stream' && routes.stream !== undefined) return routes.stream(request, response, url);
-  if (url.pathname.startsWith('/@connections/') && routes.connections !== undefined) return routes.connections(request, response, url);
+function dispatch(routes: GatewayRoutes, request: IncomingMessage, response: ServerResponse, viewerUrl: URL): Promise<void> {
+  if (viewerUrl.pathname.startsWith('/@connections/') && routes.connections !== undefined) return routes.connections(request, response, viewerUrl);
+  const routed = originOf(routes, request, viewerUrl);
+  if ('response' in routed) {
+    response.writeHead(routed.response.statusCode).end();
+    return Promise.resolve();
+  }
+  const { origin, url } = routed;
+  if (origin === 'stream' && routes.stream !== undefined) return routes.stream(request, response, url);
+  if (origin === 'socket') {
+    // The WebSocket API serves upgrades only.
+    response.writeHead(426, { 'content-type': 'application/json', upgrade: 'websocket' }).end(JSON.stringify({ message: 'Upgrade Required' }));
+    return Promise.resolve();
+  }
   if (routes.http === undefined) {
     response.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Service Unavailable' }));
     return Promise.resolve();
   }
-  return serveHttpApi(routes.http, request, response, url);
+  return serveHttpApi(routes.http, request, response, url, routes.httpCors);
+}
+
+/** Which origin serves a request: the edge's decision, or without an edge the plain path routes. */
+function originOf(routes: GatewayRoutes, request: IncomingMessage, url: URL): { origin: EdgeOrigin; url: URL } | { response: CloudFrontResponse } {
+  if (routes.edge !== undefined) return routes.edge.route(request, url);
+  if (url.pathname === '/stream') return { origin: 'stream', url };
+  if (url.pathname === '/socket') return { origin: 'socket', url };
+  return { origin: 'http', url };
 }

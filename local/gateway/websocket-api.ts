@@ -26,6 +26,7 @@ import { lambdaContext } from '../lambda-context.ts';
 import { ConnectionRegistry } from './connection-registry.ts';
 import type { LocalConnection } from './connection-registry.ts';
 import { FrameSizeGuard } from './frame-size-guard.ts';
+import { handshakeProblem } from './handshake-validation.ts';
 import { runAuthorizer } from './websocket-authorizer.ts';
 import type { WebSocketAuthorizerHandler } from './websocket-authorizer.ts';
 import { authorizerEventOf, connectEventOf, disconnectEventOf, handshakeOf, messageEventOf, mintApiGatewayId } from './websocket-events.ts';
@@ -94,6 +95,16 @@ export function createWebSocketApi(options: WebSocketApiOptions): WebSocketApi {
     maxPayload: maxMessageBytes,
     perMessageDeflate: false,
     handleProtocols: (_offered, request) => chosenProtocols.get(request) ?? false,
+  });
+  // Should `ws` still refuse an upgrade $connect accepted, the connection's $disconnect runs
+  // (its state and slot were taken); with this listener `ws` leaves the answer to us.
+  const upgrading = new WeakMap<IncomingMessage, { shake: Handshake; authorizer: RelayAuthorizerContext | undefined }>();
+  server.on('wsClientError', (error: Error, socket: Duplex, request: IncomingMessage) => {
+    refuseHandshake(socket, 400, JSON.stringify({ message: 'Bad Request' }));
+    const accepted = upgrading.get(request);
+    if (accepted === undefined) return;
+    log('upgrade refused after $connect', { connectionId: accepted.shake.connectionId, error: error.message });
+    void disconnect(accepted.shake, accepted.authorizer, 1006, 'Upgrade refused');
   });
   const connections = new ConnectionRegistry();
   const inFlight = new Set<Promise<unknown>>();
@@ -209,6 +220,7 @@ export function createWebSocketApi(options: WebSocketApiOptions): WebSocketApi {
     const protocol = headerOf(result, 'sec-websocket-protocol');
     if (protocol !== undefined) chosenProtocols.set(request, protocol);
     socket.removeListener('error', ignoreSocketError);
+    upgrading.set(request, { shake, authorizer });
     server.handleUpgrade(request, socket, head, (ws) => open(socket, ws, shake, authorizer));
   };
 
@@ -219,7 +231,9 @@ export function createWebSocketApi(options: WebSocketApiOptions): WebSocketApi {
         refuseHandshake(socket, 503, JSON.stringify({ message: 'Service Unavailable' }));
         return;
       }
-      if (!isWebSocketHandshake(request)) {
+      // Checked before the authorizer and $connect run, as API Gateway does: a handshake the
+      // upgrade would refuse must not take a connection slot its $disconnect never returns.
+      if (handshakeProblem(request) !== undefined) {
         refuseHandshake(socket, 400, JSON.stringify({ message: 'Bad Request' }));
         return;
       }
@@ -239,16 +253,6 @@ export function createWebSocketApi(options: WebSocketApiOptions): WebSocketApi {
       server.close();
     },
   };
-}
-
-/** The checks `ws` would make, done before the authorizer runs so a malformed request never reaches it. */
-function isWebSocketHandshake(request: IncomingMessage): boolean {
-  return (
-    request.method === 'GET' &&
-    request.headers.upgrade?.toLowerCase() === 'websocket' &&
-    typeof request.headers['sec-websocket-key'] === 'string' &&
-    request.headers['sec-websocket-version'] === '13'
-  );
 }
 
 /** Answers the upgrade request with a plain HTTP error and closes the socket, as API Gateway refuses a handshake. */

@@ -73,6 +73,16 @@ export interface BridgeEnvironmentSettings {
   retry?: { attempts?: number; baseDelayMs?: number; maxDelayMs?: number };
 }
 
+/**
+ * Settings the platform applies rather than the handlers: in AWS they are CDK context
+ * (`-c corsOrigins=...`) turned into API Gateway and function URL configuration; the local
+ * stack reads them from its environment and its gateway applies them.
+ */
+export const PLATFORM_VARIABLES = {
+  /** Comma-separated origins allowed to call the relay from a browser (none by default). */
+  corsOrigins: 'AEP_CORS_ORIGINS',
+} as const;
+
 /** The value a surface variable holds when its binding is served. */
 export const SURFACE_ON = 'on';
 

@@ -4,6 +4,7 @@
  * stream a connection slot and its recorded subscription. Every refusal is a RelayError the
  * caller answers as a plain JSON response.
  */
+import { FORWARDED_AUTHORIZATION_HEADER } from '../../auth/bearer.ts';
 import { hasScope } from '../../auth/principal.ts';
 import { forbidden, limitExceeded, notFound, RelayError, unauthenticated } from '../../errors/relay-error.ts';
 import { authenticate } from '../authenticate.ts';
@@ -44,9 +45,11 @@ export async function acceptStream(runtime: RelayRuntime, http: StreamHttpReques
   if (http.method.toUpperCase() !== 'GET') throw new RelayError('method-not-allowed', 405, 'GET /stream only');
   const { headers } = http;
   const authentication = await authenticate(runtime.tokens, {
-    // Behind CloudFront with origin access control, the viewer's Authorization header is
-    // replaced by the signature, so the edge copies it into x-aep-authorization.
-    authorization: headers['x-aep-authorization'] ?? headers.authorization,
+    // Behind CloudFront with origin access control, Authorization is CloudFront's SigV4
+    // signature; the edge copies the viewer's header into x-aep-authorization first
+    // (infra/constructs/edge-functions.ts). An EventSource sends neither: its token is the query.
+    forwardedAuthorization: headers[FORWARDED_AUTHORIZATION_HEADER],
+    authorization: headers.authorization,
     accessTokenQuery: http.query.access_token,
     allowQueryToken: true,
   });
