@@ -6,6 +6,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Node } from 'constructs';
+import { parseCorsOrigins } from './constructs/cors-rules.ts';
 
 export type RelayLogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -32,6 +33,11 @@ export interface RelaySettings {
   /** A WAFv2 web ACL (scope CLOUDFRONT, ARN) to attach to the distribution. */
   webAclArn?: string;
   /**
+   * Origins browsers may call the relay from (`-c corsOrigins=https://a.example,https://b.example`,
+   * or `*`): CORS on the HTTP API and on the stream function URL. Empty: no CORS at all.
+   */
+  corsOrigins: readonly string[];
+  /**
    * Access logs on the WebSocket stage. Off by default: unlike HTTP APIs, WebSocket (and REST)
    * APIs log through the account-wide API Gateway CloudWatch role, and the stage fails to
    * deploy ("CloudWatch Logs role ARN must be set in account settings") where none is set.
@@ -51,6 +57,7 @@ export const DEFAULT_SETTINGS: RelaySettings = {
   deletionProtection: true,
   webSocketAccessLogs: false,
   bridgeEventBuses: [],
+  corsOrigins: [],
 };
 
 /** Reads every setting from the app's context (`-c key=value` or `cdk.json` `context`). */
@@ -86,6 +93,7 @@ export function settingsFromContext(node: Node): RelaySettings {
     deletionProtection,
     webSocketAccessLogs: flag(read('webSocketAccessLogs'), 'webSocketAccessLogs', DEFAULT_SETTINGS.webSocketAccessLogs),
     bridgeEventBuses: eventBusArns(read('bridgeEventBuses')),
+    corsOrigins: parseCorsOrigins(read('corsOrigins'), 'context corsOrigins'),
     ...(domainName === undefined ? {} : { domainName }),
     ...(certificateArn === undefined ? {} : { certificateArn }),
     ...(alarmTopicArn === undefined ? {} : { alarmTopicArn }),

@@ -57,7 +57,7 @@ export class RelayStack extends Stack {
     this.grantTableAccess();
 
     const accessLogGroup = (logId: string): LogGroup => new LogGroup(this, logId, { retention: settings.logRetention, removalPolicy: settings.removalPolicy });
-    this.httpApi = new RelayHttpApi(this, 'HttpApi', { handler: this.functions.http, accessLogGroup: accessLogGroup('HttpApiAccessLogs') });
+    this.httpApi = new RelayHttpApi(this, 'HttpApi', { handler: this.functions.http, accessLogGroup: accessLogGroup('HttpApiAccessLogs'), corsOrigins: settings.corsOrigins });
     this.webSocketApi = new RelayWebSocketApi(this, 'WebSocketApi', {
       stageName: settings.stage,
       authorizer: this.functions.authorizer,
@@ -66,7 +66,7 @@ export class RelayStack extends Stack {
       ...(settings.webSocketAccessLogs ? { accessLogGroup: accessLogGroup('WebSocketApiAccessLogs') } : {}),
     });
     this.functions.useManagementEndpoint(this.webSocketApi.managementEndpoint);
-    this.streamEndpoint = new RelayStreamEndpoint(this, 'StreamEndpoint', { handler: this.functions.stream });
+    this.streamEndpoint = new RelayStreamEndpoint(this, 'StreamEndpoint', { handler: this.functions.stream, corsOrigins: settings.corsOrigins });
     this.fanout = new RelayFanout(this, 'Fanout', { events: this.tables.events, handler: this.functions.fanout });
     const alarmTopic = settings.alarmTopicArn === undefined ? undefined : Topic.fromTopicArn(this, 'AlarmTopic', settings.alarmTopicArn);
     this.bridges = new RelayBridges(this, 'Bridges', {

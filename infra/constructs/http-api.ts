@@ -4,13 +4,14 @@
  * lives here, not on the function URL, because origin access control on a function URL
  * needs a signed body for POST (DESIGN.md, "AWS facts").
  */
-import { Fn } from 'aws-cdk-lib';
-import { HttpApi, HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import { Duration, Fn } from 'aws-cdk-lib';
+import { CorsHttpMethod, HttpApi, HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { HttpRoute } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, CORS_MAX_AGE_SECONDS, HTTP_CORS_METHODS } from './cors-rules.ts';
 
 /** The routes the http function serves, method and path, as API Gateway matches them. */
 export const HTTP_ROUTES: ReadonlyArray<{ method: HttpMethod; path: string }> = [
@@ -29,6 +30,13 @@ export interface RelayHttpApiProps {
   handler: IFunction;
   /** Access logs (HTTP APIs write them with a service-linked role; no account setup). */
   accessLogGroup: ILogGroup;
+  /**
+   * Origins a browser may call the API from (emit, discovery, admin). API Gateway then answers
+   * preflights itself and ignores CORS headers from the function ("Configure CORS for HTTP
+   * APIs in API Gateway").
+   * @default none: no CORS configuration
+   */
+  corsOrigins?: readonly string[];
 }
 
 export class RelayHttpApi extends Construct {
@@ -39,7 +47,22 @@ export class RelayHttpApi extends Construct {
   constructor(scope: Construct, id: string, props: RelayHttpApiProps) {
     super(scope, id);
     // The stage is declared rather than created by HttpApi so it can carry access logs.
-    this.api = new HttpApi(this, 'Api', { description: 'AEP relay HTTP binding', createDefaultStage: false });
+    const corsOrigins = props.corsOrigins ?? [];
+    this.api = new HttpApi(this, 'Api', {
+      description: 'AEP relay HTTP binding',
+      createDefaultStage: false,
+      ...(corsOrigins.length === 0
+        ? {}
+        : {
+            corsPreflight: {
+              allowOrigins: [...corsOrigins],
+              allowMethods: HTTP_CORS_METHODS.map((method) => CorsHttpMethod[method]),
+              allowHeaders: [...CORS_ALLOWED_HEADERS],
+              exposeHeaders: [...CORS_EXPOSED_HEADERS],
+              maxAge: Duration.seconds(CORS_MAX_AGE_SECONDS),
+            },
+          }),
+    });
     this.stage = new HttpStage(this, 'Stage', {
       httpApi: this.api,
       // `$default`: served at the root, so /events on CloudFront is /events on the API.

@@ -11,7 +11,7 @@ const settingsOf = (context: Record<string, string>) => settingsFromContext(new 
 describe('settingsFromContext', () => {
   it('uses the defaults without context: dev stage, retained and protected tables, no custom domain', () => {
     expect(settingsOf({})).toEqual(DEFAULT_SETTINGS);
-    expect(DEFAULT_SETTINGS).toMatchObject({ stage: 'dev', replayBuffer: 1000, retentionDays: 30, logLevel: 'info', removalPolicy: RemovalPolicy.RETAIN, deletionProtection: true, webSocketAccessLogs: false });
+    expect(DEFAULT_SETTINGS).toMatchObject({ stage: 'dev', replayBuffer: 1000, retentionDays: 30, logLevel: 'info', removalPolicy: RemovalPolicy.RETAIN, deletionProtection: true, webSocketAccessLogs: false, corsOrigins: [] });
   });
 
   it('reads every key', () => {
@@ -30,6 +30,7 @@ describe('settingsFromContext', () => {
         webAclArn: 'arn:aws:wafv2:us-east-1:111111111111:global/webacl/x/y',
         webSocketAccessLogs: 'true',
         bridgeEventBuses: 'arn:aws:events:eu-west-1:111111111111:event-bus/agents',
+        corsOrigins: 'https://dashboard.example.com, http://localhost:5173',
       }),
     ).toEqual({
       stage: 'prod',
@@ -45,6 +46,7 @@ describe('settingsFromContext', () => {
       webAclArn: 'arn:aws:wafv2:us-east-1:111111111111:global/webacl/x/y',
       webSocketAccessLogs: true,
       bridgeEventBuses: ['arn:aws:events:eu-west-1:111111111111:event-bus/agents'],
+      corsOrigins: ['https://dashboard.example.com', 'http://localhost:5173'],
     });
   });
 
@@ -63,6 +65,9 @@ describe('settingsFromContext', () => {
     [{ domainName: 'relay.example.com' }, /domainName and certificateArn go together/],
     [{ certificateArn: 'arn:aws:acm:us-east-1:111111111111:certificate/x' }, /domainName and certificateArn go together/],
     [{ removalPolicy: 'destroy', deletionProtection: 'true' }, /contradicts removalPolicy=destroy/],
+    [{ corsOrigins: 'https://dashboard.example.com/app' }, /corsOrigins: "https:\/\/dashboard.example.com\/app" is not an origin/],
+    [{ corsOrigins: 'dashboard.example.com' }, /corsOrigins: "dashboard.example.com" is not an origin/],
+    [{ corsOrigins: '*,https://a.example' }, /corsOrigins: \* allows every origin and stands alone/],
   ])('refuses %o, naming the key', (context, message) => {
     expect(() => settingsOf(context)).toThrow(message);
   });

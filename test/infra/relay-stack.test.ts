@@ -46,6 +46,7 @@ const PRODUCTION_CONTEXT = {
   alarmTopicArn: 'arn:aws:sns:eu-west-1:111111111111:relay-alarms',
   webAclArn: 'arn:aws:wafv2:us-east-1:111111111111:global/webacl/relay/00000000-0000-0000-0000-000000000000',
   webSocketAccessLogs: 'true',
+  corsOrigins: 'https://dashboard.example.com,http://localhost:5173',
 };
 
 interface Scenario {
@@ -323,10 +324,16 @@ describe('CloudFront edge', () => {
     });
   });
 
-  it('sends /socket to the WebSocket API, rewriting the path to the stage', () => {
+  it('sends /socket and /socket/ to the WebSocket API, rewriting the path to the stage', () => {
     const { stack } = defaults;
-    expect(refersTo(originOf(defaults, '/socket').DomainName, logicalIdOf(stack.webSocketApi.api))).toBe(true);
-    expect(behaviours(defaults)['/socket']?.FunctionAssociations).toEqual([{ EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [logicalIdOf(stack.edge.socketPathRewrite), 'FunctionARN'] } }]);
+    for (const path of ['/socket', '/socket/']) {
+      expect(refersTo(originOf(defaults, path).DomainName, logicalIdOf(stack.webSocketApi.api)), path).toBe(true);
+      expect(behaviours(defaults)[path]?.FunctionAssociations, path).toEqual([{ EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [logicalIdOf(stack.edge.socketPathRewrite), 'FunctionARN'] } }]);
+    }
+  });
+
+  it('lets CORS preflights through to the stream function URL (GET, HEAD, OPTIONS)', () => {
+    expect([...(behaviours(defaults)['/stream']?.AllowedMethods as string[])].sort()).toEqual(['GET', 'HEAD', 'OPTIONS']);
   });
 
   it('runs deployed edge code that rewrites /socket to /{stage}, keeping the query, and copies only a viewer Authorization on /stream', () => {
@@ -356,6 +363,36 @@ describe('CloudFront edge', () => {
     expect(config.ViewerCertificate).toEqual({ AcmCertificateArn: PRODUCTION_CONTEXT.certificateArn, MinimumProtocolVersion: 'TLSv1.2_2021', SslSupportMethod: 'sni-only' });
     expect(config.WebACLId).toBe(PRODUCTION_CONTEXT.webAclArn);
     expect(distributionConfig(defaults).Aliases).toBeUndefined();
+  });
+});
+
+describe('CORS', () => {
+  const httpApiOf = (scenario: Scenario) => propertiesOf(scenario.template, scenario.stack.httpApi.api);
+  const streamUrlOf = (scenario: Scenario) => propertiesOf(scenario.template, scenario.stack.streamEndpoint.url);
+
+  it('configures none by default: no browser origin may call the relay', () => {
+    expect(httpApiOf(defaults).CorsConfiguration).toBeUndefined();
+    expect(streamUrlOf(defaults).Cors).toBeUndefined();
+  });
+
+  it('allows the corsOrigins setting on the HTTP API (emit, discovery) with preflight answers', () => {
+    expect(httpApiOf(production).CorsConfiguration).toEqual({
+      AllowOrigins: ['https://dashboard.example.com', 'http://localhost:5173'],
+      AllowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      AllowHeaders: ['authorization', 'content-type', 'aep-version', 'last-event-id'],
+      ExposeHeaders: ['retry-after'],
+      MaxAge: 600,
+    });
+  });
+
+  it('allows the same origins on the stream function URL, for GET streams', () => {
+    expect(streamUrlOf(production).Cors).toEqual({
+      AllowOrigins: ['https://dashboard.example.com', 'http://localhost:5173'],
+      AllowMethods: ['GET', 'HEAD'],
+      AllowHeaders: ['authorization', 'content-type', 'aep-version', 'last-event-id'],
+      ExposeHeaders: ['retry-after'],
+      MaxAge: 600,
+    });
   });
 });
 
