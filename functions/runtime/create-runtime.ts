@@ -61,7 +61,7 @@ export function createRuntime(dependencies: RuntimeDependencies): RelayRuntime {
     now,
     connectionLifetimeSeconds: config.connectionLifetimeSeconds,
     maxPendingBytes: config.maxPendingBytes,
-    onConnectionRemoved: (tenant) => quotas.releaseConnection(tenant),
+    onConnectionRemoved: (tenant, connectionId) => quotas.releaseConnection(tenant, connectionId),
   });
   const runtime: RelayRuntime = {
     config,
@@ -100,7 +100,7 @@ function posterFor(config: RelayConfig): ConnectionPoster {
     const missing = (): never => {
       throw new ConfigurationError('missing environment variable AEP_WS_MANAGEMENT_ENDPOINT');
     };
-    return { post: async () => missing(), close: async () => missing() };
+    return { post: async () => missing(), close: async () => missing(), isOpen: async () => missing() };
   }
   return managementApiPoster({ endpoint, region: config.region, maxSockets: config.fanout.concurrency });
 }

@@ -157,12 +157,14 @@ export class RelayFunctions extends Construct {
   }
 
   /**
-   * The functions that post to or close WebSocket connections: socket (answers frames),
-   * fanout (delivers events), http (its admin routes close the connections of a revoked
-   * token, src/relay/revocation.ts) and deadline (closes them when their token expires).
+   * The functions that post to, close or look up WebSocket connections: socket (answers
+   * frames), fanout (delivers events), http (its admin routes close the connections of a
+   * revoked token, src/relay/revocation.ts), deadline (closes them when their token expires)
+   * and stream (a stream that finds the tenant at its connection quota asks whether the
+   * sockets holding slots still exist, src/relay/connection-slots.ts).
    */
   get connectionManagers(): readonly LambdaFunction[] {
-    return [this.socket, this.fanout, this.http, this.deadline];
+    return [this.socket, this.fanout, this.http, this.deadline, this.stream];
   }
 }
 

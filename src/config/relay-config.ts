@@ -78,6 +78,11 @@ export interface SseSettings {
   backpressureBytes: number;
   /** How often a live stream re-checks that its token is still valid (revocation bound). */
   revalidateMs: number;
+  /**
+   * How long a live stream's connection slot lasts unless the stream renews it (it does, every
+   * third of this): a stream killed before its cleanup frees its slot within this time.
+   */
+  slotLeaseMs: number;
 }
 
 export interface FanoutSettings {
@@ -137,6 +142,7 @@ export function readRelayConfig(env: Environment): RelayConfig {
       flushPaddingBytes: nonNegativeInteger(env, SSE_VARIABLES.flushPaddingBytes, 0),
       backpressureBytes: positiveInteger(env, SSE_VARIABLES.backpressureBytes, 1024 * 1024),
       revalidateMs: positiveInteger(env, SSE_VARIABLES.revalidateMs, 30_000),
+      slotLeaseMs: positiveInteger(env, SSE_VARIABLES.slotLeaseMs, 120_000),
     },
     fanout: {
       concurrency: positiveInteger(env, FANOUT_VARIABLES.concurrency, 256),

@@ -46,6 +46,7 @@ export const SSE_VARIABLES: Readonly<Record<keyof SseSettings, string>> = {
   flushPaddingBytes: 'AEP_SSE_FLUSH_PADDING_BYTES',
   backpressureBytes: 'AEP_SSE_BACKPRESSURE_BYTES',
   revalidateMs: 'AEP_SSE_REVALIDATE_MS',
+  slotLeaseMs: 'AEP_SSE_SLOT_LEASE_MS',
 };
 
 /** The `fanout` fields' variables. */

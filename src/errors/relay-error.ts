@@ -9,10 +9,19 @@ export class RelayError extends Error {
     readonly status: number,
     readonly detail?: string,
     readonly extra?: Record<string, unknown>,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; retryAfterSeconds?: number },
   ) {
-    super(detail === undefined ? code : `${code}: ${detail}`, options);
+    super(detail === undefined ? code : `${code}: ${detail}`, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'RelayError';
+    if (options?.retryAfterSeconds !== undefined) this.retryAfterSeconds = options.retryAfterSeconds;
+  }
+
+  /** For a refusal worth retrying (429, 503): how long to wait, sent as Retry-After. */
+  readonly retryAfterSeconds?: number;
+
+  /** Response headers the error adds to its body (Retry-After). */
+  headers(): Record<string, string> {
+    return this.retryAfterSeconds === undefined ? {} : { 'retry-after': String(this.retryAfterSeconds) };
   }
 
   /** The JSON body a client receives. */
@@ -34,11 +43,11 @@ export const invalidEvent = (detail: string, extra?: Record<string, unknown>) =>
 export const payloadTooLarge = (code: 'payload-too-large' | 'too-many-events' | 'event-too-large', detail: string) => new RelayError(code, 413, detail);
 /** 415: a content type the binding does not take. */
 export const unsupportedMediaType = (detail: string) => new RelayError('unsupported-media-type', 415, detail);
-/** 429: a tenant quota was hit. */
-export const limitExceeded = (detail: string) => new RelayError('limit-exceeded', 429, detail);
-/** 503: storage is unavailable after retries; the client retries with the same event ids. */
-export const unavailable = (detail = 'the event store is unavailable, retry with the same event ids', cause?: unknown) =>
-  new RelayError('unavailable', 503, detail, undefined, { cause });
+/** 429: a tenant quota was hit; worth retrying after `retryAfterSeconds` (rate windows are one second). */
+export const limitExceeded = (detail: string, retryAfterSeconds = 1) => new RelayError('limit-exceeded', 429, detail, undefined, { retryAfterSeconds });
+/** 503: storage is unavailable after retries (or the deployment is at capacity); the client retries, with the same event ids. */
+export const unavailable = (detail = 'the event store is unavailable, retry with the same event ids', cause?: unknown, retryAfterSeconds = 1) =>
+  new RelayError('unavailable', 503, detail, undefined, { cause, retryAfterSeconds });
 export const notFound = () => new RelayError('not-found', 404, 'no such route');
 export const badRequest = (code: string, detail: string) => new RelayError(code, 400, detail);
 

@@ -8,11 +8,11 @@
  * than everything else in a delivery together (the receiving gateway and client included); on
  * a Lambda function's share of a vCPU that caps one invocation at a few hundred posts a
  * second. Credentials still come from the SDK client's provider chain. `close`
- * (DeleteConnection, rare) goes through the SDK client unchanged.
+ * (DeleteConnection) and `isOpen` (GetConnection), both rare, go through the SDK client unchanged.
  */
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { ApiGatewayManagementApiClient, DeleteConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
+import { ApiGatewayManagementApiClient, DeleteConnectionCommand, GetConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
 import type { ConnectionPoster } from '../relay/ports/connection-poster.ts';
 import { signRequest } from './sigv4.ts';
 
@@ -89,6 +89,15 @@ export function managementApiPoster(options: ManagementPosterOptions): Connectio
         if (!retryable) throw new PostRefusedError(status, errorType);
         if (attempt >= attempts) return 'throttled';
         await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** attempt + Math.random() * 20));
+      }
+    },
+    async isOpen(connectionId) {
+      try {
+        await client.send(new GetConnectionCommand({ ConnectionId: connectionId }));
+        return true;
+      } catch (error) {
+        if (error instanceof Error && error.name === 'GoneException') return false;
+        throw error;
       }
     },
     async close(connectionId) {

@@ -14,13 +14,14 @@ export function httpErrors(logger: Logger): MiddlewareObj<APIGatewayProxyEventV2
       const error = request.error;
       if (error instanceof RelayError) {
         if (error.status >= 500) logger.error('request failed', { code: error.code, cause: error.cause, requestId: request.context.awsRequestId });
-        request.response = jsonResponse(error.status, error.body());
+        request.response = jsonResponse(error.status, error.body(), error.headers());
         return;
       }
       if (isStorageUnavailable(error)) {
         // Storage still throttled or failing after the SDK's retries: the client retries later.
         logger.error('storage unavailable', { error, requestId: request.context.awsRequestId });
-        request.response = jsonResponse(503, unavailable().body());
+        const refusal = unavailable();
+        request.response = jsonResponse(503, refusal.body(), refusal.headers());
         return;
       }
       logger.error('unhandled error', { error, requestId: request.context.awsRequestId });

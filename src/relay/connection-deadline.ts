@@ -8,7 +8,7 @@
  */
 import type { Principal } from '../auth/principal.ts';
 import type { ConnectionDeadline } from './ports/connection-deadlines.ts';
-import { acquireConnectionSlot } from './quota-checks.ts';
+import { takeConnectionSlot } from './connection-slots.ts';
 import { confirmStillActive, endSocket } from './revocation.ts';
 import type { RelayRuntime } from './runtime.ts';
 
@@ -16,7 +16,8 @@ export type ConnectOutcome = 'open' | 'limit-exceeded' | 'unauthorized';
 
 export async function openConnection(runtime: RelayRuntime, principal: Principal, connectionId: string): Promise<ConnectOutcome> {
   const { tenant } = principal;
-  if ((await acquireConnectionSlot(runtime.quotas, tenant)) !== undefined) return 'limit-exceeded';
+  // The socket's lease runs to API Gateway's connection limit; a lost $disconnect is found by asking the gateway.
+  if ((await takeConnectionSlot(runtime, tenant, connectionId, 'socket', runtime.config.connectionLifetimeSeconds * 1000)) !== undefined) return 'limit-exceeded';
   await runtime.connections.createConnection(tenant, connectionId, principal);
   if (!(await confirmStillActive(runtime, principal))) {
     await runtime.connections.removeConnection(tenant, connectionId);

@@ -1,10 +1,10 @@
 /**
- * The tenant quota checks, one per kind, shared by every binding that enforces them. Each
+ * The tenant quota checks, one per kind, shared by every binding that enforces them
+ * (connection slots, which are leases, have their own file: `connection-slots.ts`). Each
  * answers with the refusal's detail (the binding maps it to 429 or an in-band
  * `limit-exceeded`), or undefined when the quota allows the request.
  */
 import type { QuotasPort } from './ports/index.ts';
-import { DEFAULT_MAX_CONNECTIONS } from './tenant-quotas.ts';
 
 type Quotas = QuotasPort;
 
@@ -13,13 +13,6 @@ export async function checkEventRate(quotas: Quotas, tenant: string, count: numb
   const { eventsPerSecond } = await quotas.quotasOf(tenant);
   if (eventsPerSecond === undefined || (await quotas.admitEvents(tenant, count, eventsPerSecond))) return undefined;
   return `the tenant's quota is ${eventsPerSecond} events per second; resend later with the same event ids`;
-}
-
-/** Takes one of the tenant's connection slots (open WebSocket connections plus live SSE streams). */
-export async function acquireConnectionSlot(quotas: Quotas, tenant: string): Promise<string | undefined> {
-  const maxConnections = (await quotas.quotasOf(tenant)).maxConnections ?? DEFAULT_MAX_CONNECTIONS;
-  if (await quotas.acquireConnection(tenant, maxConnections)) return undefined;
-  return `the tenant's quota of ${maxConnections} open connections and streams is reached`;
 }
 
 /** Most subscriptions one connection of the tenant may hold: its quota, else the deployment's limit. */

@@ -21,8 +21,8 @@ export interface ConnectionStoreOptions {
   now: Clock;
   /** Connection state outlives API Gateway's 2 h connection limit by this margin, then expires. */
   connectionLifetimeSeconds: number;
-  /** Called once per removed connection record (releases the tenant's connection slot). */
-  onConnectionRemoved?: (tenant: string) => Promise<void>;
+  /** Called on every removal (releases the connection's slot; releasing is idempotent, so a slot taken by a connection whose record was never written is released too). */
+  onConnectionRemoved?: (tenant: string, connectionId: string) => Promise<void>;
 }
 
 export class ConnectionStore implements ConnectionsPort {
@@ -136,8 +136,8 @@ export class ConnectionStore implements ConnectionsPort {
 
   /**
    * Removes a connection and everything it owns: subscriptions, their index entries, claims.
-   * The connection's quota slot is released exactly once, by whichever caller deleted its
-   * record ($disconnect, a 410 during fan-out or routing, revocation).
+   * The connection's quota slot is released on every call ($disconnect, a 410 during fan-out
+   * or routing, revocation); releasing is idempotent (the slot's lease goes once).
    */
   async removeConnection(tenant: string, connectionId: string): Promise<void> {
     const owned = await queryAll(this.client, this.options.tableName, connectionKeys.connectionPartition(tenant, connectionId));
@@ -159,14 +159,13 @@ export class ConnectionStore implements ConnectionsPort {
       }
     }
     await deleteKeys(this.client, this.options.tableName, keys);
-    const record = await this.client.send(
+    await this.client.send(
       new DeleteItemCommand({
         TableName: this.options.tableName,
         Key: { pk: str(connectionKeys.connectionPartition(tenant, connectionId)), sk: str(connectionKeys.connectionRecord) },
-        ReturnValues: 'ALL_OLD',
       }),
     );
-    if (record.Attributes !== undefined) await this.options.onConnectionRemoved?.(tenant);
+    await this.options.onConnectionRemoved?.(tenant, connectionId);
   }
 }
 

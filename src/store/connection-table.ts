@@ -29,8 +29,8 @@ export interface ConnectionTableOptions {
   connectionLifetimeSeconds: number;
   /** Bound on what fan-out parks for a replaying subscription before delivering directly. */
   maxPendingBytes: number;
-  /** Called once per removed connection record (releases the tenant's connection slot). */
-  onConnectionRemoved?: (tenant: string) => Promise<void>;
+  /** Called on every removal (releases the connection's slot; releasing is idempotent, so a slot taken by a connection whose record was never written is released too). */
+  onConnectionRemoved?: (tenant: string, connectionId: string) => Promise<void>;
 }
 
 export interface ConnectionTableStores {

@@ -168,15 +168,15 @@ describe('functions', () => {
     }
   });
 
-  it('points the functions that post to or close WebSocket connections at the execute-api stage, never at CloudFront', () => {
+  it('points the functions that post to, close or look up WebSocket connections at the execute-api stage, never at CloudFront', () => {
     const { stack, template } = defaults;
     const expected = `https://\${${logicalIdOf(stack.webSocketApi.api)}}.execute-api.\${AWS::Region}.\${AWS::URLSuffix}/dev`;
-    for (const fn of [stack.functions.socket, stack.functions.fanout, stack.functions.http]) {
+    for (const fn of [stack.functions.socket, stack.functions.fanout, stack.functions.http, stack.functions.stream]) {
       const variables = (propertiesOf(template, fn).Environment as { Variables: Json }).Variables;
       expect(render(variables.AEP_WS_MANAGEMENT_ENDPOINT)).toBe(expected);
       expect(refersTo(variables.AEP_WS_MANAGEMENT_ENDPOINT, logicalIdOf(stack.edge.distribution))).toBe(false);
     }
-    for (const fn of [stack.functions.authorizer, stack.functions.stream]) {
+    for (const fn of [stack.functions.authorizer]) {
       expect(((propertiesOf(template, fn).Environment as { Variables: Json }).Variables).AEP_WS_MANAGEMENT_ENDPOINT).toBeUndefined();
     }
   });
@@ -422,12 +422,12 @@ describe('least privilege', () => {
     expect(tableAccess(defaults, statementsOfRole(defaults.template, fn.role!))).toEqual(expected);
   });
 
-  it('grants ManageConnections to the socket, fanout, http (revocation) and deadline (expiry) functions only, on this API stage\'s @connections', () => {
+  it('grants ManageConnections to the socket, fanout, http (revocation), deadline (expiry) and stream (slot recount) functions only, on this API stage\'s @connections', () => {
     const { stack, template } = defaults;
     const expected = `arn:\${AWS::Partition}:execute-api:\${AWS::Region}:\${AWS::AccountId}:\${${logicalIdOf(stack.webSocketApi.api)}}/dev/*/@connections/*`;
     for (const fn of stack.functions.all) {
       const statements = statementsOfRole(template, fn.role!).filter((statement) => actionsOf(statement).includes('execute-api:ManageConnections'));
-      if (fn === stack.functions.socket || fn === stack.functions.fanout || fn === stack.functions.http || fn === stack.functions.deadline) {
+      if (fn === stack.functions.socket || fn === stack.functions.fanout || fn === stack.functions.http || fn === stack.functions.deadline || fn === stack.functions.stream) {
         expect(statements.flatMap(resourcesOf).map(render)).toEqual([expected]);
       } else {
         expect(statements).toEqual([]);

@@ -10,6 +10,8 @@ import type { StackProcess } from './local-stack-process.ts';
 export const TEST_REPLAY_BUFFER = 20;
 export const TEST_SSE_HEARTBEAT_MS = 1000;
 export const TEST_SSE_MAX_DURATION_MS = 8000;
+/** Short, so tests see a stream's slot outlive its lease by renewal, and a lost one freed. */
+export const TEST_SSE_SLOT_LEASE_MS = 1500;
 /** The one origin the shared stack lets browsers call it from (CORS). */
 export const TEST_CORS_ORIGIN = 'https://dashboard.example';
 
@@ -35,6 +37,7 @@ export async function setup(project: TestProject): Promise<void> {
       // Shorter than the 10 s default so the hello-required test is quick, long enough for a loaded CI machine.
       AEP_HELLO_WAIT_MS: '5000',
       AEP_CORS_ORIGINS: TEST_CORS_ORIGIN,
+      AEP_SSE_SLOT_LEASE_MS: String(TEST_SSE_SLOT_LEASE_MS),
     },
   });
   project.provide('baseUrl', stack.baseUrl);

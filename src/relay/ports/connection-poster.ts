@@ -15,4 +15,6 @@ export interface ConnectionPoster {
   post(connectionId: string, text: string, options?: PostOptions): Promise<PostOutcome>;
   /** Closes a connection (its `$disconnect` then runs); a gone connection is not an error. */
   close(connectionId: string): Promise<void>;
+  /** Whether the gateway still holds the connection (GetConnection; 410 means it does not). */
+  isOpen(connectionId: string): Promise<boolean>;
 }

@@ -11,7 +11,7 @@ export type { EventLogPort } from './event-log.ts';
 export type { IdMinter } from './ids.ts';
 export type { InboxItem, InboxPort } from './inbox.ts';
 export type { ParkingPort } from './parking.ts';
-export type { QuotasPort } from './quotas.ts';
+export type { ConnectionLease, QuotasPort, SlotCount, SlotKind } from './quotas.ts';
 export type { SessionOwnersPort } from './session-owners.ts';
 export type { SealContext, SecretSealer } from './secret-sealer.ts';
 export type { HttpDelivery, PutEventsOutcome, SendOutcome, SinkTransport } from './sink-transport.ts';

@@ -11,7 +11,7 @@ import { authenticate } from '../authenticate.ts';
 import { recordSubscription } from '../open-subscription.ts';
 import { confirmStillActive } from '../revocation.ts';
 import type { SubscriptionSpec } from '../open-subscription.ts';
-import { acquireConnectionSlot } from '../quota-checks.ts';
+import { takeConnectionSlot } from '../connection-slots.ts';
 import type { RelayRuntime } from '../runtime.ts';
 import { sseStreamId } from './sse-stream-id.ts';
 import { parseStreamRequest } from './stream-request.ts';
@@ -70,8 +70,9 @@ export async function acceptStream(runtime: RelayRuntime, http: StreamHttpReques
   };
   const expiry = principal.expiresAtMs === undefined ? {} : { expiresAtMs: principal.expiresAtMs };
   if (!request.live) return { subscription, live: false, arrivedAtMs, tokenDigest, ...expiry };
-  const slotRefusal = await acquireConnectionSlot(runtime.quotas, tenant);
-  if (slotRefusal !== undefined) throw limitExceeded(slotRefusal);
+  const slotRefusal = await takeConnectionSlot(runtime, tenant, subscription.connectionId, 'stream', runtime.config.sse.slotLeaseMs);
+  // Slots free as connections close or streams end; a few seconds is a fair first wait.
+  if (slotRefusal !== undefined) throw limitExceeded(slotRefusal, 10);
   await runtime.connections.createConnection(tenant, subscription.connectionId, principal);
   if (!(await recordSubscription(runtime, subscription, 1))) {
     await runtime.connections.removeConnection(tenant, subscription.connectionId);

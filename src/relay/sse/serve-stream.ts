@@ -17,6 +17,7 @@ import type { Writable } from 'node:stream';
 import { isStorageUnavailable, RelayError, unavailable } from '../../errors/relay-error.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { backpressureAction } from '../backpressure.ts';
+import { renewStreamSlot } from '../connection-slots.ts';
 import { parseStored } from '../delivery-text.ts';
 import { goLive, replayInto } from '../open-subscription.ts';
 import type { SubscriptionOutput } from '../open-subscription.ts';
@@ -62,7 +63,7 @@ function refuse(invocation: StreamInvocation, logger: Logger, error: unknown): v
   if (!(error instanceof RelayError)) logger.error('stream request failed', { error });
   const status = relayError?.status ?? 500;
   const body = relayError?.body() ?? { error: 'internal', detail: 'internal error' };
-  const stream = invocation.open({ statusCode: status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } });
+  const stream = invocation.open({ statusCode: status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...relayError?.headers() } });
   stream.write(JSON.stringify(body));
   stream.end();
 }
@@ -97,6 +98,7 @@ async function streamEvents(runtime: RelayRuntime, logger: Logger, invocation: S
     const readInbox = runtime.inbox.reader(tenant, streamId, startedAt);
     const endAt = startedAt + sse.maxDurationMs;
     let validatedAt = runtime.now();
+    let renewedAt = runtime.now();
     while (writer.isOpen) {
       if (runtime.now() - validatedAt >= sse.revalidateMs) {
         // A stream has no connection revocation could close, so it re-checks its token.
@@ -105,6 +107,14 @@ async function streamEvents(runtime: RelayRuntime, logger: Logger, invocation: S
           return;
         }
         validatedAt = runtime.now();
+      }
+      if (runtime.now() - renewedAt >= sse.slotLeaseMs / 3) {
+        // The stream's connection slot is a lease (connection-slots.ts), renewed while it runs.
+        if (!(await renewStreamSlot(runtime, tenant, streamId, sse.slotLeaseMs))) {
+          writer.end('closing: the stream lost its connection slot; reconnect with Last-Event-ID to resume');
+          return;
+        }
+        renewedAt = runtime.now();
       }
       if (invocation.remainingMs() < sse.endMarginMs || runtime.now() >= endAt) {
         // Lambda's maximum duration is near: end cleanly so EventSource reconnects with
