@@ -38,6 +38,14 @@ export interface RelaySettings {
    */
   corsOrigins: readonly string[];
   /**
+   * Reserved concurrency of the stream function, the most live SSE streams at once
+   * (`-c streamConcurrency=200`). It is taken from the account's concurrency (1,000 by default,
+   * of which Lambda keeps 100 unreserved), and the rest stays for the other functions.
+   */
+  streamConcurrency: number;
+  /** Of that, executions never given to live streams (`-c streamHeadroom=20`), so refusals and replay-only streams still run. */
+  streamHeadroom: number;
+  /**
    * Access logs on the WebSocket stage. Off by default: unlike HTTP APIs, WebSocket (and REST)
    * APIs log through the account-wide API Gateway CloudWatch role, and the stage fails to
    * deploy ("CloudWatch Logs role ARN must be set in account settings") where none is set.
@@ -58,6 +66,8 @@ export const DEFAULT_SETTINGS: RelaySettings = {
   webSocketAccessLogs: false,
   bridgeEventBuses: [],
   corsOrigins: [],
+  streamConcurrency: 200,
+  streamHeadroom: 20,
 };
 
 /** Reads every setting from the app's context (`-c key=value` or `cdk.json` `context`). */
@@ -81,6 +91,9 @@ export function settingsFromContext(node: Node): RelaySettings {
   const stage = read('stage') ?? DEFAULT_SETTINGS.stage;
   // The stage becomes a URL path segment (/{stage}) and part of the stack name.
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(stage)) throw new Error(`context stage must be letters, digits, - or _ (1-64), got ${JSON.stringify(stage)}`);
+  const streamConcurrency = positiveInteger(read('streamConcurrency'), 'streamConcurrency', DEFAULT_SETTINGS.streamConcurrency);
+  const streamHeadroom = positiveInteger(read('streamHeadroom'), 'streamHeadroom', DEFAULT_SETTINGS.streamHeadroom);
+  if (streamHeadroom >= streamConcurrency) throw new Error(`context streamHeadroom (${streamHeadroom}) must be below streamConcurrency (${streamConcurrency})`);
   const alarmTopicArn = read('alarmTopicArn');
   const webAclArn = read('webAclArn');
   return {
@@ -94,6 +107,8 @@ export function settingsFromContext(node: Node): RelaySettings {
     webSocketAccessLogs: flag(read('webSocketAccessLogs'), 'webSocketAccessLogs', DEFAULT_SETTINGS.webSocketAccessLogs),
     bridgeEventBuses: eventBusArns(read('bridgeEventBuses')),
     corsOrigins: parseCorsOrigins(read('corsOrigins'), 'context corsOrigins'),
+    streamConcurrency,
+    streamHeadroom,
     ...(domainName === undefined ? {} : { domainName }),
     ...(certificateArn === undefined ? {} : { certificateArn }),
     ...(alarmTopicArn === undefined ? {} : { alarmTopicArn }),

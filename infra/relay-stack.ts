@@ -53,6 +53,8 @@ export class RelayStack extends Stack {
       logLevel: settings.logLevel,
       logRetention: settings.logRetention,
       removalPolicy: settings.removalPolicy,
+      streamConcurrency: settings.streamConcurrency,
+      streamHeadroom: settings.streamHeadroom,
     });
     this.grantTableAccess();
 

@@ -67,6 +67,18 @@ export interface RelayFunctionsProps {
   logRetention: RetentionDays;
   /** For the log groups. */
   removalPolicy: RemovalPolicy;
+  /**
+   * Reserved concurrency of the stream function: every live SSE stream holds one execution for
+   * its whole life, so this caps them, and what the account has beyond it stays for fan-out,
+   * ingest and the socket, which a fleet of dashboards could otherwise throttle.
+   */
+  streamConcurrency: number;
+  /**
+   * Executions of that reservation kept free of live streams, so the relay itself answers a
+   * stream over the cap (503 with Retry-After, `AEP_SSE_MAX_LIVE_STREAMS`) instead of Lambda's
+   * bare throttle, and replay-only streams still run.
+   */
+  streamHeadroom: number;
 }
 
 export class RelayFunctions extends Construct {
@@ -113,6 +125,7 @@ export class RelayFunctions extends Construct {
         applicationLogLevelV2: APPLICATION_LEVELS[props.logLevel],
         systemLogLevelV2: SystemLogLevel.WARN,
         environment,
+        ...(name === 'stream' ? { reservedConcurrentExecutions: props.streamConcurrency } : {}),
       });
       logGroups[name] = logGroup;
     }
@@ -187,6 +200,7 @@ function functionEnvironment(props: RelayFunctionsProps): Record<string, string>
         flushPaddingBytes: 16384,
         // A live stream's inbox poll: 4 a second, like Lambda's own stream polling.
         pollMs: 250,
+        maxLiveStreams: props.streamConcurrency - props.streamHeadroom,
       },
     }),
     // Stack traces point into the TypeScript sources through the bundle's .map file.

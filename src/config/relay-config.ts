@@ -83,6 +83,12 @@ export interface SseSettings {
    * third of this): a stream killed before its cleanup frees its slot within this time.
    */
   slotLeaseMs: number;
+  /**
+   * Live streams the deployment serves at once (0: no cap). Set below the stream function's
+   * reserved concurrency, so a stream over it is refused by the relay (503, Retry-After)
+   * rather than throttled by Lambda.
+   */
+  maxLiveStreams: number;
 }
 
 export interface FanoutSettings {
@@ -143,6 +149,7 @@ export function readRelayConfig(env: Environment): RelayConfig {
       backpressureBytes: positiveInteger(env, SSE_VARIABLES.backpressureBytes, 1024 * 1024),
       revalidateMs: positiveInteger(env, SSE_VARIABLES.revalidateMs, 30_000),
       slotLeaseMs: positiveInteger(env, SSE_VARIABLES.slotLeaseMs, 120_000),
+      maxLiveStreams: nonNegativeInteger(env, SSE_VARIABLES.maxLiveStreams, 0),
     },
     fanout: {
       concurrency: positiveInteger(env, FANOUT_VARIABLES.concurrency, 256),

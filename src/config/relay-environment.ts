@@ -47,6 +47,7 @@ export const SSE_VARIABLES: Readonly<Record<keyof SseSettings, string>> = {
   backpressureBytes: 'AEP_SSE_BACKPRESSURE_BYTES',
   revalidateMs: 'AEP_SSE_REVALIDATE_MS',
   slotLeaseMs: 'AEP_SSE_SLOT_LEASE_MS',
+  maxLiveStreams: 'AEP_SSE_MAX_LIVE_STREAMS',
 };
 
 /** The `fanout` fields' variables. */

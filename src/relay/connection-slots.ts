@@ -13,6 +13,7 @@
  * is tried once more. So a lost `$disconnect` costs nothing until the slot is needed, and is
  * freed at that moment; a lost stream cleanup within its lease.
  */
+import { LIVE_STREAMS_POOL } from './ports/index.ts';
 import type { ConnectionLease, ConnectionPoster, QuotasPort, SlotKind } from './ports/index.ts';
 import { DEFAULT_MAX_CONNECTIONS } from './tenant-quotas.ts';
 
@@ -29,21 +30,42 @@ export const SOCKET_CHECK_MIN_AGE_MS = 60_000;
 /** Most sockets one recount asks the gateway about, oldest first. */
 export const SOCKET_CHECKS_PER_RECOUNT = 50;
 
-/** Takes a slot under a lease of `leaseMs`; answers the refusal's detail when the tenant stays at its quota. */
+/** Takes a tenant slot under a lease of `leaseMs`; answers the refusal's detail when the tenant stays at its quota. */
 export async function takeConnectionSlot(slots: SlotDependencies, tenant: string, connectionId: string, kind: SlotKind, leaseMs: number): Promise<string | undefined> {
   const maxConnections = (await slots.quotas.quotasOf(tenant)).maxConnections ?? DEFAULT_MAX_CONNECTIONS;
-  const lease = (): ConnectionLease => ({ connectionId, kind, acquiredAtMs: slots.now(), leaseUntilMs: slots.now() + leaseMs });
-  if (await slots.quotas.acquireConnection(tenant, maxConnections, lease())) return undefined;
-  if ((await reclaimLostSlots(slots, tenant)) > 0 && (await slots.quotas.acquireConnection(tenant, maxConnections, lease()))) return undefined;
+  if (await takeSlot(slots, tenant, maxConnections, connectionId, kind, leaseMs)) return undefined;
   return `the tenant's quota of ${maxConnections} open connections and streams is reached`;
 }
 
-/** Extends a running stream's lease; false when its slot was reclaimed (the stream then ends, so the count stays true). */
-export function renewStreamSlot(slots: SlotDependencies, tenant: string, connectionId: string, leaseMs: number): Promise<boolean> {
-  return slots.quotas.renewConnection(tenant, connectionId, slots.now() + leaseMs);
+/**
+ * Takes one of the deployment's `maxLiveStreams` (the stream function's concurrency cap less
+ * headroom, so this refusal is answered before Lambda throttles); 0 means no cap.
+ */
+export async function takeLiveStreamSlot(slots: SlotDependencies, streamId: string, maxLiveStreams: number, leaseMs: number): Promise<boolean> {
+  return maxLiveStreams === 0 || takeSlot(slots, LIVE_STREAMS_POOL, maxLiveStreams, streamId, 'stream', leaseMs);
 }
 
-/** Drops the tenant's lost leases and recounts; answers how many slots that freed. */
+export function releaseLiveStreamSlot(slots: SlotDependencies, streamId: string, maxLiveStreams: number): Promise<void> {
+  return maxLiveStreams === 0 ? Promise.resolve() : slots.quotas.releaseConnection(LIVE_STREAMS_POOL, streamId);
+}
+
+async function takeSlot(slots: SlotDependencies, pool: string, max: number, connectionId: string, kind: SlotKind, leaseMs: number): Promise<boolean> {
+  const lease = (): ConnectionLease => ({ connectionId, kind, acquiredAtMs: slots.now(), leaseUntilMs: slots.now() + leaseMs });
+  if (await slots.quotas.acquireConnection(pool, max, lease())) return true;
+  return (await reclaimLostSlots(slots, pool)) > 0 && slots.quotas.acquireConnection(pool, max, lease());
+}
+
+/** Extends a running stream's leases (its tenant slot, and its live-stream slot when capped); false when a slot was reclaimed (the stream then ends, so the counts stay true). */
+export async function renewStreamSlot(slots: SlotDependencies, tenant: string, streamId: string, leaseMs: number, maxLiveStreams = 0): Promise<boolean> {
+  const until = slots.now() + leaseMs;
+  const renewed = await Promise.all([
+    slots.quotas.renewConnection(tenant, streamId, until),
+    maxLiveStreams === 0 ? true : slots.quotas.renewConnection(LIVE_STREAMS_POOL, streamId, until),
+  ]);
+  return renewed.every(Boolean);
+}
+
+/** Drops a pool's lost leases and recounts; answers how many slots that freed. */
 export async function reclaimLostSlots(slots: SlotDependencies, tenant: string): Promise<number> {
   const counted = await slots.quotas.slotCount(tenant);
   if (slots.now() - counted.recountedAtMs < RECOUNT_INTERVAL_MS) return 0;

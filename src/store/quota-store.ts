@@ -10,6 +10,7 @@
 import { DeleteItemCommand, GetItemCommand, PutItemCommand, QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Clock } from '../relay/ports/clock.ts';
+import { LIVE_STREAMS_POOL } from '../relay/ports/quotas.ts';
 import type { ConnectionLease, QuotasPort, SlotCount } from '../relay/ports/quotas.ts';
 import type { TenantQuotas } from '../relay/tenant-quotas.ts';
 import { parseTenantQuotas } from '../relay/tenant-quotas.ts';
@@ -25,7 +26,8 @@ export interface QuotaStoreOptions {
   cacheMs: number;
 }
 
-const counterPartition = (tenant: string) => `T#${tenant}#COUNTERS`;
+/** A tenant's counters; the deployment's live-stream pool has a partition of its own (not a tenant's data). */
+const counterPartition = (tenant: string) => (tenant === LIVE_STREAMS_POOL ? 'DEPLOYMENT#LIVE-STREAMS' : `T#${tenant}#COUNTERS`);
 /** The connection counter's sort key; each held slot is a lease item beside it (`SLOT#{connectionId}`). */
 const CONNECTIONS = 'connections';
 const SLOT_PREFIX = 'SLOT#';

@@ -11,7 +11,7 @@ const settingsOf = (context: Record<string, string>) => settingsFromContext(new 
 describe('settingsFromContext', () => {
   it('uses the defaults without context: dev stage, retained and protected tables, no custom domain', () => {
     expect(settingsOf({})).toEqual(DEFAULT_SETTINGS);
-    expect(DEFAULT_SETTINGS).toMatchObject({ stage: 'dev', replayBuffer: 1000, retentionDays: 30, logLevel: 'info', removalPolicy: RemovalPolicy.RETAIN, deletionProtection: true, webSocketAccessLogs: false, corsOrigins: [] });
+    expect(DEFAULT_SETTINGS).toMatchObject({ stage: 'dev', replayBuffer: 1000, retentionDays: 30, logLevel: 'info', removalPolicy: RemovalPolicy.RETAIN, deletionProtection: true, webSocketAccessLogs: false, corsOrigins: [], streamConcurrency: 200, streamHeadroom: 20 });
   });
 
   it('reads every key', () => {
@@ -31,6 +31,8 @@ describe('settingsFromContext', () => {
         webSocketAccessLogs: 'true',
         bridgeEventBuses: 'arn:aws:events:eu-west-1:111111111111:event-bus/agents',
         corsOrigins: 'https://dashboard.example.com, http://localhost:5173',
+        streamConcurrency: '400',
+        streamHeadroom: '40',
       }),
     ).toEqual({
       stage: 'prod',
@@ -47,6 +49,8 @@ describe('settingsFromContext', () => {
       webSocketAccessLogs: true,
       bridgeEventBuses: ['arn:aws:events:eu-west-1:111111111111:event-bus/agents'],
       corsOrigins: ['https://dashboard.example.com', 'http://localhost:5173'],
+      streamConcurrency: 400,
+      streamHeadroom: 40,
     });
   });
 
@@ -68,6 +72,8 @@ describe('settingsFromContext', () => {
     [{ corsOrigins: 'https://dashboard.example.com/app' }, /corsOrigins: "https:\/\/dashboard.example.com\/app" is not an origin/],
     [{ corsOrigins: 'dashboard.example.com' }, /corsOrigins: "dashboard.example.com" is not an origin/],
     [{ corsOrigins: '*,https://a.example' }, /corsOrigins: \* allows every origin and stands alone/],
+    [{ streamConcurrency: '0' }, /streamConcurrency must be a positive integer/],
+    [{ streamConcurrency: '50', streamHeadroom: '50' }, /streamHeadroom \(50\) must be below streamConcurrency \(50\)/],
   ])('refuses %o, naming the key', (context, message) => {
     expect(() => settingsOf(context)).toThrow(message);
   });

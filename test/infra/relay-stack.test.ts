@@ -47,6 +47,8 @@ const PRODUCTION_CONTEXT = {
   webAclArn: 'arn:aws:wafv2:us-east-1:111111111111:global/webacl/relay/00000000-0000-0000-0000-000000000000',
   webSocketAccessLogs: 'true',
   corsOrigins: 'https://dashboard.example.com,http://localhost:5173',
+  streamConcurrency: '300',
+  streamHeadroom: '30',
 };
 
 interface Scenario {
@@ -363,6 +365,23 @@ describe('CloudFront edge', () => {
     expect(config.ViewerCertificate).toEqual({ AcmCertificateArn: PRODUCTION_CONTEXT.certificateArn, MinimumProtocolVersion: 'TLSv1.2_2021', SslSupportMethod: 'sni-only' });
     expect(config.WebACLId).toBe(PRODUCTION_CONTEXT.webAclArn);
     expect(distributionConfig(defaults).Aliases).toBeUndefined();
+  });
+});
+
+describe('stream concurrency', () => {
+  const variablesOf = (scenario: Scenario, fn: LambdaFunction) => (propertiesOf(scenario.template, fn).Environment as { Variables: Json }).Variables;
+
+  it.each([
+    ['defaults', () => defaults, 200, 180],
+    ['production', () => production, 300, 270],
+  ] as const)('caps the stream function with reserved concurrency and the relay a headroom below it (%s)', (_name, scenario, reserved, liveStreams) => {
+    const { stack } = scenario();
+    expect(propertiesOf(scenario().template, stack.functions.stream).ReservedConcurrentExecutions).toBe(reserved);
+    expect(variablesOf(scenario(), stack.functions.stream).AEP_SSE_MAX_LIVE_STREAMS).toBe(String(liveStreams));
+    // The others reserve nothing: they share what the account has beyond the stream function.
+    for (const fn of [stack.functions.http, stack.functions.authorizer, stack.functions.socket, stack.functions.fanout]) {
+      expect(propertiesOf(scenario().template, fn).ReservedConcurrentExecutions).toBeUndefined();
+    }
   });
 });
 

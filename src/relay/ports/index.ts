@@ -15,6 +15,7 @@ export type { ConnectionLease, QuotasPort, SlotCount, SlotKind } from './quotas.
 export type { SessionOwnersPort } from './session-owners.ts';
 export type { SealContext, SecretSealer } from './secret-sealer.ts';
 export type { HttpDelivery, PutEventsOutcome, SendOutcome, SinkTransport } from './sink-transport.ts';
+export { LIVE_STREAMS_POOL } from './quotas.ts';
 export type { SubscriptionsPort } from './subscriptions.ts';
 export type { TenantsPort } from './tenants.ts';
 export type { TokensPort } from './tokens.ts';

@@ -28,11 +28,17 @@ export interface SlotCount {
   recountedAtMs: number;
 }
 
+/**
+ * Slots are counted per pool: a tenant (its `maxConnections`), or the deployment-wide pool of
+ * live streams (the stream function's concurrency cap), named so it can never be a tenant id.
+ */
+export const LIVE_STREAMS_POOL = '*live-streams';
+
 export interface QuotasPort {
   quotasOf(tenant: string): Promise<TenantQuotas>;
   /** Replaces the tenant's quotas; false when there is no such tenant. */
   setQuotas(tenant: string, quotas: TenantQuotas): Promise<boolean>;
-  /** Takes one connection slot under this lease; false when the tenant is at `max`. */
+  /** Takes one connection slot under this lease; false when the pool (a tenant, or LIVE_STREAMS_POOL) is at `max`. */
   acquireConnection(tenant: string, max: number, lease: ConnectionLease): Promise<boolean>;
   /** Extends a held lease; false when the slot is no longer held (released or reclaimed). */
   renewConnection(tenant: string, connectionId: string, leaseUntilMs: number): Promise<boolean>;

@@ -6,12 +6,12 @@
  */
 import { FORWARDED_AUTHORIZATION_HEADER } from '../../auth/bearer.ts';
 import { hasScope } from '../../auth/principal.ts';
-import { forbidden, limitExceeded, notFound, RelayError, unauthenticated } from '../../errors/relay-error.ts';
+import { forbidden, limitExceeded, notFound, RelayError, unauthenticated, unavailable } from '../../errors/relay-error.ts';
 import { authenticate } from '../authenticate.ts';
 import { recordSubscription } from '../open-subscription.ts';
 import { confirmStillActive } from '../revocation.ts';
 import type { SubscriptionSpec } from '../open-subscription.ts';
-import { takeConnectionSlot } from '../connection-slots.ts';
+import { releaseLiveStreamSlot, takeConnectionSlot, takeLiveStreamSlot } from '../connection-slots.ts';
 import type { RelayRuntime } from '../runtime.ts';
 import { sseStreamId } from './sse-stream-id.ts';
 import { parseStreamRequest } from './stream-request.ts';
@@ -23,6 +23,9 @@ export interface StreamHttpRequest {
   headers: Readonly<Record<string, string | undefined>>;
   query: Readonly<Record<string, string | undefined>>;
 }
+
+/** Slots free as connections close and streams end (streams within minutes); a few seconds is a fair first wait. */
+export const STREAM_RETRY_AFTER_SECONDS = 10;
 
 /** A stream's one subscription id (a stream carries exactly one subscription). */
 const SUBSCRIPTION_ID = 'stream';
@@ -70,12 +73,20 @@ export async function acceptStream(runtime: RelayRuntime, http: StreamHttpReques
   };
   const expiry = principal.expiresAtMs === undefined ? {} : { expiresAtMs: principal.expiresAtMs };
   if (!request.live) return { subscription, live: false, arrivedAtMs, tokenDigest, ...expiry };
-  const slotRefusal = await takeConnectionSlot(runtime, tenant, subscription.connectionId, 'stream', runtime.config.sse.slotLeaseMs);
-  // Slots free as connections close or streams end; a few seconds is a fair first wait.
-  if (slotRefusal !== undefined) throw limitExceeded(slotRefusal, 10);
+  const { slotLeaseMs, maxLiveStreams } = runtime.config.sse;
+  if (!(await takeLiveStreamSlot(runtime, subscription.connectionId, maxLiveStreams, slotLeaseMs))) {
+    // The deployment's cap, not the tenant's: 503, before Lambda's own bare 429 throttle.
+    throw unavailable(`the relay serves ${maxLiveStreams} live streams at once and all are taken; retry later, or use the WebSocket binding`, undefined, STREAM_RETRY_AFTER_SECONDS);
+  }
+  const slotRefusal = await takeConnectionSlot(runtime, tenant, subscription.connectionId, 'stream', slotLeaseMs);
+  if (slotRefusal !== undefined) {
+    await releaseLiveStreamSlot(runtime, subscription.connectionId, maxLiveStreams);
+    throw limitExceeded(slotRefusal, STREAM_RETRY_AFTER_SECONDS);
+  }
   await runtime.connections.createConnection(tenant, subscription.connectionId, principal);
   if (!(await recordSubscription(runtime, subscription, 1))) {
     await runtime.connections.removeConnection(tenant, subscription.connectionId);
+    await releaseLiveStreamSlot(runtime, subscription.connectionId, maxLiveStreams);
     throw limitExceeded('could not record the stream subscription');
   }
   // Recorded first, checked second: a revoke that listed the token's streams before this one

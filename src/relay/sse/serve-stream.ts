@@ -17,7 +17,7 @@ import type { Writable } from 'node:stream';
 import { isStorageUnavailable, RelayError, unavailable } from '../../errors/relay-error.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { backpressureAction } from '../backpressure.ts';
-import { renewStreamSlot } from '../connection-slots.ts';
+import { releaseLiveStreamSlot, renewStreamSlot } from '../connection-slots.ts';
 import { parseStored } from '../delivery-text.ts';
 import { goLive, replayInto } from '../open-subscription.ts';
 import type { SubscriptionOutput } from '../open-subscription.ts';
@@ -110,7 +110,7 @@ async function streamEvents(runtime: RelayRuntime, logger: Logger, invocation: S
       }
       if (runtime.now() - renewedAt >= sse.slotLeaseMs / 3) {
         // The stream's connection slot is a lease (connection-slots.ts), renewed while it runs.
-        if (!(await renewStreamSlot(runtime, tenant, streamId, sse.slotLeaseMs))) {
+        if (!(await renewStreamSlot(runtime, tenant, streamId, sse.slotLeaseMs, sse.maxLiveStreams))) {
           writer.end('closing: the stream lost its connection slot; reconnect with Last-Event-ID to resume');
           return;
         }
@@ -142,7 +142,10 @@ async function streamEvents(runtime: RelayRuntime, logger: Logger, invocation: S
     logger.error('stream failed', { error, tenant });
     writer.end('closing: internal error; reconnect with Last-Event-ID to resume');
   } finally {
-    if (live) await runtime.connections.removeConnection(tenant, streamId).catch((error: unknown) => logger.error('stream cleanup failed', { error }));
+    if (live) {
+      await runtime.connections.removeConnection(tenant, streamId).catch((error: unknown) => logger.error('stream cleanup failed', { error }));
+      await releaseLiveStreamSlot(runtime, streamId, sse.maxLiveStreams).catch((error: unknown) => logger.error('stream cleanup failed', { error }));
+    }
   }
 }
 
