@@ -3,7 +3,7 @@
  * handler with a response stream, turns the prelude written by `HttpResponseStream.from`
  * into the HTTP status and headers, and passes every later write straight to the client
  * (nothing buffered here, so heartbeats and events reach the client as written). When the
- * client goes away the response stream is destroyed, as the runtime does.
+ * client goes away the function is not told, as in the runtime: its writes are discarded.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PassThrough } from 'node:stream';
@@ -47,6 +47,10 @@ export async function serveStreamingFunction(handler: StreamingHandler, request:
     headersSent = true;
   };
   responseStream.on('data', (chunk: Buffer) => {
+    // Faithful to the Lambda runtime: a client that went away is not signalled to the function
+    // (its writes keep succeeding and go nowhere), so an abandoned stream runs on until it ends
+    // by itself; the relay bounds that (src/relay/sse/serve-stream.ts, idle end).
+    if (response.destroyed) return;
     if (headersSent) {
       response.write(chunk);
       return;
@@ -67,9 +71,6 @@ export async function serveStreamingFunction(handler: StreamingHandler, request:
   responseStream.on('end', () => {
     if (!headersSent) sendHead(200, {});
     response.end();
-  });
-  response.on('close', () => {
-    if (!responseStream.destroyed) responseStream.destroy();
   });
   try {
     await handler(httpApiEvent(request, url, body), responseStream, lambdaContext('aep-relay-stream', options.timeoutMs ?? FUNCTION_TIMEOUT_MS));

@@ -89,6 +89,12 @@ export interface SseSettings {
    * rather than throttled by Lambda.
    */
   maxLiveStreams: number;
+  /**
+   * A live stream that delivered nothing for this long ends cleanly (0: never). Lambda does not
+   * tell a streaming function that its client left, so this bounds what an abandoned stream
+   * (a closed tab) costs; a client still there reconnects by itself (EventSource does).
+   */
+  idleEndMs: number;
 }
 
 export interface FanoutSettings {
@@ -150,6 +156,7 @@ export function readRelayConfig(env: Environment): RelayConfig {
       revalidateMs: positiveInteger(env, SSE_VARIABLES.revalidateMs, 30_000),
       slotLeaseMs: positiveInteger(env, SSE_VARIABLES.slotLeaseMs, 120_000),
       maxLiveStreams: nonNegativeInteger(env, SSE_VARIABLES.maxLiveStreams, 0),
+      idleEndMs: nonNegativeInteger(env, SSE_VARIABLES.idleEndMs, 5 * 60_000),
     },
     fanout: {
       concurrency: positiveInteger(env, FANOUT_VARIABLES.concurrency, 256),

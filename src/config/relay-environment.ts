@@ -48,6 +48,7 @@ export const SSE_VARIABLES: Readonly<Record<keyof SseSettings, string>> = {
   revalidateMs: 'AEP_SSE_REVALIDATE_MS',
   slotLeaseMs: 'AEP_SSE_SLOT_LEASE_MS',
   maxLiveStreams: 'AEP_SSE_MAX_LIVE_STREAMS',
+  idleEndMs: 'AEP_SSE_IDLE_END_MS',
 };
 
 /** The `fanout` fields' variables. */

@@ -12,7 +12,7 @@ import { openStream } from '../support/sse-client.ts';
 let stack: StackProcess;
 
 beforeAll(async () => {
-  stack = await startStackProcess({ env: { AEP_SSE_MAX_LIVE_STREAMS: '2', AEP_SSE_MAX_DURATION_MS: '60000' } });
+  stack = await startStackProcess({ env: { AEP_SSE_MAX_LIVE_STREAMS: '2', AEP_SSE_MAX_DURATION_MS: '60000', AEP_SSE_IDLE_END_MS: '2000' } });
 });
 
 afterAll(async () => {
@@ -20,7 +20,7 @@ afterAll(async () => {
 });
 
 describe('live stream capacity', () => {
-  it('refuses a live stream over the cap with 503 and Retry-After, serves replay-only streams, and admits again once one ends', async () => {
+  it('refuses a live stream over the cap with 503 and Retry-After, serves replay-only streams, and admits again once an abandoned one ends idle', async () => {
     const options = { token: stack.devToken, baseUrl: stack.baseUrl };
     const first = await openStream({}, options);
     const second = await openStream({}, options);
@@ -34,7 +34,8 @@ describe('live stream capacity', () => {
     expect(replay.status).toBe(200);
     await replay.ended;
     first.close();
-    // The local gateway tells the handler when its client leaves, so the slot frees promptly.
+    // As in Lambda, the handler is not told its client left: the abandoned stream keeps its
+    // slot until it ends by itself, here after 2 s with nothing to deliver.
     const deadline = Date.now() + 10_000;
     let third = await openStream({}, options);
     while (third.status !== 200 && Date.now() < deadline) {
@@ -45,4 +46,21 @@ describe('live stream capacity', () => {
     second.close();
     third.close();
   }, 30_000);
+});
+
+describe('abandoned streams', () => {
+  it('ends a stream that delivers nothing for AEP_SSE_IDLE_END_MS with a comment saying so', async () => {
+    // The streams the test above abandoned hold the two slots until they end idle.
+    const deadline = Date.now() + 10_000;
+    let stream = await openStream({}, { token: stack.devToken, baseUrl: stack.baseUrl });
+    while (stream.status !== 200 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      stream = await openStream({}, { token: stack.devToken, baseUrl: stack.baseUrl });
+    }
+    expect(stream.status).toBe(200);
+    const started = Date.now();
+    await stream.ended;
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(stream.comments().some((comment) => /^closing: nothing to deliver for 2 s/.test(comment))).toBe(true);
+  }, 20_000);
 });

@@ -99,6 +99,7 @@ async function streamEvents(runtime: RelayRuntime, logger: Logger, invocation: S
     const endAt = startedAt + sse.maxDurationMs;
     let validatedAt = runtime.now();
     let renewedAt = runtime.now();
+    let deliveredAt = runtime.now();
     while (writer.isOpen) {
       if (runtime.now() - validatedAt >= sse.revalidateMs) {
         // A stream has no connection revocation could close, so it re-checks its token.
@@ -126,13 +127,21 @@ async function streamEvents(runtime: RelayRuntime, logger: Logger, invocation: S
         writer.end('closing: token-expired');
         return;
       }
-      for (const item of await readInbox()) {
+      const delivered = await readInbox();
+      for (const item of delivered) {
         if (item.closing !== undefined) {
           // Revocation or a disabled tenant (`revocation.ts`): end now, saying why.
           writer.end(`closing: ${item.closing}`);
           return;
         }
         if (!deliverLive(writer, item.text, sse.backpressureBytes)) return;
+      }
+      if (delivered.length > 0) deliveredAt = runtime.now();
+      else if (sse.idleEndMs > 0 && runtime.now() - deliveredAt >= sse.idleEndMs) {
+        // Lambda never says the client left (a closed tab keeps this loop polling): a stream
+        // with nothing to deliver ends, and a client that is still there reconnects.
+        writer.end(`closing: nothing to deliver for ${Math.round(sse.idleEndMs / 1000)} s; reconnect with Last-Event-ID to resume`);
+        return;
       }
       if (writer.idleMs >= sse.heartbeatMs) writer.write(sseComment('ping'));
       await new Promise((resolve) => setTimeout(resolve, sse.pollMs));
