@@ -99,6 +99,7 @@ export class RelayStack extends Stack {
       failedRecords: this.fanout.failedRecords,
       httpApi: this.httpApi.api,
       webSocketStage: this.webSocketApi.stage,
+      socketLogGroup: this.functions.logGroups.socket,
       tables: { Events: this.tables.events, Connections: this.tables.connections, Tenants: this.tables.tenants },
       ...(alarmTopic === undefined ? {} : { alarmTopic }),
     });

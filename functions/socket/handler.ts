@@ -55,6 +55,7 @@ export function createHandler(runtime: RelayRuntime) {
     .use(injectLambdaContext(logger.powertools))
     .use({
       onError: async (request) => {
+        // The stack counts this exact message (infra/constructs/observability.ts, SocketRouteFailures).
         logger.error('socket route failed', { error: request.error, routeKey: request.event.requestContext.routeKey, connectionId: request.event.requestContext.connectionId });
         request.response = { statusCode: 500 };
       },

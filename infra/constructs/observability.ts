@@ -1,7 +1,8 @@
 /**
  * Alarms and a dashboard for what breaks a relay in production: fan-out falling behind or
- * failing (events stored but not delivered live), 5xx from either API, DynamoDB throttling,
- * Lambda throttling. With an SNS topic, every alarm notifies it on ALARM and on OK.
+ * failing (events stored but not delivered live), 5xx from the HTTP API and failed WebSocket
+ * routes, DynamoDB throttling, Lambda throttling. Only what an operator must act on alarms:
+ * refusals the relay makes on purpose (401, 429) do not. With an SNS topic, every alarm notifies it on ALARM and on OK.
  */
 import { Duration } from 'aws-cdk-lib';
 import type { IHttpApi, IWebSocketStage } from 'aws-cdk-lib/aws-apigatewayv2';
@@ -11,9 +12,17 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Operation } from 'aws-cdk-lib/aws-dynamodb';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { FilterPattern, MetricFilter } from 'aws-cdk-lib/aws-logs';
+import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+
+/** The namespace of the relay's own metrics (log metric filters, and the handlers' embedded metrics). */
+export const RELAY_METRICS_NAMESPACE = 'AepRelay';
+
+/** The message the socket function logs when a route fails (functions/socket/handler.ts). */
+export const SOCKET_ROUTE_FAILED_MESSAGE = 'socket route failed';
 
 /** Fan-out is behind when its oldest record waits longer than this. */
 export const ITERATOR_AGE_THRESHOLD = Duration.seconds(60);
@@ -42,6 +51,8 @@ export interface RelayObservabilityProps {
   webSocketStage: IWebSocketStage;
   /** Tables by name. */
   tables: Readonly<Record<string, Table>>;
+  /** The socket function's log group, where its route failures are counted. */
+  socketLogGroup: ILogGroup;
   /** Notified on ALARM and OK; none by default. */
   alarmTopic?: ITopic;
   dashboardName?: string;
@@ -85,7 +96,18 @@ export class RelayObservability extends Construct {
     // (API Gateway Developer Guide, "Monitor WebSocket API execution with CloudWatch metrics").
     const socketIntegrationErrors = props.webSocketStage.metric('IntegrationError', { period: FIVE_MINUTES, statistic: Stats.SUM });
     const socketExecutionErrors = props.webSocketStage.metric('ExecutionError', { period: FIVE_MINUTES, statistic: Stats.SUM });
-    alarm('WebSocketIntegrationErrors', 'WebSocket routes answered errors (the socket function failed or refused).', socketIntegrationErrors, 0);
+    // No alarm on IntegrationError: it also counts the deliberate refusals at $connect (429 at
+    // the tenant's connection quota, 401 without authorizer context), which need no operator.
+    // What does is a route that failed: the socket function answers those 500 after logging
+    // `socket route failed` (functions/socket/handler.ts), counted here from its log group.
+    const socketRouteFailures = new MetricFilter(this, 'SocketRouteFailureFilter', {
+      logGroup: props.socketLogGroup,
+      filterPattern: FilterPattern.stringValue('$.message', '=', SOCKET_ROUTE_FAILED_MESSAGE),
+      metricNamespace: RELAY_METRICS_NAMESPACE,
+      metricName: 'SocketRouteFailures',
+      metricValue: '1',
+    }).metric({ period: FIVE_MINUTES, statistic: Stats.SUM });
+    alarm('SocketRouteFailures', 'A WebSocket route failed in the socket function (answered 500); deliberate refusals are not counted.', socketRouteFailures, 0);
     alarm('WebSocketExecutionErrors', 'API Gateway failed to invoke a WebSocket route integration.', socketExecutionErrors, 0);
 
     // DynamoDB: throttled requests per table, over the operations the stores issue. One
@@ -135,7 +157,7 @@ export class RelayObservability extends Construct {
               props.webSocketStage.metric('ConnectCount', { period: FIVE_MINUTES, statistic: Stats.SUM }),
               props.webSocketStage.metric('MessageCount', { period: FIVE_MINUTES, statistic: Stats.SUM }),
             ],
-            right: [socketIntegrationErrors, socketExecutionErrors],
+            right: [socketIntegrationErrors, socketRouteFailures, socketExecutionErrors],
           }),
         ],
         throttleWidgets,

@@ -487,19 +487,27 @@ describe('observability', () => {
       .map(([, alarm]) => alarm.Properties ?? {});
   };
 
-  it('alarms on fan-out errors, iterator age, parked records, 5xx, WebSocket errors, table throttles and Lambda throttles', () => {
+  it('alarms on fan-out errors, iterator age, parked records, 5xx, failed WebSocket routes (not deliberate refusals), table throttles and Lambda throttles', () => {
     const alarms = alarmsOf(defaults);
     const byMetric = (name: string) => alarms.filter((alarm) => alarm.MetricName === name || JSON.stringify(alarm.Metrics ?? []).includes(`"MetricName":"${name}"`));
     expect(byMetric('IteratorAge').map((alarm) => alarm.Threshold)).toEqual([60_000]);
     expect(byMetric('ApproximateNumberOfMessagesVisible')).toHaveLength(1);
     expect(byMetric('5xx')).toHaveLength(1);
-    expect(byMetric('IntegrationError')).toHaveLength(1);
+    // Not on IntegrationError, which counts the deliberate 401/429 refusals at $connect too.
+    expect(byMetric('IntegrationError')).toHaveLength(0);
+    expect(byMetric('SocketRouteFailures')).toEqual([expect.objectContaining({ Namespace: 'AepRelay', Threshold: 0 })]);
     expect(byMetric('ExecutionError')).toHaveLength(1);
     expect(byMetric('ThrottledRequests')).toHaveLength(TABLE_DEFINITIONS.length);
     expect(byMetric('UserErrors')).toHaveLength(1);
     expect(byMetric('Throttles')).toHaveLength(FUNCTION_NAMES.length);
     expect(byMetric('Errors')).toHaveLength(FUNCTION_NAMES.length);
     defaults.template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    // The failures are counted from the socket function's log line that marks them.
+    defaults.template.hasResourceProperties('AWS::Logs::MetricFilter', {
+      LogGroupName: { Ref: logicalIdOf(defaults.stack.functions.logGroups.socket) },
+      FilterPattern: '{ $.message = "socket route failed" }',
+      MetricTransformations: [{ MetricNamespace: 'AepRelay', MetricName: 'SocketRouteFailures', MetricValue: '1' }],
+    });
     for (const alarm of alarms) expect(alarm.AlarmActions).toBeUndefined();
   });
 
