@@ -89,6 +89,13 @@ export class SimulatedAgent {
     return id;
   }
 
+  /** Resolves when the agent's socket closes (the relay closed it, or `stop()`). */
+  closed(): Promise<void> {
+    const socket = this.socket;
+    if (socket === undefined || socket.readyState === WebSocket.CLOSED) return Promise.resolve();
+    return new Promise((resolve) => socket.once('close', () => resolve()));
+  }
+
   async stop(): Promise<void> {
     const socket = this.socket;
     if (socket === undefined || socket.readyState === WebSocket.CLOSED) return;

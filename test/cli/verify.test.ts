@@ -1,0 +1,39 @@
+/**
+ * `npm run verify -- <BaseUrl> --token <token>`, the deployment check, run against the local
+ * stack exactly as someone who deployed runs it against theirs.
+ */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, inject, it } from 'vitest';
+import { repoRoot } from '../support/local-stack-process.ts';
+
+const run = promisify(execFile);
+const tsx = join(repoRoot, 'node_modules', '.bin', 'tsx');
+
+describe('npm run verify', () => {
+  it('passes every check against the local stack, one line per check and a summary', async () => {
+    const { stdout } = await run(tsx, [join(repoRoot, 'bin', 'verify.ts'), inject('baseUrl'), '--token', inject('devToken')], { cwd: repoRoot, timeout: 90_000 });
+    const lines = stdout.trim().split('\n');
+    const checks = lines.filter((line) => /^(PASS|FAIL) {2}/.test(line));
+    expect(checks.map((line) => line.split(':')[0])).toEqual([
+      'PASS  discovery with a token',
+      'PASS  discovery without a token',
+      'PASS  stream with ?access_token= (EventSource style)',
+      'PASS  stream with the Authorization header',
+      'PASS  WebSocket subscribe',
+      'PASS  POST /events',
+      'PASS  the event on the ?access_token= stream',
+      'PASS  the event on the header stream',
+      'PASS  the event on the WebSocket',
+      'PASS  command round trip with the simulated agent',
+      'PASS  revocation cuts the agent socket',
+    ]);
+    expect(lines.at(-1)).toBe('11/11 checks passed');
+  }, 120_000);
+
+  it('fails, naming the checks, with a token the relay does not know', async () => {
+    const failed = run(tsx, [join(repoRoot, 'bin', 'verify.ts'), inject('baseUrl'), '--token', 'aep_not_a_token'], { cwd: repoRoot, timeout: 120_000, env: { ...process.env, AEP_VERIFY_TIMEOUT_MS: '3000' } });
+    await expect(failed).rejects.toMatchObject({ code: 1, stdout: expect.stringContaining('FAIL  discovery with a token: HTTP 401') });
+  }, 150_000);
+});
