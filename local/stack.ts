@@ -7,9 +7,11 @@
  * Environment knobs for the emulation (besides the relay's own AEP_* settings):
  * AEP_LOCAL_POLL_MS (stream poll interval, default 100), AEP_LOCAL_WS_JITTER_MS (upper
  * bound of the random delay before each WebSocket route invocation, default 5; 0 turns it off),
- * AEP_LOCAL_POST_DELAY_MS (simulated PostToConnection round trip, default 0) and
+ * AEP_LOCAL_POST_DELAY_MS (simulated PostToConnection round trip, default 0),
  * AEP_LOCAL_WS_BUFFER_BYTES (unsent bytes toward a client above which a post answers 429,
- * default 1 MiB).
+ * default 1 MiB) and AEP_CORS_ORIGINS (origins browsers may call from, applied by the gateway
+ * as API Gateway and the function URL apply `-c corsOrigins`). In front of everything runs the
+ * local edge (gateway/edge.ts), the deployed CloudFront Functions included.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
