@@ -19,10 +19,12 @@ type RouteHandler = (runtime: RelayRuntime, event: APIGatewayProxyEventV2, conte
 
 const health: RouteHandler = async () => jsonResponse(200, { ok: true });
 
-const discovery: RouteHandler = async (runtime, _event, context) => {
-  requirePrincipal(context);
-  return jsonResponse(200, discoveryDocument(servedSurface(runtime.config)));
-};
+/**
+ * Discovery is served without a token (AEP-0003 §3.4): it is how a client learns the
+ * endpoints and capabilities before it has credentials, and it names nothing of any tenant
+ * (the same document for every caller; a token, if sent, changes nothing).
+ */
+const discovery: RouteHandler = async (runtime) => jsonResponse(200, discoveryDocument(servedSurface(runtime.config)));
 
 const postEvents: RouteHandler = async (runtime, event, context) => {
   const headers = event.headers ?? {};

@@ -2,6 +2,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { CapacityMeter } from '../../src/store/capacity-meter.ts';
 import { LOCAL_TENANT } from '../../local/stack.ts';
 import { eventLog, mintId, ndjson, postEvents, sessionEvent, storedEvents, tenantWithToken, uniqueName } from '../support/relay-fixtures.ts';
+import { openSocket } from '../support/ws-client.ts';
 
 describe('POST /events', () => {
   it('accepts a single event with 202 and stores it', async () => {
@@ -130,6 +131,28 @@ describe('discovery', () => {
       expect(document.capabilities.filters).toEqual(['attr-match']);
       expect(document.capabilities.replay).toEqual({ buffer: inject('replayBuffer'), all: true });
     }
+  });
+
+  it('serves the discovery document without a token, or with an unknown one (AEP-0003 §3.4)', async () => {
+    const authenticated = await (await fetch(`${inject('baseUrl')}/events`, { headers: { authorization: `Bearer ${inject('devToken')}` } })).json();
+    for (const path of ['/events', '/.well-known/aep']) {
+      for (const headers of [{}, { authorization: 'Bearer aep_not_a_real_token' }] as Array<Record<string, string>>) {
+        const response = await fetch(`${inject('baseUrl')}${path}`, { headers });
+        expect(response.status).toBe(200);
+        expect(response.headers.get('content-type')).toContain('application/json');
+        // One document for every caller: nothing in it depends on (or names) a tenant.
+        expect(await response.json()).toEqual(authenticated);
+      }
+    }
+  });
+
+  it('keeps everything but discovery and health behind a token: POST, SSE and WebSocket answer 401', async () => {
+    const response = await postEvents(JSON.stringify(sessionEvent(uniqueName('open-discovery'), 0)), { token: '' });
+    expect(response.status).toBe(401);
+    const stream = await fetch(`${inject('baseUrl')}/stream?live=0`, { headers: { accept: 'text/event-stream' } });
+    expect(stream.status).toBe(401);
+    await stream.body?.cancel();
+    await expect(openSocket({ token: '' })).rejects.toThrow(/401/);
   });
 
   it('answers /healthz without a token and reveals nothing else', async () => {
