@@ -7,6 +7,8 @@
  * Environment knobs for the emulation (besides the relay's own AEP_* settings):
  * AEP_LOCAL_POLL_MS (stream poll interval, default 100), AEP_LOCAL_WS_JITTER_MS (upper
  * bound of the random delay before each WebSocket route invocation, default 5; 0 turns it off),
+ * AEP_LOCAL_WS_HELLO_DELAY_MS (extra delay before invoking a `hello` frame, standing in for a
+ * cold start of that invocation; default 0),
  * AEP_LOCAL_POST_DELAY_MS (simulated PostToConnection round trip, default 0),
  * AEP_LOCAL_WS_BUFFER_BYTES (unsent bytes toward a client above which a post answers 429,
  * default 1 MiB) and AEP_CORS_ORIGINS (origins browsers may call from, applied by the gateway
@@ -154,6 +156,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       authorizer: (event) => usage.invoke('authorizer', () => authorizer.handler(event)),
       region: config.region,
       invokeJitterMs: nonNegativeInteger('AEP_LOCAL_WS_JITTER_MS', 5),
+      helloInvokeDelayMs: nonNegativeInteger('AEP_LOCAL_WS_HELLO_DELAY_MS', 0),
     });
     // The local CloudFront in front of everything, running the functions the stack deploys.
     gateway.routes.edge = createLocalEdge({ stageName: LOCAL_STAGE, region: config.region });

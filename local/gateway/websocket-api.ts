@@ -57,6 +57,11 @@ export interface WebSocketApiOptions {
   region?: string;
   /** Upper bound of the random delay before each invocation (ms); 0 turns it off. Default 5. */
   invokeJitterMs?: number;
+  /**
+   * Extra delay before invoking `$default` for a text frame whose JSON `type` is `hello` (ms),
+   * standing in for a cold start of the hello's own invocation. Default 0.
+   */
+  helloInvokeDelayMs?: number;
   idleTimeoutMs?: number;
   maxConnectionMs?: number;
   maxFrameBytes?: number;
@@ -83,6 +88,7 @@ export function createWebSocketApi(options: WebSocketApiOptions): WebSocketApi {
   const idleTimeoutMs = options.idleTimeoutMs ?? WEBSOCKET_QUOTAS.idleTimeoutMs;
   const maxConnectionMs = options.maxConnectionMs ?? WEBSOCKET_QUOTAS.maxConnectionMs;
   const jitterMs = options.invokeJitterMs ?? 5;
+  const helloDelayMs = options.helloInvokeDelayMs ?? 0;
   const region = options.region ?? 'us-east-1';
   const mintConnectionId = options.mintConnectionId ?? mintApiGatewayId;
   const log = options.log ?? ((message, detail) => console.error(JSON.stringify({ level: 'error', component: 'local-websocket-api', message, ...detail })));
@@ -122,6 +128,7 @@ export function createWebSocketApi(options: WebSocketApiOptions): WebSocketApi {
 
   const invoke = async (event: WebSocketRouteEvent): Promise<WebSocketRouteResult | undefined> => {
     if (jitterMs > 0) await sleep(Math.random() * jitterMs);
+    if (helloDelayMs > 0 && isHelloFrame(event)) await sleep(helloDelayMs);
     return options.route(event, lambdaContext('aep-relay-socket', WEBSOCKET_QUOTAS.integrationTimeoutMs));
   };
 
@@ -285,4 +292,15 @@ function bufferOf(data: RawData): Buffer {
   if (Buffer.isBuffer(data)) return data;
   if (Array.isArray(data)) return Buffer.concat(data);
   return Buffer.from(data);
+}
+
+/** Whether a `$default` event carries a `hello` frame (for the cold-start stand-in delay). */
+function isHelloFrame(event: WebSocketRouteEvent): boolean {
+  if (event.requestContext.routeKey !== '$default' || event.isBase64Encoded === true || event.body === undefined) return false;
+  try {
+    const frame: unknown = JSON.parse(event.body);
+    return typeof frame === 'object' && frame !== null && (frame as { type?: unknown }).type === 'hello';
+  } catch {
+    return false;
+  }
 }

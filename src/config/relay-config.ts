@@ -44,8 +44,16 @@ export interface RelayConfig {
    * (`functions/deadline`); absent, the process keeps the deadline itself (the local stack).
    */
   deadlineFunction?: string;
-  /** How long a frame that arrived before its connection's hello waits for that hello (pipelining). */
+  /**
+   * How long after API Gateway received a frame the relay waits for the connection's hello
+   * before answering `hello-required` (a hello-first client's hello may be invoked late).
+   */
   helloWaitMs: number;
+  /**
+   * How long after an event was stored fan-out waits for its missing predecessor before
+   * delivering past the gap (`session-sequencer.ts`); 0 delivers in batch order without waiting.
+   */
+  orderWaitMs: number;
   /** Connection state lifetime: API Gateway's 2 h connection limit plus a margin. */
   connectionLifetimeSeconds: number;
   /** Bytes fan-out may park on a subscription while its replay runs. */
@@ -119,6 +127,24 @@ export const DEFAULT_LIMITS: RelayLimits = {
   maxSubscriptionsPerConnection: 32,
 };
 
+/**
+ * The hello wait, measured from API Gateway's receive time of the waiting frame. A client whose
+ * first frame is not hello must hear `hello-required` within 2 s (checkers and clients give up
+ * soon after); a hello-first client must never be refused because its hello's own invocation
+ * started late (a Lambda cold start is 0.3 to 1.5 s). 1750 ms covers a hello invoked up to
+ * about 1.7 s after it was received, and leaves about 250 ms to record the refusal, send the
+ * `error` and `closing` frames and close, inside the 2 s.
+ */
+export const DEFAULT_HELLO_WAIT_MS = 1750;
+
+/**
+ * Fan-out's wait for a missing position: pipelined frames of one connection run concurrently
+ * and are stored within tens of milliseconds of each other; a gap older than this is treated
+ * as a real gap (legal, AEP-0001 §7.2) or a late event (delivered when it arrives, and kept
+ * reachable by resume).
+ */
+export const DEFAULT_ORDER_WAIT_MS = 200;
+
 export function readRelayConfig(env: Environment): RelayConfig {
   const dynamoEndpoint = optionalString(env, RELAY_VARIABLES.dynamoEndpoint);
   const managementEndpoint = optionalString(env, RELAY_VARIABLES.managementEndpoint);
@@ -133,7 +159,8 @@ export function readRelayConfig(env: Environment): RelayConfig {
     ...(dynamoEndpoint === undefined ? {} : { dynamoEndpoint }),
     ...(managementEndpoint === undefined ? {} : { managementEndpoint }),
     ...(deadlineFunction === undefined ? {} : { deadlineFunction }),
-    helloWaitMs: positiveInteger(env, RELAY_VARIABLES.helloWaitMs, 10_000),
+    helloWaitMs: positiveInteger(env, RELAY_VARIABLES.helloWaitMs, DEFAULT_HELLO_WAIT_MS),
+    orderWaitMs: nonNegativeInteger(env, RELAY_VARIABLES.orderWaitMs, DEFAULT_ORDER_WAIT_MS),
     connectionLifetimeSeconds: positiveInteger(env, RELAY_VARIABLES.connectionLifetimeSeconds, 2 * 3600 + 600),
     maxPendingBytes: positiveInteger(env, RELAY_VARIABLES.maxPendingBytes, 256 * 1024),
     replayBuffer: positiveInteger(env, RELAY_VARIABLES.replayBuffer, 1000),

@@ -35,6 +35,16 @@ describe('WebSocket connect and hello', () => {
     expect(client.all(isType('subscribed'))).toEqual([]);
   });
 
+  it('answers a first frame that is an event with hello-required and a close within 2 s', async () => {
+    const client = await openSocket();
+    const sentAt = Date.now();
+    client.send(sessionEvent(uniqueName('no-hello'), 0));
+    expect(await client.next(isType('error'), 5_000)).toMatchObject({ code: 'hello-required' });
+    await client.closed;
+    const elapsedMs = Date.now() - sentAt;
+    expect(elapsedMs).toBeLessThan(2_000);
+  });
+
   it('answers a hello with no common version with version-unsupported listing the supported ones, then closes', async () => {
     const client = await openSocket();
     client.send({ type: 'hello', versions: ['9.9'], role: 'consumer', capabilities: {} });

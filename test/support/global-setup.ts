@@ -34,8 +34,6 @@ export async function setup(project: TestProject): Promise<void> {
       // Shortened so tests observe heartbeats and the clean end before the duration limit.
       AEP_SSE_HEARTBEAT_MS: String(TEST_SSE_HEARTBEAT_MS),
       AEP_SSE_MAX_DURATION_MS: String(TEST_SSE_MAX_DURATION_MS),
-      // Shorter than the 10 s default so the hello-required test is quick, long enough for a loaded CI machine.
-      AEP_HELLO_WAIT_MS: '5000',
       AEP_CORS_ORIGINS: TEST_CORS_ORIGIN,
       AEP_SSE_SLOT_LEASE_MS: String(TEST_SSE_SLOT_LEASE_MS),
     },

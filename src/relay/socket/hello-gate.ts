@@ -14,9 +14,17 @@
  *    hello, in which case the client's real first frame was not a hello: `hello-required`
  *    and close. Frames received in the same millisecond as the hello get the benefit of the
  *    doubt, since nothing finer orders them: a hello-first client is never refused.
- * 4. If no hello arrives within the bound, the connection is refused (`hello-required`,
+ * 4. If no hello is recorded within the bound, the connection is refused (`hello-required`,
  *    then close). The refusal is a conditional state change, so a hello racing it either
  *    wins (and the frame proceeds) or finds the connection refused (and changes nothing).
+ *
+ * The bound (`helloWaitMs`, default 1750 ms, see `DEFAULT_HELLO_WAIT_MS`) runs from API
+ * Gateway's receive time of the waiting frame. A hello-first client's other frames were
+ * received no earlier than its hello, so its hello is refused only if its own invocation
+ * starts more than the bound after API Gateway received it (a cold start is 0.3 to 1.5 s),
+ * while a client that never sends hello hears `hello-required` within 2 s. The bound used to be
+ * 10 s, from the invocation's start: safe for slow hellos, but longer than clients and the
+ * protocol's checker wait for the refusal.
  */
 import { errorFrame, HELLO_REQUIRED } from '../../protocol/frames.ts';
 import type { ConnectionRecord } from '../domain/connection.ts';
@@ -35,7 +43,9 @@ const HELLO_ANSWER_BOUND_MS = 20_000;
 export async function awaitOpenConnection(context: SocketContext): Promise<ConnectionRecord | undefined> {
   const { connections, config, now } = context.runtime;
   const { tenant } = context.principal;
-  const deadline = now() + config.helloWaitMs;
+  // Measured from when API Gateway received this frame, not from when this invocation began:
+  // a frame whose own invocation started late still gets its answer within the bound.
+  const deadline = context.receivedAtMs + config.helloWaitMs;
   let pauseMs = 5;
   for (;;) {
     const record = await connections.getConnection(tenant, context.connectionId);
@@ -57,7 +67,9 @@ export async function awaitOpenConnection(context: SocketContext): Promise<Conne
       if (await refuse(context, 'the first frame on a connection must be hello (AEP-0003 §3.5.1)', ['connected'])) return undefined;
       continue;
     }
-    await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    // Never sleep past the deadline: the refusal is due as soon as it passes.
+    const untilDeadlineMs = deadline - now();
+    await new Promise((resolve) => setTimeout(resolve, untilDeadlineMs > 0 ? Math.min(pauseMs, untilDeadlineMs) : pauseMs));
     pauseMs = Math.min(pauseMs * 2, 100);
   }
 }
