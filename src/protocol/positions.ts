@@ -13,6 +13,20 @@ export interface Position {
   seq: number;
 }
 
+/**
+ * `seq: -1` with `epoch: 0` in a `from` position names the place before a session's first
+ * position: "everything this session holds". It is how the protocol's official TypeScript
+ * client names a session it knows but has seen no events of. It is accepted only in `from`
+ * (never on an event, where `seq` is an integer >= 0, AEP-0001 §5.1 #11) and only with epoch 0,
+ * and it orders before every real position.
+ */
+export const BEFORE_FIRST_SEQ = -1;
+
+/** Whether a resume position is the place before the session's first position. */
+export function isBeforeFirst(position: Pick<Position, 'epoch' | 'seq'>): boolean {
+  return position.epoch === 0 && position.seq === BEFORE_FIRST_SEQ;
+}
+
 /** Orders two positions of one session lexicographically by `(epoch, seq)` (AEP-0001 §7 rule 3). */
 export function comparePositions(a: Pick<Position, 'epoch' | 'seq'>, b: Pick<Position, 'epoch' | 'seq'>): number {
   if (a.epoch !== b.epoch) return a.epoch < b.epoch ? -1 : 1;
@@ -123,11 +137,12 @@ export function parseFrom(value: unknown, limits: FromLimits): FromParse {
     if (!isCounter(epoch)) {
       return { ok: false, code: 'invalid-filter', detail: `from[${index}].epoch must be an integer >= 0` };
     }
-    if (!isCounter(seq)) {
-      return { ok: false, code: 'invalid-filter', detail: `from[${index}].seq must be an integer >= 0` };
+    const position = isCounter(seq) ? seq : isBeforeFirst({ epoch, seq: seq as unknown as number }) ? BEFORE_FIRST_SEQ : undefined;
+    if (position === undefined) {
+      return { ok: false, code: 'invalid-filter', detail: `from[${index}].seq must be an integer >= 0 (or -1 with epoch 0: before the first position)` };
     }
     const seen = earliest.get(session);
-    if (seen === undefined || comparePositions({ epoch, seq }, seen) < 0) earliest.set(session, { session, epoch, seq });
+    if (seen === undefined || comparePositions({ epoch, seq: position }, seen) < 0) earliest.set(session, { session, epoch, seq: position });
   }
   return { ok: true, from: [...earliest.values()] };
 }

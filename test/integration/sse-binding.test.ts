@@ -66,6 +66,34 @@ describe('GET /stream', () => {
     expect(overridden.messages().map((message) => message.json.seq)).toEqual([2, 3, 4, 5]);
   });
 
+  it('accepts seq -1 (epoch 0) in from as before the first position, and marks the end of the replay with : replay-complete before ending', async () => {
+    const session = uniqueName('sse-before-first');
+    await postBatch(Array.from({ length: 3 }, (_, seq) => sessionEvent(session, seq)));
+    const stream = await openStream({ from: JSON.stringify([{ session, epoch: 0, seq: -1 }]), live: '0' });
+    expect(stream.status).toBe(200);
+    await stream.ended;
+    expect(stream.messages().map((message) => message.json.seq)).toEqual([0, 1, 2]);
+    const lastItem = stream.items[stream.items.length - 1];
+    expect(lastItem).toEqual({ kind: 'comment', text: 'replay-complete' });
+    expect(stream.comments().filter((text) => text.startsWith('replay-exhausted'))).toEqual([]);
+    const refused = await openStream({ from: JSON.stringify([{ session, epoch: 1, seq: -1 }]), live: '0' });
+    expect(refused.status).toBe(400);
+  });
+
+  it('sends : replay-complete on a live stream at the handoff, after the replayed events and before live ones', async () => {
+    const session = uniqueName('sse-handoff');
+    await postBatch([sessionEvent(session, 0)]);
+    const stream = await openStream({ filter: JSON.stringify({ session }), from: JSON.stringify([{ session, epoch: 0, seq: -1 }]) });
+    await stream.waitFor((items) => items.some((item) => item.kind === 'comment' && item.text === 'replay-complete'));
+    await postBatch([sessionEvent(session, 1)]);
+    await stream.waitFor((items) => messagesOf(session)(items).length >= 2);
+    const marker = stream.items.findIndex((item) => item.kind === 'comment' && item.text === 'replay-complete');
+    const order = stream.items.flatMap((item, index) => (item.kind === 'message' ? [{ index, seq: item.json.seq }] : []));
+    expect(order.find((entry) => entry.seq === 0)!.index).toBeLessThan(marker);
+    expect(order.find((entry) => entry.seq === 1)!.index).toBeGreaterThan(marker);
+    stream.close();
+  });
+
   it('replays every held session for from=all with no replay-exhausted marker', async () => {
     const tenant = uniqueName('sse-all');
     const token = await tenantWithToken(tenant, ['emit', 'consume']);

@@ -117,6 +117,8 @@ describe('parseFrom', () => {
     ['an empty array', [], []],
     ['one position', [{ session: 's1', epoch: 0, seq: 5 }], [{ session: 's1', epoch: 0, seq: 5 }]],
     ['unknown members ignored', [{ session: 's1', epoch: 1, seq: 2, source: 'x' }], [{ session: 's1', epoch: 1, seq: 2 }]],
+    ['seq -1 with epoch 0: before the first position', [{ session: 's1', epoch: 0, seq: -1 }], [{ session: 's1', epoch: 0, seq: -1 }]],
+    ['before the first position kept over a later one of the session', [{ session: 's1', epoch: 0, seq: 3 }, { session: 's1', epoch: 0, seq: -1 }], [{ session: 's1', epoch: 0, seq: -1 }]],
     [
       'a repeated session keeping the earliest position in first-seen order',
       [
@@ -144,6 +146,8 @@ describe('parseFrom', () => {
     ['a missing epoch', [{ session: 's1', seq: 1 }], /from\[0\]\.epoch/],
     ['a negative epoch', [{ session: 's1', epoch: -1, seq: 1 }], /from\[0\]\.epoch/],
     ['a string seq', [{ session: 's1', epoch: 0, seq: '1' }], /from\[0\]\.seq/],
+    ['seq -1 in an epoch other than 0', [{ session: 's1', epoch: 2, seq: -1 }], /from\[0\]\.seq/],
+    ['any other negative seq', [{ session: 's1', epoch: 0, seq: -2 }], /from\[0\]\.seq/],
     ['a fractional seq', [{ session: 's1', epoch: 0, seq: 1.5 }], /from\[0\]\.seq/],
     ['an unsafe seq', [{ session: 's1', epoch: 0, seq: 2 ** 53 }], /from\[0\]\.seq/],
     ['a bad second member', [{ session: 's1', epoch: 0, seq: 1 }, { session: 's2' }], /from\[1\]/],

@@ -10,6 +10,8 @@
  * Measured on the local stack (BENCHMARKS.md): POST to SSE p50/p95/p99 157/246/286 ms, POST to
  * WebSocket 105/173/213 ms; the difference is the inbox poll interval.
  *
+ * The end of the replay is marked with the comment `: replay-complete`.
+ *
  * The stream ends cleanly before Lambda's maximum duration: a comment saying so, then the
  * end, so EventSource reconnects with Last-Event-ID and loses nothing.
  */
@@ -45,6 +47,13 @@ export interface StreamInvocation {
   /** Milliseconds left before the function times out. */
   remainingMs: () => number;
 }
+
+/**
+ * Marks the end of the replay: before a `live=0` stream ends, and at the replay-to-live handoff
+ * of a live one (after the events parked during the replay), whether or not `from` asked for
+ * any. The protocol's official TypeScript client waits for this comment.
+ */
+const REPLAY_COMPLETE = sseComment('replay-complete');
 
 export async function serveStream(runtime: RelayRuntime, logger: Logger, invocation: StreamInvocation): Promise<void> {
   let accepted: AcceptedStream;
@@ -91,10 +100,12 @@ async function streamEvents(runtime: RelayRuntime, logger: Logger, invocation: S
     const highWater = await replayInto(runtime, subscription, output);
     if (highWater === undefined) return;
     if (!live) {
+      writer.write(REPLAY_COMPLETE);
       writer.end();
       return;
     }
     if (!(await goLive(runtime, subscription, highWater, output, { catchUpSinceMs: accepted.arrivedAtMs }))) return;
+    writer.write(REPLAY_COMPLETE);
     const readInbox = runtime.inbox.reader(tenant, streamId, startedAt);
     const endAt = startedAt + sse.maxDurationMs;
     let validatedAt = runtime.now();
