@@ -49,11 +49,6 @@ export interface RelayConfig {
    * before answering `hello-required` (a hello-first client's hello may be invoked late).
    */
   helloWaitMs: number;
-  /**
-   * How long after an event was stored fan-out waits for its missing predecessor before
-   * delivering past the gap (`session-sequencer.ts`); 0 delivers in batch order without waiting.
-   */
-  orderWaitMs: number;
   /** Connection state lifetime: API Gateway's 2 h connection limit plus a margin. */
   connectionLifetimeSeconds: number;
   /** Bytes fan-out may park on a subscription while its replay runs. */
@@ -137,14 +132,6 @@ export const DEFAULT_LIMITS: RelayLimits = {
  */
 export const DEFAULT_HELLO_WAIT_MS = 1750;
 
-/**
- * Fan-out's wait for a missing position: pipelined frames of one connection run concurrently
- * and are stored within tens of milliseconds of each other; a gap older than this is treated
- * as a real gap (legal, AEP-0001 §7.2) or a late event (delivered when it arrives, and kept
- * reachable by resume).
- */
-export const DEFAULT_ORDER_WAIT_MS = 200;
-
 export function readRelayConfig(env: Environment): RelayConfig {
   const dynamoEndpoint = optionalString(env, RELAY_VARIABLES.dynamoEndpoint);
   const managementEndpoint = optionalString(env, RELAY_VARIABLES.managementEndpoint);
@@ -160,7 +147,6 @@ export function readRelayConfig(env: Environment): RelayConfig {
     ...(managementEndpoint === undefined ? {} : { managementEndpoint }),
     ...(deadlineFunction === undefined ? {} : { deadlineFunction }),
     helloWaitMs: positiveInteger(env, RELAY_VARIABLES.helloWaitMs, DEFAULT_HELLO_WAIT_MS),
-    orderWaitMs: nonNegativeInteger(env, RELAY_VARIABLES.orderWaitMs, DEFAULT_ORDER_WAIT_MS),
     connectionLifetimeSeconds: positiveInteger(env, RELAY_VARIABLES.connectionLifetimeSeconds, 2 * 3600 + 600),
     maxPendingBytes: positiveInteger(env, RELAY_VARIABLES.maxPendingBytes, 256 * 1024),
     replayBuffer: positiveInteger(env, RELAY_VARIABLES.replayBuffer, 1000),

@@ -18,7 +18,6 @@ export const RELAY_VARIABLES = {
   managementEndpoint: 'AEP_WS_MANAGEMENT_ENDPOINT',
   deadlineFunction: 'AEP_DEADLINE_FUNCTION',
   helloWaitMs: 'AEP_HELLO_WAIT_MS',
-  orderWaitMs: 'AEP_ORDER_WAIT_MS',
   connectionLifetimeSeconds: 'AEP_CONNECTION_LIFETIME_SECONDS',
   maxPendingBytes: 'AEP_MAX_PENDING_BYTES',
   replayBuffer: 'AEP_REPLAY_BUFFER',
@@ -95,7 +94,7 @@ export const SURFACE_ON = 'on';
  * default. The region is absent: Lambda sets `AWS_REGION` and refuses it as a function variable.
  */
 export type RelayEnvironmentSettings = { tables: TableNames } & Partial<
-  Pick<RelayConfig, 'dynamoEndpoint' | 'managementEndpoint' | 'deadlineFunction' | 'helloWaitMs' | 'orderWaitMs' | 'connectionLifetimeSeconds' | 'maxPendingBytes' | 'replayBuffer' | 'retentionDays' | 'liveOnlySeconds' | 'operatorTenant' | 'surface'>
+  Pick<RelayConfig, 'dynamoEndpoint' | 'managementEndpoint' | 'deadlineFunction' | 'helloWaitMs' | 'connectionLifetimeSeconds' | 'maxPendingBytes' | 'replayBuffer' | 'retentionDays' | 'liveOnlySeconds' | 'operatorTenant' | 'surface'>
 > & {
     limits?: Partial<RelayLimits>;
     sse?: Partial<SseSettings>;
@@ -117,7 +116,6 @@ export function relayEnvironment(settings: RelayEnvironmentSettings): Record<str
   put(RELAY_VARIABLES.managementEndpoint, settings.managementEndpoint);
   put(RELAY_VARIABLES.deadlineFunction, settings.deadlineFunction);
   put(RELAY_VARIABLES.helloWaitMs, settings.helloWaitMs);
-  put(RELAY_VARIABLES.orderWaitMs, settings.orderWaitMs);
   put(RELAY_VARIABLES.connectionLifetimeSeconds, settings.connectionLifetimeSeconds);
   put(RELAY_VARIABLES.maxPendingBytes, settings.maxPendingBytes);
   put(RELAY_VARIABLES.replayBuffer, settings.replayBuffer);

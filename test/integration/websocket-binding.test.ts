@@ -145,6 +145,23 @@ describe('WebSocket subscriptions', () => {
     await client.close();
   });
 
+  it('accepts seq -1 (epoch 0) in from as before the first position: everything the session holds, then live', async () => {
+    const session = uniqueName('before-first');
+    await postBatch(Array.from({ length: 3 }, (_, seq) => sessionEvent(session, seq)));
+    const client = await helloSocket();
+    client.send({ type: 'subscribe', id: 'f', filter: { session }, from: [{ session, epoch: 0, seq: -1 }] });
+    expect(await client.next(isType('subscribed'))).toEqual({ type: 'subscribed', id: 'f' });
+    await waitForCount(client, isEventOf(session), 3);
+    expect((await postEvents(JSON.stringify(sessionEvent(session, 3)))).status).toBe(202);
+    const received = await waitForCount(client, isEventOf(session), 4);
+    expect(received.map((frame) => frame.seq)).toEqual([0, 1, 2, 3]);
+    // Only -1, and only with epoch 0: any other negative position is still refused.
+    client.send({ type: 'subscribe', id: 'g', filter: { session }, from: [{ session, epoch: 1, seq: -1 }] });
+    expect(await client.next((frame) => frame.type === 'error' && frame.id === 'g')).toMatchObject({ code: 'invalid-filter' });
+    expect(client.all(isType('replay-exhausted'))).toEqual([]);
+    await client.close();
+  });
+
   it('sends replay-exhausted before the replayed events when the position predates the served window', async () => {
     const session = uniqueName('exhausted');
     const buffer = inject('replayBuffer');
