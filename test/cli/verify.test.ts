@@ -40,6 +40,6 @@ describe('npm run verify', () => {
 
   it('fails, naming the checks, with a token the relay does not know', async () => {
     const failed = run(tsx, [join(repoRoot, 'bin', 'verify.ts'), inject('baseUrl'), '--token', 'aep_not_a_token'], { cwd: repoRoot, timeout: 120_000, env: { ...process.env, AEP_VERIFY_TIMEOUT_MS: '3000' } });
-    await expect(failed).rejects.toMatchObject({ code: 1, stdout: expect.stringContaining('FAIL  discovery with a token: HTTP 401') });
+    await expect(failed).rejects.toMatchObject({ code: 1, stdout: expect.stringContaining('FAIL  POST /events: HTTP 401') });
   }, 150_000);
 });
