@@ -97,6 +97,16 @@ describe('tables', () => {
         Projection: { ProjectionType: index.projection },
       })),
     );
+    expect(table.GlobalSecondaryIndexes ?? []).toEqual(
+      definition.globalIndexes.map((index) => ({
+        IndexName: index.indexName,
+        KeySchema: [
+          { AttributeName: index.partitionKey.name, KeyType: 'HASH' },
+          { AttributeName: index.sortKey.name, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: index.projection },
+      })),
+    );
   });
 
   it('streams only the event log, and keeps no index on it (one write per event)', () => {

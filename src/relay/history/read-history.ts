@@ -1,0 +1,58 @@
+/**
+ * `GET /history` as a use case: one page of a session's stored history, as the NDJSON lines
+ * a consumer reads back with the JSONL binding (AEP-0003 §3.1). Each line is the stored text
+ * as admitted (byte identity, AEP-0004 §4.4) unless the request's capture ceiling down-levels
+ * it (AEP-0001 §8.2, the same rule as every delivery); lines are in `(epoch, seq)` order
+ * (or its reverse) with commands in their place (AEP-0001 §7.3).
+ *
+ * History is this relay's product surface beyond the replay window (AEP-0001 §7.5): it shows
+ * what the log still holds, never what has expired, and never agent-scoped events (which are
+ * not stored).
+ */
+import { hasScope } from '../../auth/principal.ts';
+import type { Principal } from '../../auth/principal.ts';
+import { forbidden } from '../../errors/relay-error.ts';
+import { compileFilter } from '../../protocol/attr-match.ts';
+import { deliveryText, parseStored } from '../delivery-text.ts';
+import type { RelayRuntime } from '../runtime.ts';
+import { parseHistoryQuery, HISTORY_QUERY_PARAMS } from './history-request.ts';
+import type { HistoryQuery } from './history-request.ts';
+import { pageLimitOf, refuseAlongsideCursor } from './query-params.ts';
+import type { QueryParams } from './query-params.ts';
+import { openCursor, signCursor } from './signed-cursor.ts';
+
+/** Most bytes of event text one page answers (a Lambda response carries at most 6 MB). */
+export const HISTORY_PAGE_MAX_BYTES = 4 * 1024 * 1024;
+
+export interface HistoryPageResult {
+  /** One event text per line, without newlines. */
+  lines: string[];
+  /** Signed cursor of the next page; absent when the range is read to its end. */
+  next?: string;
+}
+
+export async function readHistory(runtime: Pick<RelayRuntime, 'eventLog' | 'cursorKeys'>, principal: Principal, params: QueryParams): Promise<HistoryPageResult> {
+  if (!hasScope(principal, 'consume')) throw forbidden('this token lacks the consume scope');
+  const limit = pageLimitOf(params);
+  const key = await runtime.cursorKeys.cursorKey();
+  let query: HistoryQuery;
+  let storeCursor: string | undefined;
+  if (params.cursor !== undefined) {
+    refuseAlongsideCursor(params, HISTORY_QUERY_PARAMS);
+    const opened = openCursor<HistoryQuery>(key, params.cursor, { kind: 'history', tenant: principal.tenant });
+    query = opened.query;
+    storeCursor = opened.next;
+  } else {
+    query = parseHistoryQuery(params);
+  }
+  const page = await runtime.eventLog.historyPage(principal.tenant, query.session, query.range, { limit, maxBytes: HISTORY_PAGE_MAX_BYTES }, storeCursor);
+  const matches = query.filter === undefined ? undefined : compileFilter(query.filter);
+  const lines: string[] = [];
+  for (const item of page.items) {
+    const event = parseStored(item.raw);
+    if (event === undefined || (matches !== undefined && !matches(event))) continue;
+    lines.push(deliveryText(item.raw, event, query.ceiling));
+  }
+  if (page.cursor === undefined) return { lines };
+  return { lines, next: signCursor(key, { kind: 'history', tenant: principal.tenant, query, next: page.cursor }) };
+}
