@@ -20,9 +20,11 @@ export function createHandler(runtime: RelayRuntime) {
   return middy<DynamoDBStreamEvent, DynamoDBBatchResponse, Error, Context>()
     .use(injectLambdaContext(logger.powertools))
     .handler(async (event, context) => {
-      // Before delivery: when it fails the whole batch is retried before anyone received it
-      // twice, and a retried batch is not counted twice (`session-summaries.ts`).
-      await runtime.sessionSummaries.recordActivity(sessionActivitiesOf(event.Records));
+      // Summaries are secondary: a failure to fold a batch in is logged and never holds up
+      // delivery (a retried batch is not counted twice, `session-summaries.ts`).
+      await runtime.sessionSummaries.recordActivity(sessionActivitiesOf(event.Records)).catch((error: unknown) => {
+        logger.error('session summaries not updated for this batch', { error: error instanceof Error ? error.message : String(error) });
+      });
       const report = await fanOut(runtime, logger.child({ requestId: context.awsRequestId }), deliverablesOf(event.Records));
       logger.debug('fan-out batch', { records: event.Records.length, posted: report.posted, dropped: report.dropped, disconnected: report.disconnected, closed: report.closed, failed: report.failedRecordIds.length });
       return { batchItemFailures: report.failedRecordIds.map((itemIdentifier) => ({ itemIdentifier })) };

@@ -45,7 +45,7 @@ export class SessionSummaryStore implements SessionSummariesPort {
     const sets = [
       'kind = :kind',
       '#session = :session',
-      'agent = if_not_exists(agent, :agent)',
+      '#agent = if_not_exists(#agent, :agent)',
       'firstMs = if_not_exists(firstMs, :first)',
       'lastMs = :last',
       'watermark = :watermark',
@@ -82,7 +82,8 @@ export class SessionSummaryStore implements SessionSummariesPort {
           Key: { pk: str(partition), sk: str(activity.session) },
           UpdateExpression: `SET ${sets.join(', ')} ADD eventCount :count`,
           ConditionExpression: 'attribute_not_exists(watermark) OR watermark < :watermark',
-          ExpressionAttributeNames: { '#session': 'session' },
+          // `agent` is a DynamoDB reserved word; `session` is aliased the same way for safety.
+          ExpressionAttributeNames: { '#session': 'session', '#agent': 'agent' },
           ExpressionAttributeValues: values,
         }),
       );
@@ -106,7 +107,7 @@ export class SessionSummaryStore implements SessionSummariesPort {
       values[':until'] = num(filter.untilMs);
     }
     if (filter.agent !== undefined) {
-      filters.push('agent = :agent');
+      filters.push('#agent = :agent');
       values[':agent'] = str(filter.agent);
     }
     if (filter.prefix !== undefined) {
@@ -119,7 +120,8 @@ export class SessionSummaryStore implements SessionSummariesPort {
         IndexName: ACTIVITY_INDEX,
         KeyConditionExpression: keyCondition,
         FilterExpression: filters.join(' AND '),
-        ExpressionAttributeNames: { '#session': 'session' },
+        // DynamoDB refuses names an expression does not use.
+        ...(names(filter) === undefined ? {} : { ExpressionAttributeNames: names(filter) }),
         ExpressionAttributeValues: values,
         ScanIndexForward: false,
         Limit: clampLimit(limit),
@@ -128,6 +130,14 @@ export class SessionSummaryStore implements SessionSummariesPort {
     );
     return pageOf((page.Items ?? []).map(summaryOf), page.LastEvaluatedKey);
   }
+}
+
+function names(filter: SessionFilter): Record<string, string> | undefined {
+  const used: Record<string, string> = {
+    ...(filter.prefix === undefined ? {} : { '#session': 'session' }),
+    ...(filter.agent === undefined ? {} : { '#agent': 'agent' }),
+  };
+  return Object.keys(used).length === 0 ? undefined : used;
 }
 
 function padTime(ms: number): string {
