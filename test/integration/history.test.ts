@@ -1,4 +1,9 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { runExport } from '../../bin/cli/export/run-export.ts';
 import { SimulatedAgent } from '../../local/agent/simulated-agent.ts';
 import { QuotaStore } from '../../src/store/quota-store.ts';
 import { GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
@@ -176,5 +181,77 @@ describe('GET /history requests', () => {
     expect(Math.abs(expiresAt - twoDays)).toBeLessThan(120);
     const registry = await client.send(new GetItemCommand({ TableName: tableNames.events, Key: { pk: { S: eventKeys.sessionRegistryPartition(retained) }, sk: { S: small } }, ConsistentRead: true }));
     expect(Math.abs(Number(registry.Item?.expiresAt?.N) - twoDays)).toBeLessThan(120);
+  });
+});
+
+describe('aep-relay export', () => {
+  const directory = mkdtempSync(join(tmpdir(), 'aep-export-'));
+  const httpArgs = () => ['--session', session, '--url', inject('baseUrl'), '--token', token];
+  const quiet = () => {
+    const errors: string[] = [];
+    const lines: string[] = [];
+    return { io: { out: (line: string) => lines.push(line), err: (line: string) => errors.push(line) }, errors, lines };
+  };
+  const fileLines = (path: string) => readFileSync(path, 'utf8').split('\n').filter((line) => line !== '');
+
+  it('writes the whole session as JSONL: the stored events, byte-identical, to a file or to standard output', async () => {
+    const out = join(directory, 'whole.jsonl');
+    const run = quiet();
+    expect(await runExport([...httpArgs(), '--out', out, '--page-size', '700'], {}, run.io)).toBe(0);
+    expect(run.errors).toEqual([]);
+    expect(readFileSync(out, 'utf8')).toBe(stored.map((line) => `${line}\n`).join(''));
+    const piped = quiet();
+    expect(await runExport(httpArgs(), {}, piped.io)).toBe(0);
+    expect(piped.lines).toEqual(stored);
+  });
+
+  it('resumes from the file after a torn last line, and after a cut just past a command: no duplicate, no gap', async () => {
+    const torn = join(directory, 'torn.jsonl');
+    writeFileSync(torn, stored.slice(0, 2345).map((line) => `${line}\n`).join('') + (stored[2345] as string).slice(0, 40));
+    expect(await runExport([...httpArgs(), '--out', torn], {}, quiet().io)).toBe(0);
+    expect(fileLines(torn)).toEqual(stored);
+    const afterCommand = stored.findIndex((line) => line.includes(commandIds[1] as string)) + 1;
+    const cut = join(directory, 'cut.jsonl');
+    writeFileSync(cut, stored.slice(0, afterCommand).map((line) => `${line}\n`).join(''));
+    expect(await runExport([...httpArgs(), '--out', cut], {}, quiet().io)).toBe(0);
+    expect(fileLines(cut)).toEqual(stored);
+  });
+
+  it('resumes an export whose process was killed mid-way', async () => {
+    const out = join(directory, 'killed.jsonl');
+    const child = spawn(process.execPath, ['bin/aep-relay.mjs', 'export', ...httpArgs(), '--out', out, '--page-size', '50'], { stdio: 'ignore' });
+    await eventually(async () => (existsSync(out) ? statSync(out).size : 0), (size) => size > 200_000, 30_000);
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.once('exit', resolve));
+    const partial = fileLines(out).length;
+    expect(partial).toBeGreaterThan(0);
+    expect(partial).toBeLessThan(stored.length);
+    expect(await runExport([...httpArgs(), '--out', out], {}, quiet().io)).toBe(0);
+    expect(fileLines(out)).toEqual(stored);
+  });
+
+  it('exports in direct mode from DynamoDB with the same result', async () => {
+    const env = {
+      AEP_EVENTS_TABLE: tableNames.events,
+      AEP_CONNECTIONS_TABLE: tableNames.connections,
+      AEP_TENANTS_TABLE: tableNames.tenants,
+      AEP_DYNAMODB_ENDPOINT: inject('dynamoEndpoint'),
+    };
+    const run = quiet();
+    expect(await runExport(['--session', session, '--tenant', tenant], env, run.io)).toBe(0);
+    expect(run.lines).toEqual(stored);
+  });
+
+  it('exits non-zero with the relay’s refusal, and 2 on bad usage', async () => {
+    const emitOnly = await tenantWithToken(tenant, ['emit']);
+    const refused = quiet();
+    expect(await runExport(['--session', session, '--url', inject('baseUrl'), '--token', emitOnly], {}, refused.io)).toBe(1);
+    expect(refused.errors).toEqual(['error: the relay refused the export: unauthorized: this token lacks the consume scope']);
+    const badToken = quiet();
+    expect(await runExport(['--session', session, '--url', inject('baseUrl'), '--token', 'aep_nope'], {}, badToken.io)).toBe(1);
+    expect(badToken.errors[0]).toMatch(/^error: the relay refused the export: unauthenticated/);
+    const usage = quiet();
+    expect(await runExport(['--url', inject('baseUrl'), '--token', token], {}, usage.io)).toBe(2);
+    expect(usage.errors[0]).toBe('error: export needs --session <id>');
   });
 });
