@@ -33,9 +33,8 @@ export interface HistoryPage {
   cursor?: string;
 }
 
-/** One session as `GET /sessions` lists it. */
-export interface SessionSummary {
-  session: string;
+/** What is known of one session's stored events. */
+export interface SessionFacts {
   /** The agent of the first event stored for the session. */
   agent: string;
   firstEventMs: number;
@@ -45,6 +44,11 @@ export interface SessionSummary {
   eventCount: number;
   /** A `session.ended` event was stored. */
   ended: boolean;
+}
+
+/** One session as `GET /sessions` lists it. */
+export interface SessionSummary extends SessionFacts {
+  session: string;
 }
 
 /** Which sessions a listing covers. */
@@ -58,15 +62,8 @@ export interface SessionFilter {
 }
 
 /** What one stream batch stored for one session, folded into its summary. */
-export interface SessionActivity {
+export interface SessionActivity extends SessionSummary {
   tenant: string;
-  session: string;
-  agent: string;
-  firstEventMs: number;
-  lastEventMs: number;
-  lastPosition?: Pick<Position, 'epoch' | 'seq'>;
-  eventCount: number;
-  ended: boolean;
   /** Epoch seconds after which the newest of these events has expired. */
   visibleUntilSec: number;
   /** Ordered watermark of the batch (its newest stream sequence number), so a retried batch is not counted twice. */

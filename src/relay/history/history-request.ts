@@ -4,13 +4,12 @@
  * an attr-match `filter` (AEP-0003 §6), a `capture` ceiling (AEP-0003 §6.4) and the `order`.
  * Normalized, it is what a history cursor carries.
  */
-import { badRequest } from '../../errors/relay-error.ts';
-import { validateFilter } from '../../protocol/attr-match.ts';
+import { badRequest, RelayError } from '../../errors/relay-error.ts';
 import type { Filter } from '../../protocol/attr-match.ts';
-import { isCaptureLevel } from '../../protocol/levels.ts';
 import type { CaptureLevel } from '../../protocol/levels.ts';
 import { identifierTooLong } from '../admission.ts';
 import type { HistoryRange } from '../domain/history.ts';
+import { querySelectionOf } from '../query-selection.ts';
 import { instantOf } from './query-params.ts';
 import type { QueryParams } from './query-params.ts';
 
@@ -42,21 +41,9 @@ export function parseHistoryQuery(params: QueryParams): HistoryQuery {
     ...(sinceMs === undefined ? {} : { sinceMs }),
     ...(untilMs === undefined ? {} : { untilMs }),
   };
-  let filter: Filter | undefined;
-  if (params.filter !== undefined) {
-    let value: unknown;
-    try {
-      value = JSON.parse(params.filter);
-    } catch {
-      throw badRequest('invalid-filter', 'filter is not JSON (URL-encode an attr-match object)');
-    }
-    const validation = validateFilter(value);
-    if (!validation.ok) throw badRequest('invalid-filter', validation.reason);
-    filter = validation.filter;
-  }
-  const capture = params.capture;
-  if (capture !== undefined && !isCaptureLevel(capture)) throw badRequest('invalid-filter', 'capture must be one of none, metadata, redacted, full');
-  return { session, range, ...(filter === undefined ? {} : { filter }), ...(capture === undefined ? {} : { ceiling: capture }) };
+  const selection = querySelectionOf(params);
+  if (selection instanceof RelayError) throw selection;
+  return { session, range, ...selection };
 }
 
 function positionParam(params: QueryParams, name: string): { epoch: number; seq: number } | undefined {

@@ -4,15 +4,13 @@
  * control claim (AEP-0004 §4.5) holds it now. Filters: `agent`, `prefix` (of the session id),
  * `since` / `until` (sessions with activity in that window).
  */
-import { hasScope } from '../../auth/principal.ts';
 import type { Principal } from '../../auth/principal.ts';
-import { forbidden } from '../../errors/relay-error.ts';
 import type { JsonObject } from '../../protocol/event.ts';
 import type { SessionFilter, SessionSummary } from '../domain/history.ts';
 import type { RelayRuntime } from '../runtime.ts';
-import { instantOf, pageLimitOf, refuseAlongsideCursor } from './query-params.ts';
+import { pagedRequest } from './paged-request.ts';
+import { instantOf } from './query-params.ts';
 import type { QueryParams } from './query-params.ts';
-import { openCursor, signCursor } from './signed-cursor.ts';
 
 const SESSION_QUERY_PARAMS = ['agent', 'prefix', 'since', 'until'] as const;
 
@@ -22,24 +20,12 @@ export interface SessionsPageResult {
 }
 
 export async function listSessions(runtime: Pick<RelayRuntime, 'sessionSummaries' | 'claims' | 'cursorKeys'>, principal: Principal, params: QueryParams): Promise<SessionsPageResult> {
-  if (!hasScope(principal, 'consume')) throw forbidden('this token lacks the consume scope');
-  const limit = pageLimitOf(params);
-  const key = await runtime.cursorKeys.cursorKey();
-  let filter: SessionFilter;
-  let storeCursor: string | undefined;
-  if (params.cursor !== undefined) {
-    refuseAlongsideCursor(params, SESSION_QUERY_PARAMS);
-    const opened = openCursor<SessionFilter>(key, params.cursor, { kind: 'sessions', tenant: principal.tenant });
-    filter = opened.query;
-    storeCursor = opened.next;
-  } else {
-    filter = sessionFilterOf(params);
-  }
-  const [page, claims] = await Promise.all([runtime.sessionSummaries.listSummaries(principal.tenant, filter, limit, storeCursor), runtime.claims.allClaims(principal.tenant)]);
+  const request = await pagedRequest(runtime.cursorKeys, principal, params, { kind: 'sessions', queryParams: SESSION_QUERY_PARAMS, parse: sessionFilterOf });
+  const [page, claims] = await Promise.all([runtime.sessionSummaries.listSummaries(principal.tenant, request.query, request.limit, request.storeCursor), runtime.claims.allClaims(principal.tenant)]);
   const claimed = new Set(claims.map((claim) => claim.session));
   const sessions = page.items.map((summary) => sessionView(summary, claimed.has(summary.session)));
-  if (page.cursor === undefined) return { sessions };
-  return { sessions, next: signCursor(key, { kind: 'sessions', tenant: principal.tenant, query: filter, next: page.cursor }) };
+  const next = request.nextCursor(page.cursor);
+  return next === undefined ? { sessions } : { sessions, next };
 }
 
 function sessionFilterOf(params: QueryParams): SessionFilter {

@@ -9,17 +9,13 @@
  * what the log still holds, never what has expired, and never agent-scoped events (which are
  * not stored).
  */
-import { hasScope } from '../../auth/principal.ts';
 import type { Principal } from '../../auth/principal.ts';
-import { forbidden } from '../../errors/relay-error.ts';
 import { compileFilter } from '../../protocol/attr-match.ts';
 import { deliveryText, parseStored } from '../delivery-text.ts';
 import type { RelayRuntime } from '../runtime.ts';
 import { parseHistoryQuery, HISTORY_QUERY_PARAMS } from './history-request.ts';
-import type { HistoryQuery } from './history-request.ts';
-import { pageLimitOf, refuseAlongsideCursor } from './query-params.ts';
+import { pagedRequest } from './paged-request.ts';
 import type { QueryParams } from './query-params.ts';
-import { openCursor, signCursor } from './signed-cursor.ts';
 
 /** Most bytes of event text one page answers (a Lambda response carries at most 6 MB). */
 export const HISTORY_PAGE_MAX_BYTES = 4 * 1024 * 1024;
@@ -32,20 +28,9 @@ export interface HistoryPageResult {
 }
 
 export async function readHistory(runtime: Pick<RelayRuntime, 'eventLog' | 'cursorKeys'>, principal: Principal, params: QueryParams): Promise<HistoryPageResult> {
-  if (!hasScope(principal, 'consume')) throw forbidden('this token lacks the consume scope');
-  const limit = pageLimitOf(params);
-  const key = await runtime.cursorKeys.cursorKey();
-  let query: HistoryQuery;
-  let storeCursor: string | undefined;
-  if (params.cursor !== undefined) {
-    refuseAlongsideCursor(params, HISTORY_QUERY_PARAMS);
-    const opened = openCursor<HistoryQuery>(key, params.cursor, { kind: 'history', tenant: principal.tenant });
-    query = opened.query;
-    storeCursor = opened.next;
-  } else {
-    query = parseHistoryQuery(params);
-  }
-  const page = await runtime.eventLog.historyPage(principal.tenant, query.session, query.range, { limit, maxBytes: HISTORY_PAGE_MAX_BYTES }, storeCursor);
+  const request = await pagedRequest(runtime.cursorKeys, principal, params, { kind: 'history', queryParams: HISTORY_QUERY_PARAMS, parse: parseHistoryQuery });
+  const { query } = request;
+  const page = await runtime.eventLog.historyPage(principal.tenant, query.session, query.range, { limit: request.limit, maxBytes: HISTORY_PAGE_MAX_BYTES }, request.storeCursor);
   const matches = query.filter === undefined ? undefined : compileFilter(query.filter);
   const lines: string[] = [];
   for (const item of page.items) {
@@ -53,6 +38,6 @@ export async function readHistory(runtime: Pick<RelayRuntime, 'eventLog' | 'curs
     if (event === undefined || (matches !== undefined && !matches(event))) continue;
     lines.push(deliveryText(item.raw, event, query.ceiling));
   }
-  if (page.cursor === undefined) return { lines };
-  return { lines, next: signCursor(key, { kind: 'history', tenant: principal.tenant, query, next: page.cursor }) };
+  const next = request.nextCursor(page.cursor);
+  return next === undefined ? { lines } : { lines, next };
 }
