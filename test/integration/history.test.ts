@@ -119,6 +119,8 @@ describe('GET /history requests', () => {
     expect((await getPage('/history', token, { session, limit: '0' })).status).toBe(400);
     expect((await getPage('/history', token, {})).status).toBe(400);
     expect((await getPage('/history', token, { session, after: '1' })).status).toBe(400);
+    expect((await getPage('/history', token, { session, after: '2:5', before: '2:5' })).status).toBe(400);
+    expect((await getPage('/history', token, { session, after: '2:6', before: '1:0' })).status).toBe(400);
     const emitOnly = await tenantWithToken(tenant, ['emit']);
     expect((await getPage('/history', emitOnly, { session })).status).toBe(403);
     const anonymous = await fetch(`${inject('baseUrl')}/history?session=${session}`);
@@ -200,6 +202,13 @@ describe('aep-relay export', () => {
     expect(await runExport([...httpArgs(), '--out', out, '--page-size', '700'], {}, run.io)).toBe(0);
     expect(run.errors).toEqual([]);
     expect(readFileSync(out, 'utf8')).toBe(stored.map((line) => `${line}\n`).join(''));
+    // Progress is drawn only where the caller can draw it (the bin passes it when stderr is a terminal).
+    const progress: string[] = [];
+    const drawn = quiet();
+    expect(await runExport([...httpArgs(), '--out', join(directory, 'drawn.jsonl')], {}, { ...drawn.io, progress: (text: string) => progress.push(text) })).toBe(0);
+    expect(progress.at(-2)).toBe(`exporting ${session}: ${stored.length} events`);
+    expect(progress.at(-1)).toBe(`exported ${stored.length} events\n`);
+    expect(drawn.errors).toEqual([]);
     const piped = quiet();
     expect(await runExport(httpArgs(), {}, piped.io)).toBe(0);
     expect(piped.lines).toEqual(stored);

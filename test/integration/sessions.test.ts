@@ -93,6 +93,12 @@ describe('GET /sessions', () => {
     expect((await getPage('/sessions', tokenA, { limit: '5000' })).status).toBe(400);
   });
 
+  it('is advertised in discovery under capabilities.experimental', async () => {
+    const response = await fetch(`${inject('baseUrl')}/.well-known/aep`, { headers: { authorization: `Bearer ${tokenA}` } });
+    const document = (await response.json()) as { capabilities: { experimental: Record<string, unknown> } };
+    expect(document.capabilities.experimental.history).toEqual({ sessions: '/sessions', history: '/history', maxPage: 1000 });
+  });
+
   it('requires the consume scope', async () => {
     const emitOnly = await tenantWithToken(tenantA, ['emit']);
     expect((await getPage('/sessions', emitOnly, {})).status).toBe(403);

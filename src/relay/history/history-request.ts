@@ -7,6 +7,7 @@
 import { badRequest, RelayError } from '../../errors/relay-error.ts';
 import type { Filter } from '../../protocol/attr-match.ts';
 import type { CaptureLevel } from '../../protocol/levels.ts';
+import { comparePositions } from '../../protocol/positions.ts';
 import { identifierTooLong } from '../admission.ts';
 import type { HistoryRange } from '../domain/history.ts';
 import { querySelectionOf } from '../query-selection.ts';
@@ -30,6 +31,8 @@ export function parseHistoryQuery(params: QueryParams): HistoryQuery {
   if (tooLong !== undefined) throw badRequest('invalid-query', tooLong);
   const after = positionParam(params, 'after');
   const before = positionParam(params, 'before');
+  // An empty range is a client mistake (and not a key range the store can express).
+  if (after !== undefined && before !== undefined && comparePositions(after, before) >= 0) throw badRequest('invalid-query', 'after must be below before');
   const sinceMs = instantOf(params, 'since');
   const untilMs = instantOf(params, 'until');
   const order = params.order ?? 'asc';
