@@ -73,17 +73,21 @@ function bound(side: 'low' | 'high', key: string | undefined): Span {
 
 /** Sequenced items strictly inside the span, in walking order; `end` is the last key read when more lie beyond it. */
 async function readPositioned(context: HistoryReadContext, partition: string, span: Span, range: HistoryRange, limit: number): Promise<{ items: KeyedText[]; end?: string }> {
+  // An empty span (a page that ended on the upper bound) reads nothing.
+  if (span.low !== undefined && span.high !== undefined && span.low >= span.high) return { items: [] };
   const filter = visibilityFilter(range, context.nowMs);
   const items: KeyedText[] = [];
   let startKey: Item | undefined;
   let read = 0;
   let lastKey: string | undefined;
+  // BETWEEN includes `P#{high}`; walking down it is the first item evaluated, so the first query
+  // reads one more, which does not count against the page (else a page of one would never move).
+  let boundAllowance = range.order === 'desc' && span.high !== undefined ? 1 : 0;
   for (;;) {
     const page: QueryCommandOutput = await context.client.send(
       new QueryCommand({
         TableName: context.tableName,
         // "Strictly above `low`": the smallest key above `P#{low}` is that key followed by U+0000.
-        // BETWEEN includes `P#{high}`: an item there is dropped below.
         KeyConditionExpression: 'pk = :pk AND sk BETWEEN :low AND :high',
         FilterExpression: filter.expression,
         ExpressionAttributeValues: {
@@ -97,7 +101,7 @@ async function readPositioned(context: HistoryReadContext, partition: string, sp
         ExpressionAttributeNames: { '#raw': 'raw' },
         ScanIndexForward: range.order === 'asc',
         ConsistentRead: true,
-        Limit: limit - read,
+        Limit: limit - read + boundAllowance,
         ExclusiveStartKey: startKey,
       }),
     );
@@ -105,12 +109,14 @@ async function readPositioned(context: HistoryReadContext, partition: string, sp
       const key = (readString(record, 'sk') ?? '').slice(POSITIONED_PREFIX.length);
       if (key !== span.high) items.push({ raw: readString(record, 'raw') ?? '', key });
     }
-    read += page.ScannedCount ?? 0;
+    read += (page.ScannedCount ?? 0) - boundAllowance;
+    boundAllowance = 0;
     startKey = page.LastEvaluatedKey;
     lastKey = startKey === undefined ? undefined : (readString(startKey, 'sk') ?? '').slice(POSITIONED_PREFIX.length);
     if (startKey === undefined || read >= limit) break;
   }
-  return lastKey === undefined ? { items } : { items, end: lastKey };
+  // Walking up, a page that stopped on the upper bound itself has read the whole span.
+  return lastKey === undefined || lastKey === span.high ? { items } : { items, end: lastKey };
 }
 
 /** Seq-less items whose place lies strictly inside the span. */

@@ -26,7 +26,7 @@ import { RelayStack } from '../../infra/relay-stack.ts';
 import { settingsFromContext } from '../../infra/relay-settings.ts';
 import { FANOUT_KINDS } from '../../local/stream-records.ts';
 import { readRelayConfig } from '../../src/config/relay-config.ts';
-import { CONNECTIONS_TABLE, EVENTS_TABLE, TABLE_DEFINITIONS, TENANTS_TABLE } from '../../src/store/table-definitions.ts';
+import { ACTIVITY_INDEX, CONNECTIONS_TABLE, EVENTS_TABLE, TABLE_DEFINITIONS, TENANTS_TABLE } from '../../src/store/table-definitions.ts';
 import type { TableDefinition } from '../../src/store/table-definitions.ts';
 import { RELAY_VARIABLES } from '../../src/config/relay-environment.ts';
 import { actionsOf, logicalIdOf, propertiesOf, refersTo, render, resourceOf, resourcesOf, resourcesOfType, statementsOfRole } from './template-queries.ts';
@@ -109,12 +109,13 @@ describe('tables', () => {
     );
   });
 
-  it('streams only the event log, and keeps no index on it (one write per event)', () => {
+  it('streams only the event log, and indexes no event on it (one write per event)', () => {
     const { stack, template } = defaults;
     expect(propertiesOf(template, stack.tables.events).StreamSpecification).toEqual({ StreamViewType: 'NEW_IMAGE' });
     expect(propertiesOf(template, stack.tables.events).LocalSecondaryIndexes).toBeUndefined();
-    expect(propertiesOf(template, stack.tables.events).GlobalSecondaryIndexes).toBeUndefined();
     expect(EVENTS_TABLE.localIndexes).toEqual([]);
+    // The one global index is the sparse index of session summaries, keyed on attributes event items never carry.
+    expect(EVENTS_TABLE.globalIndexes.map((index) => [index.indexName, index.partitionKey.name, index.sortKey.name])).toEqual([[ACTIVITY_INDEX, 'activityPk', 'activity']]);
     for (const definition of [CONNECTIONS_TABLE, TENANTS_TABLE]) expect(propertiesOf(template, tableOf(stack, definition)).StreamSpecification).toBeUndefined();
   });
 

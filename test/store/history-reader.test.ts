@@ -34,5 +34,18 @@ describe('history pages in the store', () => {
     expect(first.items.map((item) => item.raw)).toEqual(texts.slice(1, 3));
     const second = await log.historyPage(tenant, session, { order: 'asc', after: { epoch: 0, seq: 0 }, before: { epoch: 0, seq: 5 } }, { limit: 2, maxBytes: 1 << 20 }, first.cursor);
     expect(second.items.map((item) => item.raw)).toEqual(texts.slice(3, 5));
+    // Pages of one, both ways, bounded on both sides, end.
+    for (const order of ['asc', 'desc'] as const) {
+      const read: string[] = [];
+      let cursor: string | undefined;
+      let pages = 0;
+      do {
+        const page = await log.historyPage(tenant, session, { order, after: { epoch: 0, seq: 0 }, before: { epoch: 0, seq: 5 } }, { limit: 1, maxBytes: 1 << 20 }, cursor);
+        read.push(...page.items.map((item) => item.raw));
+        cursor = page.cursor;
+        pages += 1;
+      } while (cursor !== undefined && pages < 20);
+      expect(read).toEqual(order === 'asc' ? texts.slice(1, 5) : texts.slice(1, 5).reverse());
+    }
   });
 });
