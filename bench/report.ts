@@ -9,6 +9,8 @@ import type { CostRun, IngestPath, SweepRun } from './cost.ts';
 import { INGEST_LABELS } from './cost.ts';
 import type { DeliveryLatency, Distribution } from './latency.ts';
 import type { FanoutScaleRun } from './fanout-scale.ts';
+import { historyMarkdown } from './history.ts';
+import type { HistoryBench } from './history.ts';
 import type { PausedConsumerResult } from './paused-consumer.ts';
 import { renderScaleMarkdown, renderScaleSvg } from './scale-report.ts';
 import { bridgeCostLines } from './bridges.ts';
@@ -45,6 +47,8 @@ export interface BenchResults {
   pausedConsumer?: PausedConsumerResult;
   /** Added cost of bridge sinks (absent in results from before the bridges). */
   bridges?: BridgeCostRun[];
+  /** History costs (`bench/history.ts`); absent in results saved before it existed. */
+  history?: HistoryBench;
 }
 
 export interface DollarBreakdown {
@@ -508,6 +512,8 @@ export function renderMarkdown(results: BenchResults): string {
   );
 
   push(...renderScaleMarkdown(results.fanoutScale ?? [], results.pausedConsumer));
+
+  if (results.history !== undefined) push(...historyMarkdown(results.history));
 
   push('## Settings of this run', '', table(['setting', 'value'], Object.entries(run.settings).map(([key, value]) => [`\`${key}\``, String(value)])), '');
   if (results.bridges !== undefined) push(...bridgeCostLines(results.bridges));

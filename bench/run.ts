@@ -5,7 +5,9 @@
  *
  * Environment: BENCH_EVENTS (events per batch and WebSocket cost scenario, default 1000),
  * BENCH_SINGLE_EVENTS (events per single-POST scenario, default 1000), BENCH_LATENCY_EVENTS (default 500), BENCH_COMMANDS (default 200),
- * BENCH_QUICK=1 (a fast smoke run with fewer events and subscribers; not for committing).
+ * BENCH_HISTORY_EVENTS (events read back through GET /history, default 3000), BENCH_HISTORY_SESSIONS
+ * (sessions listed, default 200), BENCH_QUICK=1 (a fast smoke run with fewer events and subscribers;
+ * not for committing). `--history-only` measures history alone and merges it into bench/results.json.
  */
 import { execFileSync } from 'node:child_process';
 import { createWriteStream, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -21,6 +23,7 @@ import { runFanoutScale } from './fanout-scale.ts';
 import { runPausedConsumer } from './paused-consumer.ts';
 import { runBridgeCost } from './bridges.ts';
 import type { BridgeCostRun } from './bridges.ts';
+import { measureHistory } from './history.ts';
 import { measureCommandRoundTrip, measureDeliveryLatency } from './latency.ts';
 import { renderMarkdown, renderSvgs } from './report.ts';
 import type { BenchResults } from './report.ts';
@@ -64,6 +67,10 @@ const SINGLE_EVENTS = positive('BENCH_SINGLE_EVENTS', quick ? 100 : 1000);
 const SWEEP_EVENTS = positive('BENCH_SWEEP_EVENTS', quick ? 200 : 500);
 const LATENCY_EVENTS = positive('BENCH_LATENCY_EVENTS', quick ? 100 : 500);
 const COMMANDS = positive('BENCH_COMMANDS', quick ? 40 : 200);
+const HISTORY_EVENTS = positive('BENCH_HISTORY_EVENTS', quick ? 500 : 3000);
+const HISTORY_SESSIONS = positive('BENCH_HISTORY_SESSIONS', quick ? 50 : 200);
+// `--history-only`: measure history alone and merge it into bench/results.json.
+const historyOnly = process.argv.includes('--history-only');
 const SUBSCRIBER_COUNTS = quick ? [0, 1, 10] : [0, 1, 10, 100];
 const SWEEP_COUNTS = quick ? [0, 10, 100] : [0, 10, 100, 1000];
 const PACE_MS = 30;
@@ -88,6 +95,7 @@ const settings = {
   'latency events / pace': `${LATENCY_EVENTS} / one every ${PACE_MS} ms`,
   'commands timed (random pause between them)': `${COMMANDS} (0–100 ms)`,
   'idle window for standing costs': `${IDLE_SECONDS} s`,
+  'history session events / sessions listed': `${HISTORY_EVENTS} / ${HISTORY_SESSIONS}`,
   'fan-out scale: subscribers / post round trips': `${SCALE_SIZES.join(', ')} / ${SCALE_DELAYS.join(', ')} ms`,
   'paused consumer: events / batch / pace / bytes': `${PAUSED.events} / ${PAUSED.batch} / ${PAUSED.paceMs} ms / ${PAUSED.eventBytes}`,
   'CPU stage repeats': CPU_REPEATS,
@@ -131,6 +139,19 @@ const stack = await startStack({
   },
 });
 let results: BenchResults;
+if (historyOnly) {
+  try {
+    log(`history only: ${HISTORY_EVENTS} events, ${HISTORY_SESSIONS} sessions`);
+    const saved = JSON.parse(readFileSync(join(repoRoot, 'bench', 'results.json'), 'utf8')) as BenchResults;
+    saved.history = await measureHistory(stack, HISTORY_EVENTS, HISTORY_SESSIONS);
+    saved.run.settings = { ...saved.run.settings, 'history session events / sessions listed': `${HISTORY_EVENTS} / ${HISTORY_SESSIONS}` };
+    for (const path of writeOutputs(saved)) process.stderr.write(`  ${path}\n`);
+  } finally {
+    await stack.stop();
+    handlerLog.end();
+  }
+  process.exit(0);
+}
 try {
   log(`stack ready at ${stack.baseUrl}; warming up`);
   await runCostGroup(stack, 2, [
@@ -186,6 +207,8 @@ try {
   log(`paused consumer: ${PAUSED.events} notice events of ${PAUSED.eventBytes} bytes`);
   const pausedConsumer = await runPausedConsumer(stack, PAUSED);
   log(`  healthy p50 ${pausedConsumer.healthyAlone.p50.toFixed(0)} -> ${pausedConsumer.healthyBesidePaused.p50.toFixed(0)} ms, p99 ${pausedConsumer.healthyAlone.p99.toFixed(0)} -> ${pausedConsumer.healthyBesidePaused.p99.toFixed(0)} ms; closing ${pausedConsumer.paused.closingReceived}`);
+  log(`history: ${HISTORY_EVENTS} events read back, ${HISTORY_SESSIONS} sessions listed`);
+  const history = await measureHistory(stack, HISTORY_EVENTS, HISTORY_SESSIONS);
   if (stack.streamFailures.length > 0) throw new Error(`the fan-out mapping discarded ${stack.streamFailures.length} batches; see ${logDir}`);
 
   const head = git(['rev-parse', 'HEAD']);
@@ -214,6 +237,7 @@ try {
     fanoutScale,
     pausedConsumer,
     bridges,
+    history,
   };
 } finally {
   log('stopping the stack');

@@ -1,8 +1,10 @@
 /**
- * `aep-relay`: the admin CLI (tenants, tokens, control policy). Run it with `npx aep-relay`
+ * `aep-relay`: the admin CLI (tenants, tokens, control policy) and `aep-relay export` (a
+ * session's history as JSONL, `cli/export/`). Run it with `npx aep-relay`
  * (through `bin/aep-relay.mjs`) or `npm run admin --`; `aep-relay --help` lists the commands.
  */
 import { runCli } from './cli/run-cli.ts';
+import { runExport } from './cli/export/run-export.ts';
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -10,7 +12,16 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-process.exitCode = await runCli(process.argv.slice(2), process.env, {
+const argv = process.argv.slice(2);
+
+if (argv[0] === 'export') {
+  process.exitCode = await runExport(argv.slice(1), process.env, {
+    out: (line) => process.stdout.write(`${line}\n`),
+    err: (line) => process.stderr.write(`${line}\n`),
+    // Progress only on a terminal: a redirected or piped stderr gets the final line alone.
+    ...(process.stderr.isTTY ? { progress: (text: string) => process.stderr.write(`\r\u001b[K${text}`) } : {}),
+  });
+} else process.exitCode = await runCli(argv, process.env, {
   out: (line) => process.stdout.write(`${line}\n`),
   err: (line) => process.stderr.write(`${line}\n`),
   readStdin,

@@ -116,8 +116,8 @@ export class RelayStack extends Stack {
    * - authorizer: resolves a token, read only.
    * - socket: appends events and reads replay, keeps connection state, subscriptions and
    *   claims, authenticates and reads control policies.
-   * - fanout: reads subscriptions and parks or clears connection state (the stream read
-   *   permissions come with the event source).
+   * - fanout: reads subscriptions and parks or clears connection state, and updates the
+   *   session summaries in the event log (the stream read permissions come with the event source).
    * - stream: reads replay, keeps its subscription, authenticates.
    * - deadline: reads a connection's record and removes its state when its token expires.
    */
@@ -132,6 +132,8 @@ export class RelayStack extends Stack {
     connections.grantReadWriteData(socket);
     tenants.grantReadData(socket);
     connections.grantReadWriteData(fanout);
+    // Session summaries for GET /sessions (one update per session per stream batch).
+    events.grantWriteData(fanout);
     events.grantReadData(stream);
     connections.grantReadWriteData(stream);
     tenants.grantReadData(stream);

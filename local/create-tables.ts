@@ -26,7 +26,12 @@ export async function createTables(client: DynamoDBClient, names: TableNames): P
   for (const definition of TABLE_DEFINITIONS) {
     const tableName = tableNameOf(definition, names);
     if (await tableExists(client, tableName)) continue;
-    const keyAttributes = [definition.partitionKey, definition.sortKey, ...definition.localIndexes.map((index) => index.sortKey)];
+    const keyAttributes = [
+      definition.partitionKey,
+      definition.sortKey,
+      ...definition.localIndexes.map((index) => index.sortKey),
+      ...definition.globalIndexes.flatMap((index) => [index.partitionKey, index.sortKey]),
+    ];
     await client.send(
       new CreateTableCommand({
         TableName: tableName,
@@ -43,6 +48,18 @@ export async function createTables(client: DynamoDBClient, names: TableNames): P
                 IndexName: index.indexName,
                 KeySchema: [
                   { AttributeName: definition.partitionKey.name, KeyType: 'HASH' },
+                  { AttributeName: index.sortKey.name, KeyType: 'RANGE' },
+                ],
+                Projection: { ProjectionType: index.projection },
+              })),
+            }),
+        ...(definition.globalIndexes.length === 0
+          ? {}
+          : {
+              GlobalSecondaryIndexes: definition.globalIndexes.map((index) => ({
+                IndexName: index.indexName,
+                KeySchema: [
+                  { AttributeName: index.partitionKey.name, KeyType: 'HASH' },
                   { AttributeName: index.sortKey.name, KeyType: 'RANGE' },
                 ],
                 Projection: { ProjectionType: index.projection },

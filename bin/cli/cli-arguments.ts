@@ -48,6 +48,8 @@ Bridges (AEP-0005 sinks; HTTP mode only, the relay seals their secrets):
   bridges clear --tenant <id>
   bridges dead-letters --tenant <id>
   bridges redrive --tenant <id>
+History:
+  export --session <id> [--out <file.jsonl>]   (aep-relay export --help for its options)
 
 Options:
   --json             machine-readable output

@@ -1,5 +1,5 @@
 /**
- * The HTTP API routes (AEP-0003 §3.2 emit, §3.4 discovery), the health probe, and the admin
+ * The HTTP API routes (AEP-0003 §3.2 emit, §3.4 discovery), history (`history-routes.ts`), the health probe, and the admin
  * routes under `/admin/` (`admin-routes.ts`). Each route maps the request onto a use case.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
@@ -11,6 +11,7 @@ import { discoveryDocument, servedSurface } from '../../src/relay/discovery.ts';
 import { ingest } from '../../src/relay/ingest.ts';
 import type { RelayRuntime } from '../../src/relay/runtime.ts';
 import { adminRoute } from './admin-routes.ts';
+import { getHistory, getSessions } from './history-routes.ts';
 import { matchRoute } from './route-table.ts';
 import type { Route } from './route-table.ts';
 
@@ -38,6 +39,8 @@ const PUBLIC_ROUTES: readonly Route<RouteHandler>[] = [
   { method: 'GET', path: 'events', handler: discovery },
   { method: 'POST', path: 'events', handler: postEvents },
   { method: 'GET', path: '.well-known/aep', handler: discovery },
+  { method: 'GET', path: 'history', handler: getHistory },
+  { method: 'GET', path: 'sessions', handler: getSessions },
 ];
 
 export async function route(runtime: RelayRuntime, event: APIGatewayProxyEventV2, context: AuthenticatedContext): Promise<Response> {

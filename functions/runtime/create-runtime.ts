@@ -29,6 +29,7 @@ import { EventLog } from '../../src/store/event-log.ts';
 import { InboxStore } from '../../src/store/inbox-store.ts';
 import { QuotaStore } from '../../src/store/quota-store.ts';
 import { SessionOwnerStore } from '../../src/store/session-owner-store.ts';
+import { SessionSummaryStore } from '../../src/store/session-summaries.ts';
 import { tenantTableStores } from '../../src/store/tenant-table.ts';
 import { createBridges } from './create-bridges.ts';
 
@@ -70,9 +71,11 @@ export function createRuntime(dependencies: RuntimeDependencies): RelayRuntime {
       replayBuffer: config.replayBuffer,
       retentionDays: config.retentionDays,
       liveOnlySeconds: config.liveOnlySeconds,
+      retentionDaysOf: async (tenant) => (await quotas.quotasOf(tenant)).retentionDays,
       now,
       mintId,
     }),
+    sessionSummaries: new SessionSummaryStore(dynamo, { tableName: config.tables.events, now }),
     ...connectionTable,
     ...tenantTableStores(dynamo, config.tables.tenants, now),
     quotas,

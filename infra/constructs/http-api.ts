@@ -19,6 +19,8 @@ export const HTTP_ROUTES: ReadonlyArray<{ method: HttpMethod; path: string }> = 
   { method: HttpMethod.GET, path: '/events' },
   { method: HttpMethod.GET, path: '/.well-known/aep' },
   { method: HttpMethod.GET, path: '/healthz' },
+  { method: HttpMethod.GET, path: '/history' },
+  { method: HttpMethod.GET, path: '/sessions' },
   { method: HttpMethod.ANY, path: '/admin/{proxy+}' },
 ];
 

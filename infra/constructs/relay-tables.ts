@@ -63,6 +63,14 @@ function tableFrom(scope: Construct, definition: TableDefinition, props: RelayTa
       projectionType: index.projection === 'ALL' ? ProjectionType.ALL : ProjectionType.KEYS_ONLY,
     });
   }
+  for (const index of definition.globalIndexes) {
+    table.addGlobalSecondaryIndex({
+      indexName: index.indexName,
+      partitionKey: attribute(index.partitionKey),
+      sortKey: attribute(index.sortKey),
+      projectionType: index.projection === 'ALL' ? ProjectionType.ALL : ProjectionType.KEYS_ONLY,
+    });
+  }
   return table;
 }
 

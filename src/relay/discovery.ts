@@ -5,6 +5,7 @@
 import { CAPTURE_LEVELS } from '../protocol/levels.ts';
 import type { JsonObject } from '../protocol/event.ts';
 import { SUPPORTED_VERSIONS } from '../protocol/event.ts';
+import { MAX_PAGE_LIMIT } from './history/query-params.ts';
 
 export interface DiscoverySurface {
   replayBuffer: number;
@@ -41,7 +42,8 @@ export function relayCapabilities(surface: DiscoverySurface): JsonObject {
     // The relay routes commands (AEP-0004 §4) but accepts none itself.
     ...(surface.control ? { control: { accepts: [] } } : {}),
     ...(surface.roster ? { roster: {} } : {}),
-    experimental: {},
+    // This relay's history surface beyond the replay window (AEP-0001 §7.5): not part of AEP.
+    experimental: { history: { sessions: '/sessions', history: '/history', maxPage: MAX_PAGE_LIMIT } },
   };
 }
 

@@ -11,12 +11,14 @@ import type {
   ConnectionPoster,
   ConnectionsPort,
   ControlPoliciesPort,
+  CursorKeysPort,
   EventLogPort,
   IdMinter,
   InboxPort,
   ParkingPort,
   QuotasPort,
   SessionOwnersPort,
+  SessionSummariesPort,
   SubscriptionsPort,
   TenantsPort,
   TokensPort,
@@ -28,6 +30,10 @@ import type { KnownClaims } from './socket/known-claims.ts';
 export interface RelayRuntime {
   config: RelayConfig;
   eventLog: EventLogPort;
+  /** Per-session summaries for `GET /sessions`, kept up to date by fan-out. */
+  sessionSummaries: SessionSummariesPort;
+  /** Signs history and session-listing cursors. */
+  cursorKeys: CursorKeysPort;
   connections: ConnectionsPort;
   subscriptions: SubscriptionsPort;
   /** Events parked on replaying subscriptions, and the flip to live (`subscription-handoff.ts`). */

@@ -14,11 +14,16 @@ export interface TenantQuotas {
   maxBatchEvents?: number;
   /** Events admitted per second across the tenant (HTTP and WebSocket). */
   eventsPerSecond?: number;
+  /**
+   * Days the tenant's new events are kept (and shown by history) before they expire; the
+   * deployment's `AEP_RETENTION_DAYS` when absent. Events already stored keep their expiry.
+   */
+  retentionDays?: number;
 }
 
 export const DEFAULT_MAX_CONNECTIONS = 1000;
 
-const MEMBERS = ['maxConnections', 'maxSubscriptionsPerConnection', 'maxBatchEvents', 'eventsPerSecond'] as const;
+const MEMBERS = ['maxConnections', 'maxSubscriptionsPerConnection', 'maxBatchEvents', 'eventsPerSecond', 'retentionDays'] as const;
 
 export function parseTenantQuotas(value: unknown): { ok: true; quotas: TenantQuotas } | { ok: false; reason: string } {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, reason: 'quotas are an object' };

@@ -25,6 +25,7 @@ import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Position } from '../protocol/positions.ts';
 import { isAgentScopedType } from '../protocol/type-grammar.ts';
+import type { HistoryBudget, HistoryPage, HistoryRange } from '../relay/domain/history.ts';
 import type { AdmittedEvent, AppendOutcome, Page, ReplayResult, SeqLessAnchor } from '../relay/domain/stored-event.ts';
 import type { Clock } from '../relay/ports/clock.ts';
 import type { EventLogPort } from '../relay/ports/event-log.ts';
@@ -32,6 +33,7 @@ import type { IdMinter } from '../relay/ports/ids.ts';
 import { isConditionFailure, num, readString, str } from './attribute-values.ts';
 import type { Item } from './attribute-values.ts';
 import { eventKeys } from './keys.ts';
+import { readHistoryPage } from './history-reader.ts';
 import { clampLimit } from './pages.ts';
 import { positionKey, positionOfKey, seqLessKey } from './position-key.ts';
 import { RedeliveryMarkers } from './redelivery-markers.ts';
@@ -46,8 +48,10 @@ export interface EventLogOptions {
   tableName: string;
   /** Replay serves at most the newest `replayBuffer` events of a session (advertised as `replay.buffer`). */
   replayBuffer: number;
-  /** Stored events expire this many days after admission (DynamoDB TTL). */
+  /** Stored events expire this many days after admission (DynamoDB TTL): the deployment's default. */
   retentionDays: number;
+  /** The tenant's own retention (its `retentionDays` quota), applied to new events; the default when absent. */
+  retentionDaysOf?: (tenant: string) => Promise<number | undefined>;
   /** Lifetime of live-only items (agent-scoped events, redelivery markers), in seconds. */
   liveOnlySeconds: number;
   now: Clock;
@@ -70,7 +74,7 @@ export class EventLog implements EventLogPort {
     private readonly client: DynamoDBClient,
     private readonly options: EventLogOptions,
   ) {
-    this.sessions = new SessionRegistry(client, { tableName: options.tableName, lifetimeSeconds: options.retentionDays * SECONDS_PER_DAY, refreshMs: options.registryRefreshMs ?? 60_000 });
+    this.sessions = new SessionRegistry(client, { tableName: options.tableName, refreshMs: options.registryRefreshMs ?? 60_000 });
     this.redeliveries = new RedeliveryMarkers(client, { tableName: options.tableName, lifetimeSeconds: options.liveOnlySeconds, mintId: options.mintId });
     this.history = new SessionHistory(client, options.tableName);
   }
@@ -83,18 +87,19 @@ export class EventLog implements EventLogPort {
     const { event } = admitted;
     const nowMs = this.options.now();
     const agentScoped = isAgentScopedType(event.type) || event.session === undefined;
+    const retentionDays = agentScoped ? 0 : ((await this.options.retentionDaysOf?.(tenant)) ?? this.options.retentionDays);
     const item: Item = {
       kind: str('event'),
       raw: str(admitted.raw),
       storedAt: num(nowMs),
-      expiresAt: num(expiresAfter(nowMs, agentScoped ? this.options.liveOnlySeconds : this.options.retentionDays * SECONDS_PER_DAY)),
+      expiresAt: num(expiresAfter(nowMs, agentScoped ? this.options.liveOnlySeconds : retentionDays * SECONDS_PER_DAY)),
     };
     if (agentScoped) {
       item.pk = str(eventKeys.agentPartition(tenant, event.agent));
       item.sk = str(eventKeys.eventSort(event.source, event.id));
     } else {
       const session = event.session as string;
-      await this.sessions.register(tenant, session, nowMs);
+      await this.sessions.register(tenant, session, nowMs, expiresAfter(nowMs, retentionDays * SECONDS_PER_DAY));
       item.pk = str(eventKeys.sessionPartition(tenant, session));
       const place = event.seq === undefined ? (seqLessAnchor ?? (await this.anchorSeqLess(tenant, session))).positionKey : positionKey(event.epoch ?? 0, event.seq);
       item.sk = str(event.seq === undefined ? eventKeys.eventSort(event.source, event.id) : eventKeys.positionSort(place));
@@ -150,6 +155,11 @@ export class EventLog implements EventLogPort {
     const page = items.slice(0, size);
     const last = page.at(-1);
     return (more || items.length > size) && last !== undefined ? { items: page, cursor: Buffer.from(last.positionKey, 'utf8').toString('base64url') } : { items: page };
+  }
+
+  /** One page of a session's history (`history-reader.ts` holds the layout-specific queries). */
+  historyPage(tenant: string, session: string, range: HistoryRange, budget: HistoryBudget, cursor?: string): Promise<HistoryPage> {
+    return readHistoryPage({ client: this.client, tableName: this.options.tableName, nowMs: this.options.now() }, tenant, session, range, budget, cursor);
   }
 
   /**

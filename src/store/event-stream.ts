@@ -5,9 +5,11 @@
  * invoking; this check keeps the handler correct without the filter too).
  */
 import type { DynamoDBRecord } from 'aws-lambda';
+import { positionOf } from '../protocol/positions.ts';
 import type { Deliverable } from '../relay/domain/deliverable.ts';
+import type { SessionActivity } from '../relay/domain/history.ts';
 import { parseStored } from '../relay/delivery-text.ts';
-import { tenantOfPartition } from './keys.ts';
+import { eventKeys, tenantOfPartition } from './keys.ts';
 
 /** The deliverables of a batch, in stream order; a record's id is its stream sequence number. */
 export function deliverablesOf(records: readonly DynamoDBRecord[]): Deliverable[] {
@@ -28,3 +30,58 @@ function deliverableOf(record: DynamoDBRecord): Deliverable | undefined {
   if (tenant === undefined || event === undefined) return undefined;
   return { recordId: sequenceNumber, tenant, raw, event, kind };
 }
+
+/**
+ * What a stream batch stored, per session: the `event` inserts of session partitions (agent-
+ * scoped events are never listed, redeliveries store nothing new), folded for
+ * `SessionSummariesPort.recordActivity`.
+ */
+export function sessionActivitiesOf(records: readonly DynamoDBRecord[]): SessionActivity[] {
+  const bySession = new Map<string, SessionActivity>();
+  for (const record of records) {
+    if (record.eventName !== 'INSERT') continue;
+    const image = record.dynamodb?.NewImage;
+    const partition = image?.pk?.S;
+    const raw = image?.raw?.S;
+    const storedAt = Number(image?.storedAt?.N);
+    const expiresAt = Number(image?.expiresAt?.N);
+    const sequenceNumber = record.dynamodb?.SequenceNumber;
+    if (image?.kind?.S !== 'event' || partition === undefined || raw === undefined || sequenceNumber === undefined) continue;
+    if (!Number.isFinite(storedAt) || !Number.isFinite(expiresAt)) continue;
+    const tenant = tenantOfPartition(partition);
+    const event = parseStored(raw);
+    if (tenant === undefined || event === undefined || typeof event.session !== 'string') continue;
+    // Only session partitions: `T#{tenant}#S#{session}` (`keys.ts`).
+    if (partition !== eventKeys.sessionPartition(tenant, event.session)) continue;
+    const key = `${tenant}\u0000${event.session}`;
+    const position = positionOf(event);
+    const watermark = sequenceNumber.padStart(WATERMARK_DIGITS, '0');
+    const known = bySession.get(key);
+    if (known === undefined) {
+      bySession.set(key, {
+        tenant,
+        session: event.session,
+        agent: event.agent,
+        firstEventMs: storedAt,
+        lastEventMs: storedAt,
+        ...(position === undefined ? {} : { lastPosition: { epoch: position.epoch, seq: position.seq } }),
+        eventCount: 1,
+        ended: event.type === 'session.ended',
+        visibleUntilSec: expiresAt,
+        watermark,
+      });
+      continue;
+    }
+    known.firstEventMs = Math.min(known.firstEventMs, storedAt);
+    known.lastEventMs = Math.max(known.lastEventMs, storedAt);
+    if (position !== undefined) known.lastPosition = { epoch: position.epoch, seq: position.seq };
+    known.eventCount += 1;
+    known.ended ||= event.type === 'session.ended';
+    known.visibleUntilSec = Math.max(known.visibleUntilSec, expiresAt);
+    if (watermark > known.watermark) known.watermark = watermark;
+  }
+  return [...bySession.values()];
+}
+
+/** Stream sequence numbers are decimal strings of up to 40 digits. */
+const WATERMARK_DIGITS = 40;

@@ -86,6 +86,9 @@ export const tenantKeys = {
   bridgesRecord: 'BRIDGES',
   /** The tenant's bridge dead letters, sorted by a time-ordered id. */
   deadLetterPartition: (tenant: string) => `T#${tenant}#BRIDGEDLQ`,
+  /** Deployment-wide secrets (not tenant data): the key that signs paged-read cursors. */
+  relaySecretsPartition: 'RELAY',
+  cursorKeyRecord: 'CURSOR-KEY',
 };
 
 /** The tenant a partition key belongs to: every tenant-scoped key starts `T#{tenant}#`. */

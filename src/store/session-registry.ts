@@ -8,12 +8,9 @@ import type { Page } from '../relay/domain/stored-event.ts';
 import { num, readString, str } from './attribute-values.ts';
 import { eventKeys } from './keys.ts';
 import { clampLimit, decodeCursor, pageOf } from './pages.ts';
-import { expiresAfter } from './table-access.ts';
 
 export interface SessionRegistryOptions {
   tableName: string;
-  /** A session stays registered as long as its events are retained. */
-  lifetimeSeconds: number;
   /**
    * How long this process trusts that a session is already registered before refreshing it
    * (saves one write per event on a warm container).
@@ -32,10 +29,11 @@ export class SessionRegistry {
   ) {}
 
   /**
-   * Keeps the session in the tenant's registry; refreshed at most once per `refreshMs` per
-   * process. Concurrent appends of one session (pipelined frames) share one write in flight.
+   * Keeps the session in the tenant's registry until `expiresAtSec` (its newest event's expiry);
+   * refreshed at most once per `refreshMs` per process. Concurrent appends of one session
+   * (pipelined frames) share one write in flight.
    */
-  async register(tenant: string, session: string, nowMs: number): Promise<void> {
+  async register(tenant: string, session: string, nowMs: number, expiresAtSec: number): Promise<void> {
     const cacheKey = `${tenant}\u0000${session}`;
     const last = this.registeredAt.get(cacheKey);
     if (last !== undefined && nowMs - last < this.options.refreshMs) return;
@@ -50,7 +48,7 @@ export class SessionRegistry {
           ExpressionAttributeValues: {
             ':kind': str('session'),
             ':now': num(nowMs),
-            ':expires': num(expiresAfter(nowMs, this.options.lifetimeSeconds)),
+            ':expires': num(expiresAtSec),
           },
         }),
       )

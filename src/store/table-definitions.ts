@@ -22,17 +22,33 @@ export interface LocalIndexDefinition {
   projection: 'ALL' | 'KEYS_ONLY';
 }
 
+/** A global index: its own partition and sort key (sparse: only items carrying both are in it). Reads are eventually consistent. */
+export interface GlobalIndexDefinition {
+  indexName: string;
+  partitionKey: KeyAttribute;
+  sortKey: KeyAttribute;
+  projection: 'ALL' | 'KEYS_ONLY';
+}
+
 export interface TableDefinition {
   /** Logical id, used in construct ids and environment variable names. */
   id: 'Events' | 'Connections' | 'Tenants';
   partitionKey: KeyAttribute;
   sortKey: KeyAttribute;
   localIndexes: LocalIndexDefinition[];
+  globalIndexes: GlobalIndexDefinition[];
   /** Attribute holding an epoch-seconds expiry; DynamoDB deletes the item after it passes. */
   timeToLiveAttribute?: string;
   /** Whether the table streams new images (drives fan-out). */
   streamNewImages: boolean;
 }
+
+/**
+ * Name of the session activity index on the events table: the tenant's session summaries
+ * (`session-summaries.ts`) ordered by last activity, for `GET /sessions` newest first. Sparse:
+ * only summary items carry `activityPk` and `activity`, so event writes never touch it.
+ */
+export const ACTIVITY_INDEX = 'byActivity';
 
 /**
  * The event log. One partition per (tenant, session), an item per event, keyed by its position
@@ -46,6 +62,7 @@ export const EVENTS_TABLE: TableDefinition = {
   partitionKey: { name: 'pk', type: 'S' },
   sortKey: { name: 'sk', type: 'S' },
   localIndexes: [],
+  globalIndexes: [{ indexName: ACTIVITY_INDEX, partitionKey: { name: 'activityPk', type: 'S' }, sortKey: { name: 'activity', type: 'S' }, projection: 'ALL' }],
   timeToLiveAttribute: 'expiresAt',
   streamNewImages: true,
 };
@@ -56,6 +73,7 @@ export const CONNECTIONS_TABLE: TableDefinition = {
   partitionKey: { name: 'pk', type: 'S' },
   sortKey: { name: 'sk', type: 'S' },
   localIndexes: [],
+  globalIndexes: [],
   timeToLiveAttribute: 'expiresAt',
   streamNewImages: false,
 };
@@ -66,6 +84,7 @@ export const TENANTS_TABLE: TableDefinition = {
   partitionKey: { name: 'pk', type: 'S' },
   sortKey: { name: 'sk', type: 'S' },
   localIndexes: [],
+  globalIndexes: [],
   timeToLiveAttribute: 'expiresAt',
   streamNewImages: false,
 };

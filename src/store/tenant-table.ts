@@ -1,7 +1,8 @@
-/** The tenants table's stores, built together over one client: tenants, tokens and control policies. */
+/** The tenants table's stores, built together over one client: tenants, tokens, control policies and the cursor key. */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Clock } from '../relay/ports/clock.ts';
 import { ControlPolicyStore } from './control-policy-store.ts';
+import { CursorKeyStore } from './cursor-key-store.ts';
 import { TenantStore } from './tenant-store.ts';
 import { TokenStore } from './token-store.ts';
 
@@ -9,6 +10,7 @@ export interface TenantTableStores {
   tenants: TenantStore;
   tokens: TokenStore;
   controlPolicies: ControlPolicyStore;
+  cursorKeys: CursorKeyStore;
 }
 
 export function tenantTableStores(client: DynamoDBClient, tableName: string, now: Clock): TenantTableStores {
@@ -16,5 +18,5 @@ export function tenantTableStores(client: DynamoDBClient, tableName: string, now
   let tokens: TokenStore | undefined;
   const tenants = new TenantStore(client, tableName, now, (tenant, disabled) => (tokens as TokenStore).markTenantDisabled(tenant, disabled));
   tokens = new TokenStore(client, tableName, now, tenants);
-  return { tenants, tokens, controlPolicies: new ControlPolicyStore(client, tableName) };
+  return { tenants, tokens, controlPolicies: new ControlPolicyStore(client, tableName), cursorKeys: new CursorKeyStore(client, tableName) };
 }

@@ -26,7 +26,7 @@ import { RelayStack } from '../../infra/relay-stack.ts';
 import { settingsFromContext } from '../../infra/relay-settings.ts';
 import { FANOUT_KINDS } from '../../local/stream-records.ts';
 import { readRelayConfig } from '../../src/config/relay-config.ts';
-import { CONNECTIONS_TABLE, EVENTS_TABLE, TABLE_DEFINITIONS, TENANTS_TABLE } from '../../src/store/table-definitions.ts';
+import { ACTIVITY_INDEX, CONNECTIONS_TABLE, EVENTS_TABLE, TABLE_DEFINITIONS, TENANTS_TABLE } from '../../src/store/table-definitions.ts';
 import type { TableDefinition } from '../../src/store/table-definitions.ts';
 import { RELAY_VARIABLES } from '../../src/config/relay-environment.ts';
 import { actionsOf, logicalIdOf, propertiesOf, refersTo, render, resourceOf, resourcesOf, resourcesOfType, statementsOfRole } from './template-queries.ts';
@@ -100,14 +100,25 @@ describe('tables', () => {
         Projection: { ProjectionType: index.projection },
       })),
     );
+    expect(table.GlobalSecondaryIndexes ?? []).toEqual(
+      definition.globalIndexes.map((index) => ({
+        IndexName: index.indexName,
+        KeySchema: [
+          { AttributeName: index.partitionKey.name, KeyType: 'HASH' },
+          { AttributeName: index.sortKey.name, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: index.projection },
+      })),
+    );
   });
 
-  it('streams only the event log, and keeps no index on it (one write per event)', () => {
+  it('streams only the event log, and indexes no event on it (one write per event)', () => {
     const { stack, template } = defaults;
     expect(propertiesOf(template, stack.tables.events).StreamSpecification).toEqual({ StreamViewType: 'NEW_IMAGE' });
     expect(propertiesOf(template, stack.tables.events).LocalSecondaryIndexes).toBeUndefined();
-    expect(propertiesOf(template, stack.tables.events).GlobalSecondaryIndexes).toBeUndefined();
     expect(EVENTS_TABLE.localIndexes).toEqual([]);
+    // The one global index is the sparse index of session summaries, keyed on attributes event items never carry.
+    expect(EVENTS_TABLE.globalIndexes.map((index) => [index.indexName, index.partitionKey.name, index.sortKey.name])).toEqual([[ACTIVITY_INDEX, 'activityPk', 'activity']]);
     for (const definition of [CONNECTIONS_TABLE, TENANTS_TABLE]) expect(propertiesOf(template, tableOf(stack, definition)).StreamSpecification).toBeUndefined();
   });
 
@@ -220,7 +231,7 @@ describe('HTTP API', () => {
   it('routes the relay\'s HTTP paths to the http function with payload format 2.0', () => {
     const { stack, template } = defaults;
     const routes = Object.values(resourcesOfType(template, 'AWS::ApiGatewayV2::Route')).filter((route) => refersTo(route.Properties?.ApiId, logicalIdOf(stack.httpApi.api)));
-    expect(routes.map((route) => route.Properties?.RouteKey).sort()).toEqual(['ANY /admin/{proxy+}', 'GET /.well-known/aep', 'GET /events', 'GET /healthz', 'POST /events']);
+    expect(routes.map((route) => route.Properties?.RouteKey).sort()).toEqual(['ANY /admin/{proxy+}', 'GET /.well-known/aep', 'GET /events', 'GET /healthz', 'GET /history', 'GET /sessions', 'POST /events']);
     const integrations = resourcesOfType(template, 'AWS::ApiGatewayV2::Integration');
     for (const route of routes) {
       const [integrationId] = render(route.Properties?.Target).match(/(?<=\$\{)[^}]+/) ?? [];
@@ -433,7 +444,7 @@ describe('least privilege', () => {
     ['http', { events: 'write', connections: 'write', tenants: 'write' }],
     ['authorizer', { tenants: 'read' }],
     ['socket', { events: 'write', connections: 'write', tenants: 'read' }],
-    ['fanout', { connections: 'write' }],
+    ['fanout', { events: 'write', connections: 'write' }],
     ['stream', { events: 'read', connections: 'write', tenants: 'read' }],
     ['deadline', { connections: 'write' }],
   ] as const)('gives the %s function only its tables', (name, expected) => {

@@ -2,6 +2,7 @@
 export type { ClaimDeclarations, StoredClaim } from './claim.ts';
 export type { ConnectionRecord, ConnectionState, HelloDeclarations } from './connection.ts';
 export type { Deliverable } from './deliverable.ts';
+export type { HistoryBudget, HistoryPage, HistoryRange, SessionActivity, SessionFilter, SessionSummary } from './history.ts';
 export type { AdmittedEvent, AppendOutcome, HistoryItem, Page, ReplayResult, SeqLessAnchor } from './stored-event.ts';
 export type { CoveredPosition, NewSubscription, StoredSubscription, SubscriptionEntryKey, SubscriptionState } from './subscription.ts';
 export type { TenantRecord, TokenGrant, TokenRecord } from './tenant.ts';

@@ -1,5 +1,6 @@
 /** The tenant-scoped, durable event log: admission with `(source, id)` dedupe, and replay reads. */
 import type { Position } from '../../protocol/positions.ts';
+import type { HistoryBudget, HistoryPage, HistoryRange } from '../domain/history.ts';
 import type { AdmittedEvent, AppendOutcome, HistoryItem, Page, ReplayResult, SeqLessAnchor } from '../domain/stored-event.ts';
 
 export interface EventLogPort {
@@ -20,4 +21,10 @@ export interface EventLogPort {
   listSessions(tenant: string, limit: number, cursor?: string): Promise<Page<string>>;
   /** The place a seq-less event arriving now takes in its session's history. */
   anchorSeqLess(tenant: string, session: string): Promise<SeqLessAnchor>;
+  /**
+   * One page of a session's stored history over `range`, strongly consistent, in `(epoch, seq)`
+   * order with seq-less events (commands) in their place; expired events are never returned.
+   * `cursor` continues a previous page of the same range. The only layout-specific history read.
+   */
+  historyPage(tenant: string, session: string, range: HistoryRange, budget: HistoryBudget, cursor?: string): Promise<HistoryPage>;
 }

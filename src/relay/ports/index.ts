@@ -7,6 +7,7 @@ export type { ConnectionPoster, PostOptions, PostOutcome } from './connection-po
 export type { ConnectionsPort } from './connections.ts';
 export type { ControlPoliciesPort } from './control-policies.ts';
 export type { DeadLetter, DeadLettersPort } from './dead-letters.ts';
+export type { CursorKeysPort } from './cursor-keys.ts';
 export type { EventLogPort } from './event-log.ts';
 export type { IdMinter } from './ids.ts';
 export type { InboxItem, InboxPort } from './inbox.ts';
@@ -16,6 +17,7 @@ export type { SessionOwnersPort } from './session-owners.ts';
 export type { SealContext, SecretSealer } from './secret-sealer.ts';
 export type { HttpDelivery, PutEventsOutcome, SendOutcome, SinkTransport } from './sink-transport.ts';
 export { LIVE_STREAMS_POOL } from './quotas.ts';
+export type { SessionSummariesPort } from './session-summaries.ts';
 export type { SubscriptionsPort } from './subscriptions.ts';
 export type { TenantsPort } from './tenants.ts';
 export type { TokensPort } from './tokens.ts';

@@ -3,14 +3,13 @@
  * ceiling, `from` (positions or `all`, taking precedence over `Last-Event-ID`) and `live`.
  * Anything malformed is refused before any stream header is written.
  */
-import { badRequest } from '../../errors/relay-error.ts';
-import type { RelayError } from '../../errors/relay-error.ts';
-import { compileFilter, sessionEqualityOf, validateFilter } from '../../protocol/attr-match.ts';
+import { badRequest, RelayError } from '../../errors/relay-error.ts';
+import { compileFilter, sessionEqualityOf } from '../../protocol/attr-match.ts';
 import { identifierTooLong, illFormedIdentifier } from '../admission.ts';
 import type { EventMatcher, Filter } from '../../protocol/attr-match.ts';
-import { isCaptureLevel } from '../../protocol/levels.ts';
 import type { CaptureLevel } from '../../protocol/levels.ts';
 import { parseFrom, parseSseId } from '../../protocol/positions.ts';
+import { querySelectionOf } from '../query-selection.ts';
 import type { Position } from '../../protocol/positions.ts';
 
 export interface StreamRequest {
@@ -23,23 +22,10 @@ export interface StreamRequest {
 }
 
 export function parseStreamRequest(query: Readonly<Record<string, string | undefined>>, lastEventId: string | undefined, maxPositions: number): StreamRequest | RelayError {
-  let filter: Filter = {};
-  if (query.filter !== undefined) {
-    let value: unknown;
-    try {
-      value = JSON.parse(query.filter);
-    } catch {
-      return badRequest('invalid-filter', 'filter is not JSON (URL-encode an attr-match object)');
-    }
-    const validation = validateFilter(value);
-    if (!validation.ok) return badRequest('invalid-filter', validation.reason);
-    filter = validation.filter;
-  }
-  let ceiling: CaptureLevel | undefined;
-  if (query.capture !== undefined) {
-    if (!isCaptureLevel(query.capture)) return badRequest('invalid-filter', 'capture must be one of none, metadata, redacted, full');
-    ceiling = query.capture;
-  }
+  const selection = querySelectionOf(query);
+  if (selection instanceof RelayError) return selection;
+  const filter: Filter = selection.filter ?? {};
+  const ceiling = selection.ceiling;
   let from: 'all' | Position[] | undefined;
   if (query.from !== undefined) {
     let value: unknown = 'all';

@@ -1,0 +1,97 @@
+/**
+ * History costs (`GET /history`, `GET /sessions`) on the local stack: read units per 1,000
+ * history events at two page sizes, per `GET /sessions` page, and the write units fan-out
+ * spends keeping session summaries (per event, NDJSON batch ingest, no subscribers).
+ * Units are what DynamoDB Local reports through the handlers' meters; each HTTP request also
+ * pays its token lookup.
+ */
+import type { RunningStack } from '../local/stack.ts';
+import { createTenant, mintId, uniqueName } from './clients.ts';
+import { settle } from './cost.ts';
+
+export interface HistoryBench {
+  sessionEvents: number;
+  /** Per page size: requests made and read units per 1,000 events read. */
+  pages: Array<{ pageSize: number; requests: number; readUnitsPer1000: number; readUnitsPerRequest: number }>;
+  sessionsListed: number;
+  sessionsPage: { pageSize: number; readUnitsPerPage: number };
+  /** Fan-out write units per ingested event spent on session summaries (no subscribers, so nothing else writes). */
+  summaryWriteUnitsPerEvent: number;
+  summarySessionsPerBatch: string;
+}
+
+export async function measureHistory(stack: RunningStack, sessionEvents: number, listedSessions: number): Promise<HistoryBench> {
+  const tenant = uniqueName('bench-history');
+  const token = await createTenant(stack.dynamoEndpoint, tenant);
+  const session = uniqueName('history');
+  const post = async (lines: string[]) => {
+    const response = await fetch(`${stack.baseUrl}/events`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'aep-version': '0.1', 'content-type': 'application/x-ndjson' }, body: `${lines.join('\n')}\n` });
+    if (response.status !== 202) throw new Error(`POST /events answered ${response.status}`);
+  };
+  const event = (sessionName: string, seq: number) => JSON.stringify({ aep: '0.1', id: mintId(), type: 'progress.status', time: new Date().toISOString(), source: `aep://bench/agent/a/session/${sessionName}`, agent: 'a', session: sessionName, seq, data: { phase: 'working' } });
+
+  await settle(stack);
+  stack.resetUsage();
+  for (let start = 0; start < sessionEvents; start += 100) {
+    await post(Array.from({ length: Math.min(100, sessionEvents - start) }, (_, index) => event(session, start + index)));
+  }
+  await settle(stack);
+  const summaryWriteUnitsPerEvent = stack.usage().functions.fanout.writeUnits / sessionEvents;
+  const summarySessionsPerBatch = `${stack.usage().functions.fanout.invocations} fan-out batches for ${sessionEvents} events of one session`;
+
+  const pages: HistoryBench['pages'] = [];
+  for (const pageSize of [100, 1000]) {
+    stack.resetUsage();
+    let url = `${stack.baseUrl}/history?session=${encodeURIComponent(session)}&limit=${pageSize}`;
+    let requests = 0;
+    let lines = 0;
+    for (;;) {
+      const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+      if (response.status !== 200) throw new Error(`GET /history answered ${response.status}`);
+      lines += (await response.text()).split('\n').filter((line) => line !== '').length;
+      requests += 1;
+      const link = response.headers.get('link');
+      if (link === null) break;
+      url = `${stack.baseUrl}${/^<([^>]*)>/.exec(link)?.[1] ?? ''}`;
+    }
+    if (lines !== sessionEvents) throw new Error(`history returned ${lines} of ${sessionEvents} events`);
+    const readUnits = stack.usage().functions.http.readUnits;
+    pages.push({ pageSize, requests, readUnitsPer1000: (readUnits * 1000) / lines, readUnitsPerRequest: readUnits / requests });
+  }
+
+  for (let index = 0; index < listedSessions; index += 100) {
+    await post(Array.from({ length: Math.min(100, listedSessions - index) }, (_, offset) => event(`${session}-${index + offset}`, 0)));
+  }
+  await settle(stack);
+  const pageSize = 100;
+  stack.resetUsage();
+  const response = await fetch(`${stack.baseUrl}/sessions?limit=${pageSize}`, { headers: { authorization: `Bearer ${token}` } });
+  if (response.status !== 200) throw new Error(`GET /sessions answered ${response.status}`);
+  const listed = ((await response.json()) as { sessions: unknown[] }).sessions.length;
+  if (listed !== Math.min(pageSize, listedSessions + 1)) throw new Error(`GET /sessions listed ${listed} sessions`);
+  return {
+    sessionEvents,
+    pages,
+    sessionsListed: listedSessions + 1,
+    sessionsPage: { pageSize, readUnitsPerPage: stack.usage().functions.http.readUnits },
+    summaryWriteUnitsPerEvent,
+    summarySessionsPerBatch,
+  };
+}
+
+export function historyMarkdown(history: HistoryBench): string[] {
+  const rows = history.pages.map((row) => [String(row.pageSize), String(row.requests), row.readUnitsPer1000.toFixed(1), row.readUnitsPerRequest.toFixed(1)]);
+  return [
+    '## History reads',
+    '',
+    `One session of ${history.sessionEvents} events (NDJSON batches of 100, ~200-byte events) read whole through \`GET /history\`, following \`Link: rel="next"\`; then one \`GET /sessions\` page over ${history.sessionsListed} sessions. Read units include each request's token lookup. \`npm run bench -- --history-only\` measures this section alone and merges it into the saved results.`,
+    '',
+    '| page size | requests | RRU per 1,000 events | RRU per request |',
+    '|---:|---:|---:|---:|',
+    ...rows.map((row) => `| ${row.join(' | ')} |`),
+    '',
+    `- \`GET /sessions\` (${history.sessionsPage.pageSize} per page): **${history.sessionsPage.readUnitsPerPage.toFixed(1)} RRU per page** (the activity index query, the tenant's claims, the token).`,
+    `- Session summaries: **${history.summaryWriteUnitsPerEvent.toFixed(3)} WRU per ingested event**, written by fan-out, none on the ingest path (${history.summarySessionsPerBatch}: one summary update per session per batch).`,
+    '',
+  ];
+}

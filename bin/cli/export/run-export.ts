@@ -1,0 +1,80 @@
+/**
+ * `aep-relay export`: a session's history as an AEP JSONL file (AEP-0003 §3.1: one event per
+ * line, each line written with a single write), page after page through `GET /history`.
+ * Returns the exit code: 0 done, 1 refused or failed (with the relay's error), 2 usage.
+ */
+import { closeSync, openSync, writeSync } from 'node:fs';
+import type { Environment } from '../../../src/config/env-readers.ts';
+import { RelayError } from '../../../src/errors/relay-error.ts';
+import { UsageError } from '../cli-arguments.ts';
+import { EXPORT_USAGE, parseExportArguments } from './export-arguments.ts';
+import type { ExportRequest } from './export-arguments.ts';
+import { historySource } from './history-source.ts';
+import type { HistorySource } from './history-source.ts';
+import { dedupeKey, resumePointOf } from './resume-point.ts';
+import type { ResumePoint } from './resume-point.ts';
+
+export interface ExportIo {
+  /** Writes one complete line (standard output when no --out is given). */
+  out(line: string): void;
+  err(line: string): void;
+  /** Rewrites the progress line; only called when standard error is a terminal. */
+  progress?(text: string): void;
+}
+
+export async function runExport(argv: readonly string[], env: Environment, io: ExportIo): Promise<number> {
+  let source: HistorySource | undefined;
+  let fd: number | undefined;
+  try {
+    const request = parseExportArguments(argv, env);
+    if (request === 'help') {
+      io.out(EXPORT_USAGE);
+      return 0;
+    }
+    const resume: ResumePoint = request.out === undefined ? { written: new Set(), lines: 0 } : resumePointOf(request.out);
+    if (request.out !== undefined) fd = openSync(request.out, 'a');
+    const output = fd;
+    const write = output === undefined ? io.out : (line: string) => void writeSync(output, `${line}\n`);
+    source = historySource(request, env);
+    const exported = await copyPages(source, request, resume, write, io.progress);
+    io.progress?.(`exported ${exported} events${resume.lines > 0 ? ` (resumed after ${resume.lines} already in ${request.out})` : ''}\n`);
+    return 0;
+  } catch (error) {
+    io.progress?.('\n');
+    if (error instanceof UsageError) {
+      io.err(`error: ${error.message}`);
+      io.err('run aep-relay export --help for usage');
+      return 2;
+    }
+    if (error instanceof RelayError) io.err(`error: the relay refused the export: ${error.code}${error.detail === undefined ? '' : `: ${error.detail}`}`);
+    else io.err(`error: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+    source?.close();
+  }
+}
+
+async function copyPages(source: HistorySource, request: ExportRequest, resume: ResumePoint, write: (line: string) => void, progress: ExportIo['progress']): Promise<number> {
+  const limit = String(request.pageSize);
+  let params: Record<string, string> = {
+    session: request.session,
+    limit,
+    ...(resume.after === undefined ? {} : { after: resume.after }),
+    ...(request.since === undefined ? {} : { since: request.since }),
+    ...(request.until === undefined ? {} : { until: request.until }),
+    ...(request.capture === undefined ? {} : { capture: request.capture }),
+  };
+  let exported = 0;
+  for (;;) {
+    const page = await source.page(params);
+    for (const line of page.lines) {
+      if (resume.written.size > 0 && resume.written.has(dedupeKey(line))) continue;
+      write(line);
+      exported += 1;
+    }
+    progress?.(`exporting ${request.session}: ${resume.lines + exported} events`);
+    if (page.next === undefined) return exported;
+    params = { cursor: page.next, limit };
+  }
+}

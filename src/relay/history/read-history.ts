@@ -1,0 +1,43 @@
+/**
+ * `GET /history` as a use case: one page of a session's stored history, as the NDJSON lines
+ * a consumer reads back with the JSONL binding (AEP-0003 §3.1). Each line is the stored text
+ * as admitted (byte identity, AEP-0004 §4.4) unless the request's capture ceiling down-levels
+ * it (AEP-0001 §8.2, the same rule as every delivery); lines are in `(epoch, seq)` order
+ * (or its reverse) with commands in their place (AEP-0001 §7.3).
+ *
+ * History is this relay's product surface beyond the replay window (AEP-0001 §7.5): it shows
+ * what the log still holds, never what has expired, and never agent-scoped events (which are
+ * not stored).
+ */
+import type { Principal } from '../../auth/principal.ts';
+import { compileFilter } from '../../protocol/attr-match.ts';
+import { deliveryText, parseStored } from '../delivery-text.ts';
+import type { RelayRuntime } from '../runtime.ts';
+import { parseHistoryQuery, HISTORY_QUERY_PARAMS } from './history-request.ts';
+import { pagedRequest } from './paged-request.ts';
+import type { QueryParams } from './query-params.ts';
+
+/** Most bytes of event text one page answers (a Lambda response carries at most 6 MB). */
+export const HISTORY_PAGE_MAX_BYTES = 4 * 1024 * 1024;
+
+export interface HistoryPageResult {
+  /** One event text per line, without newlines. */
+  lines: string[];
+  /** Signed cursor of the next page; absent when the range is read to its end. */
+  next?: string;
+}
+
+export async function readHistory(runtime: Pick<RelayRuntime, 'eventLog' | 'cursorKeys'>, principal: Principal, params: QueryParams): Promise<HistoryPageResult> {
+  const request = await pagedRequest(runtime.cursorKeys, principal, params, { kind: 'history', queryParams: HISTORY_QUERY_PARAMS, parse: parseHistoryQuery });
+  const { query } = request;
+  const page = await runtime.eventLog.historyPage(principal.tenant, query.session, query.range, { limit: request.limit, maxBytes: HISTORY_PAGE_MAX_BYTES }, request.storeCursor);
+  const matches = query.filter === undefined ? undefined : compileFilter(query.filter);
+  const lines: string[] = [];
+  for (const item of page.items) {
+    const event = parseStored(item.raw);
+    if (event === undefined || (matches !== undefined && !matches(event))) continue;
+    lines.push(deliveryText(item.raw, event, query.ceiling));
+  }
+  const next = request.nextCursor(page.cursor);
+  return next === undefined ? { lines } : { lines, next };
+}
