@@ -24,7 +24,7 @@ export interface TailedEvent {
 export interface TailCallbacks {
   event(item: TailedEvent): void;
   state(state: TailState, detail?: string): void;
-  /** Comment lines the relay sent (`replay-exhausted`, `closing ...`), heartbeats excepted. */
+  /** `replay-exhausted` and `closing` comment lines the relay sent (AEP-0003 §3.3). */
   notice(text: string): void;
 }
 
@@ -121,7 +121,8 @@ export class LiveTail {
       },
       onComment: (comment) => {
         const text = comment.trim();
-        if (generation === this.generation && text !== '' && text !== 'ping') this.callbacks.notice(text);
+        // Only what a person should know: a resume that predates the relay's buffer, or why a stream ends.
+        if (generation === this.generation && /^(?:replay-exhausted|closing)\b/.test(text)) this.callbacks.notice(text);
       },
     });
     const reader = response.body.getReader();

@@ -94,4 +94,301 @@ describe('the tenant console in Chromium', () => {
     expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
     await close();
   });
+
+  it('tails events posted by the test with a filter applied, shows an envelope as received, and resumes after a pause from where it paused', async () => {
+    const tenant = uniqueName('con-tail');
+    const token = await tenantWithToken(tenant, ['emit', 'consume']);
+    const watched = uniqueName('watched');
+    const other = uniqueName('other');
+    const { page, close } = await openConsole(browser);
+    await signIn(page, token);
+    await page.getByLabel('Sessions').fill(watched);
+    await page.getByLabel('Types').fill('progress.*, tool.denied');
+    await page.getByLabel('Severity at least').selectOption('notice');
+    await page.getByRole('button', { name: 'Apply filter' }).click();
+    expect(JSON.parse((await page.getByTestId('applied-filter').textContent()) ?? '')).toEqual({ session: watched, type: ['progress.*', 'tool.denied'], severity: { gte: 'notice' } });
+    await expect.poll(() => page.getByTestId('tail-state').textContent()).toContain('live');
+
+    const shown = await post(token, sessionEvent(watched, 0, { severity: 'warning', data: { phase: 'shown' } }));
+    await post(token, sessionEvent(watched, 1, { severity: 'info', data: { phase: 'too quiet' } }));
+    await post(token, sessionEvent(other, 0, { severity: 'error', data: { phase: 'other session' } }));
+    const events = page.getByTestId('tail-events');
+    await events.getByRole('button').filter({ hasText: 'progress.status' }).first().waitFor();
+    await screenshot(page, 'tail-desktop');
+    await events.getByRole('button').filter({ hasText: 'progress.status' }).first().click();
+    await page.getByText('As received (one line)').click();
+    expect(await page.getByTestId('raw-envelope').textContent()).toBe(shown);
+    await screenshot(page, 'tail-detail-desktop');
+
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await expect.poll(() => page.getByTestId('tail-state').textContent()).toContain('paused');
+    const whilePaused = await post(token, sessionEvent(watched, 2, { severity: 'critical', data: { phase: 'while paused' } }));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await events.getByRole('listitem').count()).toBe(1);
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await expect.poll(() => events.getByRole('listitem').count(), { timeout: 10_000 }).toBe(2);
+    await events.getByRole('button').first().click();
+    expect(await page.getByTestId('raw-envelope').textContent()).toBe(whilePaused);
+    // Resumed after what was shown: the first event is not delivered twice, the filtered ones never.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await events.getByRole('listitem').count()).toBe(2);
+    await close();
+  });
+
+  it('explains a filter the relay would refuse, at the field, without opening a stream', async () => {
+    const token = await tenantWithToken(uniqueName('con-bad'), ['consume']);
+    const { page, close } = await openConsole(browser);
+    await signIn(page, token);
+    await page.getByLabel('Types').fill('*');
+    await page.getByRole('button', { name: 'Apply filter' }).click();
+    await expect.poll(() => page.getByLabel('Types').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByRole('alert').textContent()).not.toBe('');
+    expect(await page.getByTestId('applied-filter').textContent()).toBe('{}');
+    await close();
+  });
+
+  it('lists the simulated agent\'s open attention request, answers it, and shows it accepted, answered and resolved', async () => {
+    const tenant = uniqueName('con-attn');
+    const agentToken = await tenantWithToken(tenant, ['emit', 'consume', 'control']);
+    const humanToken = await tenantWithToken(tenant, ['consume', 'control']);
+    const session = uniqueName('attn');
+    const agent = await startAgent(agentToken, session);
+    const { page, close } = await openConsole(browser);
+    await signIn(page, humanToken);
+    const older = agent.requestAttention('May I read the README?');
+    const requestId = agent.requestAttention('May I run the migration on staging?');
+    await goTo(page, 'Attention');
+    const open = page.getByTestId('open-requests');
+    await open.getByRole('article').nth(1).waitFor();
+    // Newest first, with the question and its options.
+    expect(await open.getByRole('heading').allTextContents()).toEqual(['May I run the migration on staging?', 'May I read the README?']);
+    expect(await page.getByRole('link', { name: /Attention/ }).textContent()).toContain('2');
+    await screenshot(page, 'inbox-desktop');
+    const card = page.locator(`[data-request="${requestId}"]`);
+    await card.getByRole('button', { name: 'allow' }).click();
+    await expect.poll(() => card.getByTestId('command-outcome').getAttribute('data-state'), { timeout: 15_000 }).toBe('accepted');
+    await expect.poll(() => card.getByTestId('terminal').textContent(), { timeout: 15_000 }).toBe('resolved: answered');
+    expect(await card.getByTestId('command-outcome').textContent()).toContain('accepted by the agent');
+    expect(await card.textContent()).toContain('answered with option allow');
+    // It left the open list; the other request is still waiting.
+    expect(await open.getByRole('heading').allTextContents()).toEqual(['May I read the README?']);
+    expect(await page.getByTestId('closed-requests').getByRole('heading').allTextContents()).toContain('May I run the migration on staging?');
+    await screenshot(page, 'inbox-answered-desktop');
+    const command = JSON.parse(agent.receivedCommands[0] as string) as Record<string, unknown>;
+    expect(command).toMatchObject({ type: 'control.attention.respond', session, subject: requestId, cause: requestId, data: { answer: { option: 'allow' } } });
+    expect(agent.receivedCommands).toHaveLength(1);
+    expect(older).not.toBe(requestId);
+    await close();
+    await agent.stop();
+  });
+
+  it('shows live agents with what each accepts, and pauses one where it accepts pause', async () => {
+    const tenant = uniqueName('con-agents');
+    const agentToken = await tenantWithToken(tenant, ['emit', 'consume', 'control']);
+    const session = uniqueName('busy');
+    const agent = await startAgent(agentToken, session, 'builder');
+    const { page, close } = await openConsole(browser);
+    await signIn(page, agentToken);
+    await goTo(page, 'Agents');
+    const card = page.getByRole('article', { name: `builder in session ${session}` });
+    await expect.poll(async () => {
+      if ((await card.count()) === 0) await page.getByRole('button', { name: 'Refresh' }).click();
+      return card.count();
+    }, { timeout: 10_000 }).toBe(1);
+    expect(await card.textContent()).toContain('control.attention.respond, control.cancel, control.pause, control.resume');
+    await screenshot(page, 'agents-desktop');
+    await card.getByRole('button', { name: 'Pause' }).click();
+    await expect.poll(() => card.getByTestId('command-outcome').getAttribute('data-state'), { timeout: 15_000 }).toBe('accepted');
+    await expect.poll(() => agent.receivedCommands.map((text) => JSON.parse(text).type)).toEqual(['control.pause']);
+    await close();
+    await agent.stop();
+  });
+
+  it('lists sessions from GET /sessions, or says plainly that this relay does not serve them', async () => {
+    const tenant = uniqueName('con-sess');
+    const token = await tenantWithToken(tenant, ['emit', 'consume']);
+    const session = uniqueName('hist');
+    await post(token, sessionEvent(session, 0));
+    const served = (await fetch(`${inject('baseUrl')}/sessions`, { headers: { authorization: `Bearer ${token}` } })).status !== 404;
+    const { page, close } = await openConsole(browser);
+    await signIn(page, token);
+    await goTo(page, 'Sessions');
+    if (served) {
+      await page.getByRole('button', { name: session }).click();
+      await page.getByRole('heading', { name: `Session ${session}` }).waitFor();
+      await page.getByRole('button').filter({ hasText: 'progress.status' }).first().waitFor();
+    } else {
+      await expect.poll(() => page.getByTestId('sessions-unavailable').textContent()).toContain('Not available on this relay');
+    }
+    await screenshot(page, 'sessions-desktop');
+    await close();
+  });
+
+  it('lets an admin issue a token (secret shown once) and rotate it: the old secret stops working, the new one works until revoked', async () => {
+    const tenant = uniqueName('con-admin');
+    const adminToken = await tenantWithToken(tenant, ['consume', 'admin']);
+    const { page, close } = await openConsole(browser);
+    await signIn(page, adminToken);
+    await goTo(page, 'Tokens & policy');
+    await page.getByRole('checkbox', { name: 'control', exact: true }).check();
+    await page.getByLabel('Label', { exact: true }).fill('phone');
+    await page.getByRole('button', { name: 'Issue token' }).click();
+    const secretBox = page.getByTestId('new-secret');
+    await secretBox.waitFor();
+    const tokenId = (await page.getByTestId('new-token-id').textContent()) ?? '';
+    const secret = await page.getByLabel('Secret').inputValue();
+    expect(secret).not.toBe('');
+    await screenshot(page, 'admin-desktop');
+    const row = page.locator(`tr[data-token="${tokenId}"]`);
+    expect(await row.getByTestId('token-status').textContent()).toBe('active');
+    expect(await row.textContent()).toContain('consume, control');
+    const discovery = () => fetch(`${inject('baseUrl')}/events`, { headers: { authorization: `Bearer ${secret}` } }).then((response) => response.status);
+    expect(await discovery()).toBe(200);
+    await page.getByRole('button', { name: 'Done' }).click();
+    expect(await page.content()).not.toContain(secret);
+
+    // Rotation: a new secret, shown once, and the old token revoked.
+    await row.getByRole('button', { name: `Rotate ${tokenId}` }).click();
+    await expect.poll(() => page.getByTestId('new-token-id').textContent()).not.toBe(tokenId);
+    const rotatedId = (await page.getByTestId('new-token-id').textContent()) ?? '';
+    const rotatedSecret = await page.getByLabel('Secret').inputValue();
+    expect(rotatedSecret).not.toBe(secret);
+    await expect.poll(() => row.getByTestId('token-status').textContent()).toBe('revoked');
+    expect(await discovery()).toBe(401);
+    await page.getByRole('button', { name: 'Done' }).click();
+
+    const rotatedRow = page.locator(`tr[data-token="${rotatedId}"]`);
+    expect(await rotatedRow.getByTestId('token-status').textContent()).toBe('active');
+    const rotatedDiscovery = () => fetch(`${inject('baseUrl')}/events`, { headers: { authorization: `Bearer ${rotatedSecret}` } }).then((response) => response.status);
+    expect(await rotatedDiscovery()).toBe(200);
+    await rotatedRow.getByRole('button', { name: `Revoke ${rotatedId}` }).click();
+    await expect.poll(() => rotatedRow.getByTestId('token-status').textContent()).toBe('revoked');
+    expect(await page.getByTestId('admin-message').textContent()).toContain(`Revoked ${rotatedId}`);
+    expect(await rotatedDiscovery()).toBe(401);
+    await close();
+  });
+
+  it('lets an admin issue a token that works and revoke it, after which it is refused', async () => {
+    const tenant = uniqueName('con-rev');
+    const adminToken = await tenantWithToken(tenant, ['consume', 'admin']);
+    const { page, close } = await openConsole(browser);
+    await signIn(page, adminToken);
+    await goTo(page, 'Tokens & policy');
+    await page.getByRole('button', { name: 'Issue token' }).click();
+    const tokenId = (await page.getByTestId('new-token-id').textContent()) ?? '';
+    const secret = await page.getByLabel('Secret').inputValue();
+    const row = page.locator(`tr[data-token="${tokenId}"]`);
+    const discovery = () => fetch(`${inject('baseUrl')}/events`, { headers: { authorization: `Bearer ${secret}` } }).then((response) => response.status);
+    expect(await discovery()).toBe(200);
+    await row.getByRole('button', { name: `Revoke ${tokenId}` }).click();
+    await expect.poll(() => row.getByTestId('token-status').textContent()).toBe('revoked');
+    expect(await page.getByTestId('admin-message').textContent()).toContain(`Revoked ${tokenId}`);
+    expect(await discovery()).toBe(401);
+    await close();
+  });
+
+  it('shows the relay\'s policy validation error at the editor, and saves a valid policy', async () => {
+    const adminToken = await tenantWithToken(uniqueName('con-pol'), ['admin', 'consume']);
+    const { page, close } = await openConsole(browser);
+    await signIn(page, adminToken);
+    await goTo(page, 'Tokens & policy');
+    const editor = page.getByLabel('Policy (JSON)');
+    await expect.poll(() => editor.inputValue()).toContain('"default"');
+    await editor.fill('{ "default": "allow", "rules": [{ "effect": "maybe" }] }');
+    await page.getByRole('button', { name: 'Save policy' }).click();
+    await expect.poll(() => page.getByTestId('policy-problem').textContent()).toContain('effect must be "allow" or "deny"');
+    expect(await editor.getAttribute('aria-invalid')).toBe('true');
+    await editor.fill('{ "default": "allow", "rules": [{ "effect": "deny", "types": ["control.cancel"] }] }');
+    await page.getByRole('button', { name: 'Save policy' }).click();
+    await page.getByText('Policy saved.').waitFor();
+    expect(await page.getByTestId('policy-problem').count()).toBe(0);
+    await close();
+  });
+
+  it('gives a consume-only token no admin pane, and shows its attempt to answer as refused', async () => {
+    const tenant = uniqueName('con-ro');
+    const agentToken = await tenantWithToken(tenant, ['emit', 'consume', 'control']);
+    const watcherToken = await tenantWithToken(tenant, ['consume']);
+    const session = uniqueName('ro');
+    const agent = await startAgent(agentToken, session);
+    const { page, close } = await openConsole(browser);
+    await signIn(page, watcherToken);
+    const requestId = agent.requestAttention('Deploy to production?');
+    await goTo(page, 'Attention');
+    const card = page.locator(`[data-request="${requestId}"]`);
+    await card.waitFor();
+    // The admin probe has answered by now (the WebSocket and the inbox came after it).
+    await expect.poll(() => page.getByRole('navigation', { name: 'Views' }).getByRole('link').allTextContents()).toEqual(['Live tail', 'Attention1', 'Sessions', 'Agents']);
+    await card.getByRole('button', { name: 'allow' }).click();
+    await expect.poll(() => card.getByTestId('command-outcome').getAttribute('data-state'), { timeout: 15_000 }).toBe('refused');
+    expect(await card.getByTestId('command-outcome').textContent()).toContain('this token may not send this command');
+    await screenshot(page, 'inbox-refused-desktop');
+    expect(agent.receivedCommands).toEqual([]);
+    await page.goto(`${consoleUrl()}#/admin`);
+    await page.getByRole('heading', { name: 'Live tail' }).waitFor();
+    expect(await page.getByRole('heading', { name: 'Tokens & policy' }).count()).toBe(0);
+    await close();
+    await agent.stop();
+  });
+
+  it('works at phone width: every view fits the screen, and an attention request is answered by keyboard', async () => {
+    const tenant = uniqueName('con-phone');
+    const agentToken = await tenantWithToken(tenant, ['emit', 'consume', 'control']);
+    const humanToken = await tenantWithToken(tenant, ['consume', 'control', 'admin']);
+    const session = uniqueName('phone');
+    const agent = await startAgent(agentToken, session);
+    await post(agentToken, sessionEvent(uniqueName('noise'), 0, { severity: 'notice', data: { phase: 'building' } }));
+    const { page, close } = await openConsole(browser, PHONE);
+    await screenshot(page, 'sign-in-phone');
+    await signIn(page, humanToken);
+    expect(await fitsWidth(page)).toBe(true);
+    await post(agentToken, sessionEvent(uniqueName('noise'), 0, { severity: 'warning', data: { phase: 'testing' } }));
+    await page.getByTestId('tail-events').getByRole('button').first().waitFor();
+    await screenshot(page, 'tail-phone');
+    const requestId = agent.requestAttention('Merge the release branch?');
+    await goTo(page, 'Attention');
+    const card = page.locator(`[data-request="${requestId}"]`);
+    await card.waitFor();
+    expect(await fitsWidth(page)).toBe(true);
+    await screenshot(page, 'inbox-phone');
+    await card.getByRole('button', { name: 'allow' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => card.getByTestId('terminal').textContent(), { timeout: 15_000 }).toBe('resolved: answered');
+    expect(await card.getByTestId('command-outcome').getAttribute('data-state')).toBe('accepted');
+    await screenshot(page, 'inbox-answered-phone');
+    for (const [view, name] of [['Agents', 'agents-phone'], ['Sessions', 'sessions-phone'], ['Tokens & policy', 'admin-phone']] as const) {
+      await goTo(page, view);
+      await page.getByRole('heading', { level: 2 }).first().waitFor();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await fitsWidth(page), view).toBe(true);
+      await screenshot(page, name);
+    }
+    await close();
+    await agent.stop();
+  });
+
+  it('names every form control and keeps a visible focus ring', async () => {
+    const token = await tenantWithToken(uniqueName('con-a11y'), ['consume', 'admin']);
+    const { page, close } = await openConsole(browser);
+    await signIn(page, token);
+    for (const view of ['Live tail', 'Tokens & policy']) {
+      await goTo(page, view);
+      await page.getByRole('heading', { level: 2 }).first().waitFor();
+      const unnamed = await page.evaluate(() =>
+        [...document.querySelectorAll('input, select, textarea, button')]
+          .filter((element) => {
+            const labelled = element.id !== '' && document.querySelector(`label[for="${element.id}"]`) !== null;
+            const named = (element.getAttribute('aria-label') ?? '') !== '' || (element.textContent ?? '').trim() !== '';
+            return !labelled && !named;
+          })
+          .map((element) => element.outerHTML),
+      );
+      expect(unnamed, view).toEqual([]);
+    }
+    await page.keyboard.press('Tab');
+    const outline = await page.evaluate(() => getComputedStyle(document.activeElement as Element).outlineStyle);
+    expect(outline).not.toBe('none');
+    await close();
+  });
 });
+
