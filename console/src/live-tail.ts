@@ -121,8 +121,10 @@ export class LiveTail {
       },
       onComment: (comment) => {
         const text = comment.trim();
-        // Only what a person should know: a resume that predates the relay's buffer, or why a stream ends.
-        if (generation === this.generation && /^(?:replay-exhausted|closing)\b/.test(text)) this.callbacks.notice(text);
+        // Only what a person should know: a resume that predates the relay's buffer, or why a
+        // stream was cut. The routine end at the duration limit is resumed without a word.
+        const worthTelling = /^replay-exhausted\b/.test(text) || (/^closing\b/.test(text) && !text.includes('duration limit'));
+        if (generation === this.generation && worthTelling) this.callbacks.notice(text);
       },
     });
     const reader = response.body.getReader();
