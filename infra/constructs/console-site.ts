@@ -29,3 +29,19 @@ export const CONSOLE_CONTENT_SECURITY_POLICY = [
   "form-action 'none'",
   "object-src 'none'",
 ].join('; ');
+
+/**
+ * CloudFront Function (viewer request, JS 2.0) on the console's behaviours: S3 has no folder
+ * index, so `/console/` (and any path ending in `/`) is asked for as `.../index.html`, and
+ * `/console` is redirected to `/console/` so the page's relative URLs resolve under it.
+ */
+export const CONSOLE_INDEX_REWRITE_CODE = [
+  'function handler(event) {',
+  '  var request = event.request;',
+  `  if (request.uri === ${JSON.stringify(CONSOLE_PATH)}) {`,
+  `    return { statusCode: 301, statusDescription: 'Moved Permanently', headers: { location: { value: ${JSON.stringify(`${CONSOLE_PATH}/`)} } } };`,
+  '  }',
+  "  if (request.uri.endsWith('/')) request.uri = request.uri + 'index.html';",
+  '  return request;',
+  '}',
+].join('\n');

@@ -13,8 +13,8 @@ import { SimulatedAgent } from '../../local/agent/simulated-agent.ts';
 import { postEvents, sessionEvent, tenantWithToken, uniqueName } from '../support/relay-fixtures.ts';
 import { repoRoot } from '../support/local-stack-process.ts';
 import { launchChromium } from './support/chromium.ts';
-import { buildConsole } from './support/console-build.ts';
-import { DESKTOP, PHONE, consoleUrl, goTo, openConsole, signIn } from './support/console-page.ts';
+import { buildConsole } from '../../infra/console-build.ts';
+import { PHONE, consoleUrl, goTo, openConsole, signIn } from './support/console-page.ts';
 
 const SCREENSHOTS = process.env.AEP_SCREENSHOTS === '1';
 const SCREENSHOT_DIR = join(repoRoot, 'docs', 'screenshots');
@@ -52,7 +52,8 @@ async function screenshot(page: Page, name: string): Promise<void> {
 
 /** No sideways scrolling at this width: everything fits the screen. */
 async function fitsWidth(page: Page): Promise<boolean> {
-  return page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+  // A string: the root tsconfig has no DOM types, and this runs in the page.
+  return page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth');
 }
 
 describe('the tenant console in Chromium', () => {
@@ -78,7 +79,9 @@ describe('the tenant console in Chromium', () => {
     await page.getByLabel('Relay token').fill(token);
     await page.keyboard.press('Enter');
     await page.getByRole('navigation', { name: 'Views' }).waitFor();
-    const stored = await page.evaluate(() => ({ session: { ...sessionStorage }, local: { ...localStorage }, href: location.href, cookie: document.cookie }));
+    const stored = await page.evaluate<{ session: Record<string, string>; local: Record<string, string>; href: string; cookie: string }>(
+      '({ session: { ...sessionStorage }, local: { ...localStorage }, href: location.href, cookie: document.cookie })',
+    );
     expect(Object.values(stored.session)).toEqual([token]);
     expect(stored.local).toEqual({});
     expect(stored.cookie).toBe('');
@@ -374,19 +377,19 @@ describe('the tenant console in Chromium', () => {
     for (const view of ['Live tail', 'Tokens & policy']) {
       await goTo(page, view);
       await page.getByRole('heading', { level: 2 }).first().waitFor();
-      const unnamed = await page.evaluate(() =>
+      const unnamed = await page.evaluate<string[]>(`
         [...document.querySelectorAll('input, select, textarea, button')]
           .filter((element) => {
-            const labelled = element.id !== '' && document.querySelector(`label[for="${element.id}"]`) !== null;
+            const labelled = element.id !== '' && document.querySelector('label[for="' + element.id + '"]') !== null;
             const named = (element.getAttribute('aria-label') ?? '') !== '' || (element.textContent ?? '').trim() !== '';
             return !labelled && !named;
           })
-          .map((element) => element.outerHTML),
-      );
+          .map((element) => element.outerHTML)
+      `);
       expect(unnamed, view).toEqual([]);
     }
     await page.keyboard.press('Tab');
-    const outline = await page.evaluate(() => getComputedStyle(document.activeElement as Element).outlineStyle);
+    const outline = await page.evaluate<string>('getComputedStyle(document.activeElement).outlineStyle');
     expect(outline).not.toBe('none');
     await close();
   });
