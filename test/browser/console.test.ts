@@ -44,10 +44,10 @@ async function post(token: string, event: Record<string, unknown>): Promise<stri
   return text;
 }
 
-async function screenshot(page: Page, name: string): Promise<void> {
+async function screenshot(page: Page, name: string, fullPage = false): Promise<void> {
   if (!SCREENSHOTS) return;
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
-  await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: false });
+  await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage });
 }
 
 /** No sideways scrolling at this width: everything fits the screen. */
@@ -364,7 +364,7 @@ describe('the tenant console in Chromium', () => {
       await page.getByRole('heading', { level: 2 }).first().waitFor();
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(await fitsWidth(page), view).toBe(true);
-      await screenshot(page, name);
+      await screenshot(page, name, name === 'admin-phone');
     }
     await close();
     await agent.stop();

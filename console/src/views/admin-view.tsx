@@ -68,7 +68,7 @@ export function AdminView({ session }: { session: ConsoleSession }) {
       )}
       {Array.isArray(tokens) && (
         <div class="table-wrap">
-          <table data-testid="token-table">
+          <table class="stack-on-phone" data-testid="token-table">
             <caption class="visually-hidden">Tokens</caption>
             <thead>
               <tr>
@@ -89,9 +89,11 @@ export function AdminView({ session }: { session: ConsoleSession }) {
                     {token.label !== undefined && <div class="meta">{token.label}</div>}
                     {token.agents !== undefined && <div class="meta">agents: {token.agents.join(', ')}</div>}
                   </th>
-                  <td>{token.scopes.join(', ')}</td>
-                  <td data-testid="token-status">{token.status}</td>
-                  <td>
+                  <td data-label="Scopes">{token.scopes.join(', ')}</td>
+                  <td data-label="Status" data-testid="token-status">
+                    {token.status}
+                  </td>
+                  <td data-label="Created">
                     <time>{token.createdAt}</time>
                   </td>
                   <td class="actions">

@@ -48,7 +48,7 @@ export function SessionsView({ session }: { session: ConsoleSession }) {
         <>
           {page.value.length === 0 && <p class="empty">No sessions.</p>}
           <div class="table-wrap">
-            <table>
+            <table class="stack-on-phone">
               <caption class="visually-hidden">Sessions, newest activity first</caption>
               <thead>
                 <tr>
@@ -67,10 +67,10 @@ export function SessionsView({ session }: { session: ConsoleSession }) {
                         {summary.session}
                       </button>
                     </th>
-                    <td>{summary.agent ?? ''}</td>
-                    <td>{summary.ended === true ? 'ended' : summary.claimed === true ? 'live' : 'idle'}</td>
-                    <td>{summary.count ?? ''}</td>
-                    <td>{summary.lastTime ?? ''}</td>
+                    <td data-label="Agent">{summary.agent ?? ''}</td>
+                    <td data-label="Status">{summary.ended === true ? 'ended' : summary.claimed === true ? 'live' : 'idle'}</td>
+                    <td data-label="Events">{summary.count ?? ''}</td>
+                    <td data-label="Last activity">{summary.lastTime ?? ''}</td>
                   </tr>
                 ))}
               </tbody>
