@@ -31,10 +31,7 @@ export function FormAnswer({ fields, onSubmit }: { fields: FormField[]; onSubmit
         if (field.type === 'select') {
           return (
             <div class="field" key={field.id}>
-              <label for={id}>
-                {field.label}
-                {field.required ? ' (required)' : ''}
-              </label>
+              <FieldLabel id={id} field={field} />
               <select
                 id={id}
                 multiple={field.multi}
@@ -55,10 +52,7 @@ export function FormAnswer({ fields, onSubmit }: { fields: FormField[]; onSubmit
         }
         return (
           <div class="field" key={field.id}>
-            <label for={id}>
-              {field.label}
-              {field.required ? ' (required)' : ''}
-            </label>
+            <FieldLabel id={id} field={field} />
             {field.type === 'number' ? (
               <input id={id} type="number" min={field.min} max={field.max} onInput={(event) => set(field.id, (event.target as HTMLInputElement).valueAsNumber)} />
             ) : (
@@ -74,5 +68,14 @@ export function FormAnswer({ fields, onSubmit }: { fields: FormField[]; onSubmit
       )}
       <button type="submit">Send answer</button>
     </form>
+  );
+}
+
+function FieldLabel({ id, field }: { id: string; field: FormField }) {
+  return (
+    <label for={id}>
+      {field.label}
+      {field.required ? ' (required)' : ''}
+    </label>
   );
 }
