@@ -262,6 +262,13 @@ describe('the tenant console in Chromium', () => {
     await signIn(page, token);
     await goTo(page, 'Sessions');
     if (served) {
+      // Summaries are folded in by fan-out, just after the event is stored: search until it is listed.
+      await page.getByLabel('Session id starts with').fill(session);
+      await expect.poll(async () => {
+        await page.getByRole('button', { name: 'Search' }).click();
+        return page.getByRole('button', { name: session }).count();
+      }, { timeout: 10_000 }).toBe(1);
+      expect(await page.getByRole('row').filter({ hasText: session }).textContent()).toContain('tester');
       await page.getByRole('button', { name: session }).click();
       await page.getByRole('heading', { name: `Session ${session}` }).waitFor();
       await page.getByRole('button').filter({ hasText: 'progress.status' }).first().waitFor();
