@@ -88,8 +88,12 @@ export class ConsoleSession {
     if (this.commands.apply(event) !== undefined) changed = true;
     const cause = typeof event.cause === 'string' ? event.cause : undefined;
     if (cause !== undefined && this.commands.get(cause) !== undefined) {
-      this.followUps.set(cause, [...(this.followUps.get(cause) ?? []), event]);
-      changed = true;
+      const known = this.followUps.get(cause) ?? [];
+      // A reconnect replays what the inbox held: each event is kept once.
+      if (!known.some((seen) => seen.id === event.id)) {
+        this.followUps.set(cause, [...known, event]);
+        changed = true;
+      }
     }
     if (changed) this.changed();
   }

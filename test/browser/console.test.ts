@@ -9,6 +9,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
+import WebSocket from 'ws';
 import { SimulatedAgent } from '../../local/agent/simulated-agent.ts';
 import { postEvents, sessionEvent, tenantWithToken, uniqueName } from '../support/relay-fixtures.ts';
 import { repoRoot } from '../support/local-stack-process.ts';
@@ -44,10 +45,20 @@ async function post(token: string, event: Record<string, unknown>): Promise<stri
   return text;
 }
 
-/** What the relay answers a token on discovery: 200 while it is valid, 401 once revoked. */
-async function discoveryStatus(token: string): Promise<number> {
-  const response = await fetch(`${inject('baseUrl')}/events`, { headers: { authorization: `Bearer ${token}` } });
-  return response.status;
+/** What the WebSocket handshake answers a token: 101 while it is valid, 401 once revoked. */
+async function handshakeStatus(token: string): Promise<number> {
+  const socket = new WebSocket(`${inject('baseUrl').replace(/^http/, 'ws')}/socket`, { headers: { authorization: `Bearer ${token}` } });
+  return new Promise((resolve, reject) => {
+    socket.once('open', () => {
+      socket.close();
+      resolve(101);
+    });
+    socket.once('unexpected-response', (_request, response) => {
+      socket.terminate();
+      resolve(response.statusCode ?? 0);
+    });
+    socket.once('error', reject);
+  });
 }
 
 async function screenshot(page: Page, name: string, fullPage = false): Promise<void> {
@@ -297,8 +308,8 @@ describe('the tenant console in Chromium', () => {
     const row = page.locator(`tr[data-token="${tokenId}"]`);
     expect(await row.getByTestId('token-status').textContent()).toBe('active');
     expect(await row.textContent()).toContain('consume, control');
-    const discovery = () => discoveryStatus(secret);
-    expect(await discovery()).toBe(200);
+    const handshake = () => handshakeStatus(secret);
+    expect(await handshake()).toBe(101);
     await page.getByRole('button', { name: 'Done' }).click();
     expect(await page.content()).not.toContain(secret);
 
@@ -309,17 +320,17 @@ describe('the tenant console in Chromium', () => {
     const rotatedSecret = await page.getByLabel('Secret').inputValue();
     expect(rotatedSecret).not.toBe(secret);
     await expect.poll(() => row.getByTestId('token-status').textContent()).toBe('revoked');
-    expect(await discovery()).toBe(401);
+    expect(await handshake()).toBe(401);
     await page.getByRole('button', { name: 'Done' }).click();
 
     const rotatedRow = page.locator(`tr[data-token="${rotatedId}"]`);
     expect(await rotatedRow.getByTestId('token-status').textContent()).toBe('active');
-    const rotatedDiscovery = () => discoveryStatus(rotatedSecret);
-    expect(await rotatedDiscovery()).toBe(200);
+    const rotatedHandshake = () => handshakeStatus(rotatedSecret);
+    expect(await rotatedHandshake()).toBe(101);
     await rotatedRow.getByRole('button', { name: `Revoke ${rotatedId}` }).click();
     await expect.poll(() => rotatedRow.getByTestId('token-status').textContent()).toBe('revoked');
     expect(await page.getByTestId('admin-message').textContent()).toContain(`Revoked ${rotatedId}`);
-    expect(await rotatedDiscovery()).toBe(401);
+    expect(await rotatedHandshake()).toBe(401);
     await close();
   });
 

@@ -1,6 +1,10 @@
-/** Sign-in: paste a token; it is checked against the relay's discovery document and kept in this tab only. */
+/**
+ * Sign-in: paste a token; it is checked by opening the relay's WebSocket with it (the one
+ * endpoint every valid token may open, whatever its scopes; discovery may be served to
+ * anyone) and kept in this tab only.
+ */
 import { useState } from 'preact/hooks';
-import { RelayClient } from '../relay-client.ts';
+import { checkToken } from '../check-token.ts';
 
 export function SignIn({ onSignedIn }: { onSignedIn: (token: string) => void }) {
   const [token, setToken] = useState('');
@@ -11,10 +15,10 @@ export function SignIn({ onSignedIn }: { onSignedIn: (token: string) => void }) 
     const candidate = token.trim();
     if (candidate === '') return setProblem('Paste a token first.');
     setBusy(true);
-    const result = await new RelayClient(candidate).json('GET', '/events');
+    const verdict = await checkToken(candidate);
     setBusy(false);
-    if (result.ok) return onSignedIn(candidate);
-    setProblem(result.problem.status === 401 ? 'The relay did not accept this token (it may be mistyped, revoked or expired).' : `The relay answered: ${result.problem.detail}`);
+    if (verdict === 'accepted') return onSignedIn(candidate);
+    setProblem(verdict === 'refused' ? 'The relay did not accept this token (it may be mistyped, revoked or expired).' : 'The relay could not be reached; try again.');
   };
   return (
     <main class="sign-in" id="main">
