@@ -280,13 +280,15 @@ describe('the tenant console in Chromium', () => {
         return page.getByRole('button', { name: session }).count();
       }, { timeout: 10_000 }).toBe(1);
       expect(await page.getByRole('row').filter({ hasText: session }).textContent()).toContain('tester');
+      await screenshot(page, 'sessions-desktop');
       await page.getByRole('button', { name: session }).click();
       await page.getByRole('heading', { name: `Session ${session}` }).waitFor();
       await page.getByRole('button').filter({ hasText: 'progress.status' }).first().waitFor();
+      await screenshot(page, 'timeline-desktop');
     } else {
       await expect.poll(() => page.getByTestId('sessions-unavailable').textContent()).toContain('Not available on this relay');
+      await screenshot(page, 'sessions-desktop');
     }
-    await screenshot(page, 'sessions-desktop');
     await close();
   });
 
