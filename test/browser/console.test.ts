@@ -294,7 +294,7 @@ describe('the tenant console in Chromium', () => {
 
   it('lets an admin issue a token (secret shown once) and rotate it: the old secret stops working, the new one works until revoked', async () => {
     const tenant = uniqueName('con-admin');
-    const adminToken = await tenantWithToken(tenant, ['consume', 'admin']);
+    const adminToken = await tenantWithToken(tenant, ['consume', 'control', 'admin']);
     const { page, close } = await openConsole(browser);
     await signIn(page, adminToken);
     await goTo(page, 'Tokens & policy');
