@@ -1,6 +1,6 @@
 /**
  * The CDK app (`npx cdk synth`, `npx cdk deploy -c stage=prod …`): builds the Lambda
- * bundles, then synthesizes one relay stack named after its stage, checked by cdk-nag's
+ * bundles and the console, then synthesizes one relay stack named after its stage, checked by cdk-nag's
  * AwsSolutions rules (an unsuppressed error fails the synth).
  *
  * Context keys and defaults: infra/relay-settings.ts.
@@ -8,17 +8,20 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { bundleFunctions } from './bundle.ts';
+import { buildConsole } from './console-build.ts';
 import { RelayStack } from './relay-stack.ts';
 import { settingsFromContext } from './relay-settings.ts';
 
 const app = new App();
 const settings = settingsFromContext(app.node);
 const { assetDirs } = await bundleFunctions();
+const consoleDir = await buildConsole();
 
 new RelayStack(app, `AepRelay-${settings.stage}`, {
   description: `AEP relay (${settings.stage}): HTTP, SSE and WebSocket bindings over a DynamoDB event log`,
   settings,
   assetDirs,
+  consoleDir,
   // Account and region from the deploying credentials (CDK_DEFAULT_*); unset, the template stays environment-agnostic.
   ...(process.env.CDK_DEFAULT_ACCOUNT === undefined || process.env.CDK_DEFAULT_REGION === undefined
     ? {}

@@ -14,6 +14,7 @@ import type { RelaySettings } from './relay-settings.ts';
 
 export function suppressAcceptedFindings(stack: RelayStack, settings: RelaySettings): void {
   const { functions, tables, webSocketApi, httpApi, fanout, bridges, edge } = stack;
+  const consoleSite = stack.console;
 
   // --- IAM -------------------------------------------------------------------------------
   const eventsIndexes = `AwsSolutions-IAM5[Resource::<${logicalId(tables.events)}.Arn>/index/*]`;
@@ -72,6 +73,36 @@ export function suppressAcceptedFindings(stack: RelayStack, settings: RelaySetti
   if (settings.domainName === undefined) {
     acknowledge(edge.distribution, 'AwsSolutions-CFR4',
       'Without a custom domain the distribution serves the default *.cloudfront.net certificate, with which CloudFront allows TLSv1 whatever the configured minimum. Deploy with -c domainName=… -c certificateArn=… to enforce TLSv1.2_2021.');
+  }
+
+  // --- Console (S3) ----------------------------------------------------------------------
+  acknowledgeConsoleUpload(stack, consoleSite);
+}
+
+function acknowledgeConsoleUpload(stack: RelayStack, consoleSite: RelayStack['console']): void {
+  acknowledge(consoleSite.bucket, 'AwsSolutions-S1',
+    'The console bucket holds only the built static console (no tenant data) and is read by this distribution alone through origin access control; viewer requests are not logged anywhere in this stack (AwsSolutions-CFR3 above), so access logs here would record CloudFront\'s own fetches only.');
+  // The upload is CDK's BucketDeployment: one singleton function shared by both uploads, its
+  // role and runtime chosen by aws-cdk-lib (not configurable) and used only during deploys.
+  const uploader = stack.node.children.find((child) => child.node.id.startsWith('Custom::CDKBucketDeployment'));
+  const uploaderRole = uploader?.node.tryFindChild('ServiceRole');
+  const uploaderPolicy = uploaderRole?.node.tryFindChild('DefaultPolicy');
+  acknowledge(uploader, 'AwsSolutions-L1',
+    'aws-cdk-lib\'s BucketDeployment handler (Python with the AWS CLI layer) picks its own runtime; it runs only while deploying, to copy the built console into the bucket.');
+  acknowledge(uploaderRole, 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+    'BucketDeployment\'s deploy-time handler writes its own logs with the basic execution role aws-cdk-lib attaches; it reads no relay data.');
+  const assetBucket = `arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-${nagText(stack.account, 'AWS::AccountId')}-${nagText(stack.region, 'AWS::Region')}/*`;
+  const grants: [string, string][] = [
+    ['Action::s3:GetObject*', 'read the console asset from the CDK bootstrap bucket and copy it'],
+    ['Action::s3:GetBucket*', 'read the bucket location and settings the copy needs'],
+    ['Action::s3:List*', 'list what is in the console prefix, so files no longer built are pruned'],
+    ['Action::s3:DeleteObject*', 'prune files of an earlier console build'],
+    ['Action::s3:Abort*', 'abort a multipart upload it started'],
+    [`Resource::${assetBucket}`, 'the CDK bootstrap asset bucket, where the console asset is staged'],
+    [`Resource::<${logicalId(consoleSite.bucket)}.Arn>/*`, 'the objects of the console bucket, its only destination'],
+  ];
+  for (const [finding, purpose] of grants) {
+    acknowledge(uploaderPolicy, `AwsSolutions-IAM5[${finding}]`, `BucketDeployment's grant (Bucket.grantRead / grantReadWrite on the two buckets only): ${purpose}.`);
   }
 }
 

@@ -11,6 +11,8 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { RELAY_VARIABLES } from '../src/config/relay-environment.ts';
 import type { FunctionName } from './bundle.ts';
+import { ConsoleBucket } from './constructs/console-bucket.ts';
+import { CONSOLE_PATH } from './constructs/console-site.ts';
 import { RelayEdge, SOCKET_PATH } from './constructs/edge.ts';
 import { RelayBridges } from './constructs/bridges.ts';
 import { RelayFanout } from './constructs/fanout.ts';
@@ -27,6 +29,8 @@ export interface RelayStackProps extends StackProps {
   settings: RelaySettings;
   /** Bundle folder per function, from `bundleFunctions()` (infra/bundle.ts). */
   assetDirs: Readonly<Record<FunctionName, string>>;
+  /** The built console, from `buildConsole()` (infra/console-build.ts). */
+  consoleDir: string;
 }
 
 export class RelayStack extends Stack {
@@ -39,6 +43,7 @@ export class RelayStack extends Stack {
   public readonly bridges: RelayBridges;
   public readonly edge: RelayEdge;
   public readonly observability: RelayObservability;
+  public readonly console: ConsoleBucket;
 
   constructor(scope: Construct, id: string, props: RelayStackProps) {
     super(scope, id, props);
@@ -93,6 +98,8 @@ export class RelayStack extends Stack {
       ...(settings.webAclArn === undefined ? {} : { webAclArn: settings.webAclArn }),
     });
 
+    this.console = new ConsoleBucket(this, 'Console', { distribution: this.edge.distribution, assetDir: props.consoleDir, removalPolicy: settings.removalPolicy });
+
     this.observability = new RelayObservability(this, 'Observability', {
       functions: { Http: this.functions.http, Authorizer: this.functions.authorizer, Socket: this.functions.socket, Fanout: this.functions.fanout, Stream: this.functions.stream, Deadline: this.functions.deadline, Bridges: this.functions.bridges },
       fanout: this.functions.fanout,
@@ -143,6 +150,7 @@ export class RelayStack extends Stack {
   private addOutputs(): void {
     const baseUrl = `https://${this.edge.domainName}`;
     new CfnOutput(this, 'BaseUrl', { description: 'The relay base URL: /events, /.well-known/aep, /healthz, /stream, /socket', value: baseUrl });
+    new CfnOutput(this, 'ConsoleUrl', { description: 'The tenant console (sign in with a token)', value: `${baseUrl}${CONSOLE_PATH}/` });
     new CfnOutput(this, 'WebSocketUrl', { description: 'WebSocket binding through CloudFront', value: `wss://${this.edge.domainName}${SOCKET_PATH}` });
     new CfnOutput(this, 'WebSocketDirectUrl', { description: 'WebSocket binding on the execute-api endpoint (bypasses CloudFront)', value: this.webSocketApi.url });
     new CfnOutput(this, 'EventsTableName', { value: this.tables.events.tableName });

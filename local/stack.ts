@@ -34,6 +34,8 @@ import { createTables, localTableNames } from './create-tables.ts';
 import { LOCAL_STAGE } from './gateway/websocket-events.ts';
 import { startDynamoDbLocal } from './dynamodb-local.ts';
 import type { DynamoDbLocal } from './dynamodb-local.ts';
+import { CONSOLE_BUILD_DIR } from '../infra/constructs/console-site.ts';
+import { serveConsoleFile } from './gateway/console-files.ts';
 import { createConnectionsApi } from './gateway/connections-api.ts';
 import { startGateway } from './gateway/server.ts';
 import type { LocalGateway } from './gateway/server.ts';
@@ -177,6 +179,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
         ...(streamCors === undefined ? {} : { cors: streamCors }),
       });
     gateway.routes.http = (event, context) => usage.invoke('http', () => http.handler(event, context));
+    gateway.routes.console = (request, response, url) => serveConsoleFile(request, response, url, CONSOLE_BUILD_DIR);
 
     if (faults !== undefined) {
       const { connections: connectionsRoute, http: httpRoute } = gateway.routes;

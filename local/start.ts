@@ -33,6 +33,7 @@ const { tables, managementEndpoint } = stack.config;
 console.log(
   `Admin (direct): AEP_DYNAMODB_ENDPOINT=${stack.dynamoEndpoint} AEP_TENANTS_TABLE=${tables.tenants} AEP_EVENTS_TABLE=${tables.events} AEP_CONNECTIONS_TABLE=${tables.connections} AEP_WS_MANAGEMENT_ENDPOINT=${managementEndpoint ?? ''}`,
 );
+console.log(`Console: ${stack.baseUrl}/console/ (sign in with the dev token)`);
 console.log(`AEP relay ready: ${stack.baseUrl}`);
 
 let stopping = false;

@@ -12,6 +12,7 @@ import type { EdgeOrigin } from '../../infra/constructs/edge-behaviours.ts';
 import type { CloudFrontResponse } from './cloudfront-function.ts';
 import type { CorsConfiguration } from './cors.ts';
 import type { LocalEdge } from './edge.ts';
+import { isConsolePath } from './console-files.ts';
 import { serveHttpApi } from './http-api.ts';
 import type { HttpApiHandler } from './http-api.ts';
 
@@ -32,6 +33,8 @@ export interface GatewayRoutes {
   edge?: LocalEdge;
   /** The HTTP API's CORS configuration, when the deployment allows origins. */
   httpCors?: CorsConfiguration;
+  /** The console's built files at `/console/` (the S3 origin when deployed), when served. */
+  console?: (request: IncomingMessage, response: ServerResponse, url: URL) => Promise<void>;
 }
 
 export interface LocalGateway {
@@ -95,6 +98,7 @@ export async function startGateway(routes: GatewayRoutes, port: number, host = '
 
 function dispatch(routes: GatewayRoutes, request: IncomingMessage, response: ServerResponse, viewerUrl: URL): Promise<void> {
   if (viewerUrl.pathname.startsWith('/@connections/') && routes.connections !== undefined) return routes.connections(request, response, viewerUrl);
+  if (isConsolePath(viewerUrl.pathname) && routes.console !== undefined) return routes.console(request, response, viewerUrl);
   const routed = originOf(routes, request, viewerUrl);
   if ('response' in routed) {
     response.writeHead(routed.response.statusCode).end();

@@ -113,6 +113,23 @@ describe('layering', () => {
     const offenders = EDGES.filter((edge) => under('src/config/')(edge.file) && under('src/store/')(edge.target));
     expect(show(offenders)).toEqual([]);
   });
+  it('the browser console (console/src) imports only itself, the pure protocol core, preact and eventsource-parser', () => {
+    const files = readdirSync(join(ROOT, 'console', 'src'), { withFileTypes: true, recursive: true })
+      .filter((entry) => entry.isFile() && /\.tsx?$/.test(entry.name))
+      .map((entry) => toRepoPath(join(entry.parentPath, entry.name)));
+    expect(files.length).toBeGreaterThan(0);
+    const edges = files.flatMap((file) =>
+      importSpecifiers(readFileSync(join(ROOT, file), 'utf8')).map((specifier): ImportEdge =>
+        isRelative(specifier) ? { file, specifier, target: toRepoPath(resolve(ROOT, dirname(file), specifier)) } : { file, specifier },
+      ),
+    );
+    const allowed = (edge: ImportEdge) =>
+      edge.target === undefined
+        ? /^(?:preact|preact\/hooks|eventsource-parser)$/.test(edge.specifier)
+        : under('console/src/')(edge.target) || (under('src/protocol/')(edge.target) && !under('src/protocol/conformance/')(edge.target));
+    expect(show(edges.filter((edge) => !allowed(edge)))).toEqual([]);
+  });
+
   it('only adapter and tooling folders import @aws-sdk/*', () => {
     const offenders = EDGES.filter(
       (edge) => edge.specifier.startsWith('@aws-sdk/') && !AWS_SDK_ALLOWED_FOLDERS.some((folder) => edge.file.startsWith(folder)),

@@ -23,10 +23,13 @@ const BUSES = ['arn:aws:events:eu-west-1:111111111111:event-bus/agents', 'arn:aw
 const assetDir = mkdtempSync(join(tmpdir(), 'aep-bridges-assets-'));
 writeFileSync(join(assetDir, 'index.mjs'), 'export const handler = async () => undefined;\n');
 const assetDirs = Object.fromEntries(FUNCTION_NAMES.map((name) => [name, assetDir])) as Record<FunctionName, string>;
+// A stand-in console build: these tests look at the bridges, not the console's files.
+const consoleDir = mkdtempSync(join(tmpdir(), 'aep-bridges-console-'));
+writeFileSync(join(consoleDir, 'index.html'), '<!doctype html>\n');
 
 function synthesize(context: Record<string, string>) {
   const app = new App({ context });
-  const stack = new RelayStack(app, 'AepRelay-bridges', { settings: settingsFromContext(app.node), assetDirs });
+  const stack = new RelayStack(app, 'AepRelay-bridges', { settings: settingsFromContext(app.node), assetDirs, consoleDir });
   return { stack, template: Template.fromStack(stack) };
 }
 

@@ -21,6 +21,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLE_FILE, DEFAULT_BUNDLE_DIR, FUNCTION_NAMES, bundleFunctions } from '../../infra/bundle.ts';
 import type { FunctionName } from '../../infra/bundle.ts';
 import { FORWARDED_AUTHORIZATION_HEADER } from '../../infra/constructs/edge-functions.ts';
+import { buildConsole } from '../../infra/console-build.ts';
+import { CONSOLE_CONTENT_SECURITY_POLICY } from '../../infra/constructs/console-site.ts';
 import { FANOUT_RETRY_ATTEMPTS } from '../../infra/constructs/fanout.ts';
 import { RelayStack } from '../../infra/relay-stack.ts';
 import { settingsFromContext } from '../../infra/relay-settings.ts';
@@ -57,6 +59,7 @@ interface Scenario {
 }
 
 let assetDirs: Record<FunctionName, string>;
+let consoleDir: string;
 let defaults: Scenario;
 let production: Scenario;
 
@@ -64,12 +67,13 @@ let production: Scenario;
 function synthesize(context: Record<string, string>, env?: { account: string; region: string }): Scenario {
   const app = new App({ context });
   const settings = settingsFromContext(app.node);
-  const stack = new RelayStack(app, `AepRelay-${settings.stage}`, { settings, assetDirs, ...(env === undefined ? {} : { env }) });
+  const stack = new RelayStack(app, `AepRelay-${settings.stage}`, { settings, assetDirs, consoleDir, ...(env === undefined ? {} : { env }) });
   return { stack, template: Template.fromStack(stack) };
 }
 
 beforeAll(async () => {
   ({ assetDirs } = await bundleFunctions());
+  consoleDir = await buildConsole();
   defaults = synthesize({});
   production = synthesize(PRODUCTION_CONTEXT, { account: '111111111111', region: 'eu-west-1' });
 }, 120_000);
@@ -362,12 +366,83 @@ describe('CloudFront edge', () => {
     expect(spoofed.headers[FORWARDED_AUTHORIZATION_HEADER]).toBeUndefined();
   });
 
-  it('caches nothing and forwards every viewer header but Host, and every query string, on every behaviour', () => {
-    for (const [path, behaviour] of Object.entries(behaviours(defaults))) {
+  const isConsolePath = (path: string) => path === '/console' || path.startsWith('/console/');
+
+  it('caches nothing and forwards every viewer header but Host, and every query string, on every relay behaviour', () => {
+    for (const [path, behaviour] of Object.entries(behaviours(defaults)).filter(([pattern]) => !isConsolePath(pattern))) {
       expect(behaviour.CachePolicyId, path).toBe(CachePolicy.CACHING_DISABLED.cachePolicyId);
       expect(behaviour.OriginRequestPolicyId, path).toBe(OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER.originRequestPolicyId);
       expect(behaviour.ViewerProtocolPolicy, path).toBe('https-only');
     }
+  });
+
+  it('serves the console from its S3 bucket through origin access control on /console and /console/*', () => {
+    const { stack, template } = defaults;
+    const bucket = logicalIdOf(stack.console.bucket);
+    for (const path of ['/console', '/console/*']) {
+      const origin = originOf(defaults, path);
+      expect(refersTo(origin.DomainName, bucket), path).toBe(true);
+      expect(origin.OriginAccessControlId, path).toEqual({ 'Fn::GetAtt': [expect.any(String), 'Id'] });
+      // No legacy origin access identity: OAC alone.
+      expect((origin.S3OriginConfig as Json).OriginAccessIdentity ?? '', path).toBe('');
+      const behaviour = behaviours(defaults)[path] as Json;
+      expect(behaviour.AllowedMethods, path).toEqual(['GET', 'HEAD']);
+      expect(behaviour.ViewerProtocolPolicy, path).toBe('redirect-to-https');
+      expect(behaviour.CachePolicyId, path).toBe(CachePolicy.CACHING_OPTIMIZED.cachePolicyId);
+      expect(behaviour.ResponseHeadersPolicyId, path).toEqual({ Ref: logicalIdOf(stack.console.responseHeaders) });
+      expect(behaviour.FunctionAssociations, path).toEqual([{ EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [logicalIdOf(stack.console.indexRewrite), 'FunctionARN'] } }]);
+    }
+    template.hasResourceProperties('AWS::CloudFront::OriginAccessControl', {
+      OriginAccessControlConfig: { OriginAccessControlOriginType: 's3', SigningBehavior: 'always', SigningProtocol: 'sigv4' },
+    });
+    template.hasResourceProperties('AWS::CloudFront::ResponseHeadersPolicy', {
+      ResponseHeadersPolicyConfig: Match.objectLike({
+        SecurityHeadersConfig: Match.objectLike({ ContentSecurityPolicy: { ContentSecurityPolicy: CONSOLE_CONTENT_SECURITY_POLICY, Override: true }, FrameOptions: { FrameOption: 'DENY', Override: true } }),
+      }),
+    });
+  });
+
+  it('keeps the console bucket private: public access blocked, TLS only, encrypted, readable by this distribution alone', () => {
+    const { stack, template } = defaults;
+    const bucket = propertiesOf(template, stack.console.bucket);
+    expect(bucket.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
+    expect(bucket.BucketEncryption).toEqual({ ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] });
+    expect(bucket.OwnershipControls).toEqual({ Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] });
+    const policies = Object.values(resourcesOfType(template, 'AWS::S3::BucketPolicy')).filter((policy) => refersTo((policy.Properties as Json).Bucket, logicalIdOf(stack.console.bucket)));
+    expect(policies).toHaveLength(1);
+    const statements = ((policies[0]?.Properties as Json).PolicyDocument as Json).Statement as Json[];
+    expect(statements.some((statement) => statement.Effect === 'Deny' && JSON.stringify(statement.Condition).includes('aws:SecureTransport'))).toBe(true);
+    const reads = statements.filter((statement) => statement.Effect === 'Allow');
+    expect(reads).toHaveLength(1);
+    expect(reads[0]).toMatchObject({ Action: 's3:GetObject', Principal: { Service: 'cloudfront.amazonaws.com' } });
+    // Scoped to this distribution by its ARN, so another distribution's OAC cannot read the bucket.
+    expect(refersTo((reads[0]?.Condition as Json).StringEquals, logicalIdOf(stack.edge.distribution))).toBe(true);
+  });
+
+  it('uploads the built console under console/: the page revalidated on every load, hashed assets cached for good', () => {
+    const { stack, template } = defaults;
+    const deployments = Object.values(resourcesOfType(template, 'Custom::CDKBucketDeployment')).map((deployment) => deployment.Properties as Json);
+    expect(deployments).toHaveLength(2);
+    for (const properties of deployments) {
+      expect(refersTo(properties.DestinationBucketName, logicalIdOf(stack.console.bucket))).toBe(true);
+      expect(properties.DestinationBucketKeyPrefix).toBe('console/');
+      expect(properties.Prune).toBe(true);
+      // No invalidation, so the upload function holds no cloudfront:* permission.
+      expect(properties.DistributionId).toBeUndefined();
+    }
+    const page = deployments.find((properties) => JSON.stringify(properties.Include) === '["index.html"]');
+    const assets = deployments.find((properties) => JSON.stringify(properties.Exclude) === '["index.html"]');
+    expect(page?.SystemMetadata).toEqual({ 'cache-control': 'no-cache' });
+    expect(assets?.SystemMetadata).toEqual({ 'cache-control': 'public, max-age=31536000, immutable' });
+    expect(existsSync(join(consoleDir, 'index.html'))).toBe(true);
+  });
+
+  it('runs deployed console edge code: /console/ and folders to index.html, /console redirected, files untouched', () => {
+    const { stack, template } = defaults;
+    const handler = new Function(`${propertiesOf(template, stack.console.indexRewrite).FunctionCode as string}\nreturn handler;`)() as (event: unknown) => Json;
+    expect(handler({ request: { uri: '/console/', headers: {} } }).uri).toBe('/console/index.html');
+    expect(handler({ request: { uri: '/console/assets/index-abc.js', headers: {} } }).uri).toBe('/console/assets/index-abc.js');
+    expect(handler({ request: { uri: '/console', headers: {} } })).toMatchObject({ statusCode: 301, headers: { location: { value: '/console/' } } });
   });
 
   it('serves the custom domain with its certificate and TLS 1.2 at least, behind the web ACL', () => {
@@ -534,11 +609,12 @@ describe('outputs', () => {
   const outputs = (scenario: Scenario): Record<string, string> =>
     Object.fromEntries(Object.entries(scenario.template.findOutputs('*')).map(([name, output]) => [name, render((output as { Value: unknown }).Value)]));
 
-  it('prints the base URL, both WebSocket URLs, the table names, the queue and the first-token command', () => {
+  it('prints the base URL, the console URL, both WebSocket URLs, the table names, the queue and the first-token command', () => {
     const { stack } = defaults;
     const printed = outputs(defaults);
     const distribution = `\${${logicalIdOf(stack.edge.distribution)}.DomainName}`;
     expect(printed.BaseUrl).toBe(`https://${distribution}`);
+    expect(printed.ConsoleUrl).toBe(`https://${distribution}/console/`);
     expect(printed.WebSocketUrl).toBe(`wss://${distribution}/socket`);
     expect(printed.WebSocketDirectUrl).toBe(`wss://\${${logicalIdOf(stack.webSocketApi.api)}}.execute-api.\${AWS::Region}.\${AWS::URLSuffix}/dev`);
     expect(printed.EventsTableName).toBe(`\${${logicalIdOf(stack.tables.events)}}`);
@@ -551,6 +627,7 @@ describe('outputs', () => {
   it('prints the custom domain when there is one', () => {
     const printed = outputs(production);
     expect(printed.BaseUrl).toBe('https://relay.example.com');
+    expect(printed.ConsoleUrl).toBe('https://relay.example.com/console/');
     expect(printed.WebSocketUrl).toBe('wss://relay.example.com/socket');
   });
 });

@@ -1,0 +1,105 @@
+/**
+ * The tenant console in AWS: its built files in a private S3 bucket, served under
+ * `/console/` by the relay's own CloudFront distribution through origin access control
+ * (the bucket grants `s3:GetObject` to this distribution alone, and blocks every public
+ * access), so the console shares the relay's one base URL and needs no CORS.
+ *
+ * The files are uploaded by BucketDeployments (keys under `console/`, the path CloudFront
+ * forwards), with a Cache-Control per kind of file.
+ */
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import {
+  AllowedMethods,
+  CachePolicy,
+  Function as EdgeFunction,
+  FunctionCode,
+  FunctionEventType,
+  FunctionRuntime,
+  HeadersFrameOption,
+  HeadersReferrerPolicy,
+  ResponseHeadersPolicy,
+  ViewerProtocolPolicy,
+} from 'aws-cdk-lib/aws-cloudfront';
+import type { BehaviorOptions, Distribution } from 'aws-cdk-lib/aws-cloudfront';
+import { S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deployment';
+import { Construct } from 'constructs';
+import { CONSOLE_CONTENT_SECURITY_POLICY, CONSOLE_INDEX_REWRITE_CODE, CONSOLE_PATH } from './console-site.ts';
+
+export interface ConsoleBucketProps {
+  /** The relay's distribution; the console's behaviours are added to it. */
+  distribution: Distribution;
+  /** The built console (`npm run build`: console/dist). */
+  assetDir: string;
+  removalPolicy: RemovalPolicy;
+}
+
+export class ConsoleBucket extends Construct {
+  public readonly bucket: Bucket;
+  public readonly indexRewrite: EdgeFunction;
+  public readonly responseHeaders: ResponseHeadersPolicy;
+  public readonly deployment: BucketDeployment;
+  public readonly pageDeployment: BucketDeployment;
+
+  constructor(scope: Construct, id: string, props: ConsoleBucketProps) {
+    super(scope, id);
+    const destroy = props.removalPolicy === RemovalPolicy.DESTROY;
+    this.bucket = new Bucket(this, 'Files', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      versioned: false,
+      removalPolicy: props.removalPolicy,
+      // Only built files live here; a destroyed stack takes them along.
+      autoDeleteObjects: destroy,
+    });
+    this.indexRewrite = new EdgeFunction(this, 'IndexRewrite', {
+      comment: 'AEP relay console: folder paths to index.html',
+      code: FunctionCode.fromInline(CONSOLE_INDEX_REWRITE_CODE),
+      runtime: FunctionRuntime.JS_2_0,
+    });
+    this.responseHeaders = new ResponseHeadersPolicy(this, 'Headers', {
+      comment: 'AEP relay console: same-origin only, no framing, no referrer',
+      securityHeadersBehavior: {
+        contentSecurityPolicy: { contentSecurityPolicy: CONSOLE_CONTENT_SECURITY_POLICY, override: true },
+        contentTypeOptions: { override: true },
+        frameOptions: { frameOption: HeadersFrameOption.DENY, override: true },
+        referrerPolicy: { referrerPolicy: HeadersReferrerPolicy.NO_REFERRER, override: true },
+        strictTransportSecurity: { accessControlMaxAge: Duration.days(365), includeSubdomains: true, override: true },
+      },
+    });
+    const behaviour: BehaviorOptions = {
+      // Grants this distribution (and only it) s3:GetObject through the bucket policy.
+      origin: S3BucketOrigin.withOriginAccessControl(this.bucket),
+      allowedMethods: AllowedMethods.ALLOW_GET_HEAD,
+      // A static page carries no token: redirecting http:// to https:// is safe here.
+      viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+      cachePolicy: CachePolicy.CACHING_OPTIMIZED,
+      responseHeadersPolicy: this.responseHeaders,
+      compress: true,
+      functionAssociations: [{ function: this.indexRewrite, eventType: FunctionEventType.VIEWER_REQUEST }],
+    };
+    props.distribution.addBehavior(CONSOLE_PATH, behaviour.origin, behaviour);
+    props.distribution.addBehavior(`${CONSOLE_PATH}/*`, behaviour.origin, behaviour);
+    // Two uploads so each file gets the right Cache-Control: the page is revalidated on every
+    // load (a deploy shows at once, with no invalidation and so no cloudfront:* grant), the
+    // assets carry a content hash in their names and never change.
+    const source = Source.asset(props.assetDir);
+    const destination = { destinationBucket: this.bucket, destinationKeyPrefix: `${CONSOLE_PATH.slice(1)}/`, prune: true };
+    this.deployment = new BucketDeployment(this, 'UploadAssets', {
+      ...destination,
+      sources: [source],
+      exclude: ['index.html'],
+      cacheControl: [CacheControl.setPublic(), CacheControl.maxAge(Duration.days(365)), CacheControl.immutable()],
+    });
+    this.pageDeployment = new BucketDeployment(this, 'UploadPage', {
+      ...destination,
+      sources: [source],
+      exclude: ['*'],
+      include: ['index.html'],
+      cacheControl: [CacheControl.noCache()],
+    });
+  }
+}
