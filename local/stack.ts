@@ -43,6 +43,10 @@ import { createLocalEdge } from './gateway/edge.ts';
 import { createWebSocketApi } from './gateway/websocket-api.ts';
 import type { WebSocketApi } from './gateway/websocket-api.ts';
 import { LOCAL_CREDENTIALS, useLocalCredentials } from './local-credentials.ts';
+import { mintManagementCredentials, useManagementCredentials } from './management-credentials.ts';
+import type { ManagementCredentials } from './management-credentials.ts';
+import { startManagementListener } from './gateway/management-listener.ts';
+import type { ManagementListener } from './gateway/management-listener.ts';
 import type { FanoutHandler, StreamBatchFailure } from './stream-batch-delivery.ts';
 import { createStreamPoller } from './stream-poller.ts';
 import { passesBridgeFilter } from './stream-records.ts';
@@ -68,6 +72,10 @@ export interface StackOptions {
 
 export interface RunningStack {
   baseUrl: string;
+  /** The loopback-only `@connections` endpoint (`config.managementEndpoint`). */
+  managementEndpoint: string;
+  /** The only credentials the management endpoint accepts; fresh at every start. */
+  managementCredentials: ManagementCredentials;
   dynamoEndpoint: string;
   devToken: string;
   config: RelayConfig;
@@ -82,9 +90,13 @@ export interface RunningStack {
 }
 
 export async function startStack(options: StackOptions): Promise<RunningStack> {
+  // Every poster in this process signs with the stack's management credentials (env chain).
+  const managementCredentials = mintManagementCredentials();
+  useManagementCredentials(managementCredentials);
   useLocalCredentials();
   const dynamo: DynamoDbLocal = await startDynamoDbLocal(options.inMemory ? {} : { dataDir: join(options.dataDir, 'dynamodb') });
   let gateway: LocalGateway | undefined;
+  let management: ManagementListener | undefined;
   let websocketApi: WebSocketApi | undefined;
   let poller: StreamPoller | undefined;
   let bridgePoller: StreamPoller | undefined;
@@ -96,18 +108,21 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     await poller?.stop();
     await bridgePoller?.stop();
     await gateway?.close();
+    await management?.close();
     await dynamo.stop();
   };
   try {
-    // The gateway listens first: its port is the @connections endpoint the handlers post to.
+    // The listeners start first: the management listener's port is the @connections endpoint
+    // the handlers post to (loopback only, never the public port).
     gateway = await startGateway({}, options.port);
+    management = await startManagementListener({ accessKeyId: managementCredentials.accessKeyId });
     const baseUrl = `http://127.0.0.1:${gateway.port}`;
     const names = localTableNames('aep-local');
     Object.assign(process.env, {
       ...relayEnvironment({
         tables: names,
         dynamoEndpoint: dynamo.endpoint,
-        managementEndpoint: baseUrl,
+        managementEndpoint: management.endpoint,
         surface: { stream: true, socket: true },
         // The dev token's tenant is the operator, so `npm start` can manage tenants over HTTP.
         operatorTenant: LOCAL_TENANT,
@@ -167,7 +182,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     if (corsOrigins.length > 0) gateway.routes.httpCors = { allowOrigins: corsOrigins, allowMethods: HTTP_CORS_METHODS };
     gateway.routes.upgrade = websocketApi.upgrade;
     let postDelayMs = nonNegativeInteger('AEP_LOCAL_POST_DELAY_MS', 0);
-    gateway.routes.connections = createConnectionsApi({
+    management.connections = createConnectionsApi({
       connections: websocketApi.connections,
       maxBufferedBytes: nonNegativeInteger('AEP_LOCAL_WS_BUFFER_BYTES', 1024 * 1024),
       postDelayMs: () => postDelayMs,
@@ -182,8 +197,9 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     gateway.routes.console = (request, response, url) => serveConsoleFile(request, response, url, CONSOLE_BUILD_DIR);
 
     if (faults !== undefined) {
-      const { connections: connectionsRoute, http: httpRoute } = gateway.routes;
-      if (connectionsRoute !== undefined) gateway.routes.connections = faults.wrapConnections(connectionsRoute, websocketApi.connections);
+      const { http: httpRoute } = gateway.routes;
+      const connectionsRoute = management.connections;
+      if (connectionsRoute !== undefined) management.connections = faults.wrapConnections(connectionsRoute, websocketApi.connections);
       if (httpRoute !== undefined) gateway.routes.http = faults.wrapHttp(httpRoute);
     }
     const fanoutHandler: FanoutHandler = faults?.wrapFanout((event, context) => fanout.handler(event, context)) ?? ((event, context) => fanout.handler(event, context));
@@ -222,6 +238,8 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     await bridgePoller.start();
     return {
       baseUrl,
+      managementEndpoint: management.endpoint,
+      managementCredentials,
       dynamoEndpoint: dynamo.endpoint,
       devToken,
       config,

@@ -29,9 +29,12 @@ console.log(`DynamoDB Local: ${stack.dynamoEndpoint}${inMemory ? ' (in memory)' 
 console.log(`Tenant: local`);
 console.log(`Dev token: ${stack.devToken}`);
 console.log(`Replay buffer: ${stack.config.replayBuffer} events per session`);
-const { tables, managementEndpoint } = stack.config;
+const { tables } = stack.config;
+const { accessKeyId, secretAccessKey } = stack.managementCredentials;
+// The management endpoint takes only this run's credentials (loopback, key id checked), so the
+// CLI's direct mode needs them to close sockets; DynamoDB Local takes them too.
 console.log(
-  `Admin (direct): AEP_DYNAMODB_ENDPOINT=${stack.dynamoEndpoint} AEP_TENANTS_TABLE=${tables.tenants} AEP_EVENTS_TABLE=${tables.events} AEP_CONNECTIONS_TABLE=${tables.connections} AEP_WS_MANAGEMENT_ENDPOINT=${managementEndpoint ?? ''}`,
+  `Admin (direct): AEP_DYNAMODB_ENDPOINT=${stack.dynamoEndpoint} AEP_TENANTS_TABLE=${tables.tenants} AEP_EVENTS_TABLE=${tables.events} AEP_CONNECTIONS_TABLE=${tables.connections} AEP_WS_MANAGEMENT_ENDPOINT=${stack.managementEndpoint} AWS_ACCESS_KEY_ID=${accessKeyId} AWS_SECRET_ACCESS_KEY=${secretAccessKey}`,
 );
 console.log(`Console: ${stack.baseUrl}/console/ (sign in with the dev token)`);
 console.log(`AEP relay ready: ${stack.baseUrl}`);

@@ -53,8 +53,9 @@ export function adminBackend(invocation: Invocation, env: Environment): AdminBac
     throw new UsageError(`no relay to talk to: give --url and an admin token (HTTP mode), or set ${RELAY_VARIABLES.tenantsTable} with AWS credentials (direct mode)`);
   }
   const endpoint = nonEmpty(env[RELAY_VARIABLES.dynamoEndpoint]);
-  // DynamoDB Local (and the local gateway) take any credentials, but the SDK signs requests
-  // and needs some: placeholders, unless the environment names credentials of its own.
+  // DynamoDB Local takes any credentials, but the SDK signs requests and needs some:
+  // placeholders, unless the environment names credentials of its own (the local stack's
+  // management endpoint takes only the AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY `npm start` prints).
   const credentials = endpoint !== undefined && nonEmpty(env.AWS_ACCESS_KEY_ID) === undefined ? { credentials: EMULATOR_CREDENTIALS } : {};
   const { eventsTable, connectionsTable, managementEndpoint } = RELAY_VARIABLES;
   const reachesConnections = [env[eventsTable], env[connectionsTable], env[managementEndpoint]].every((value) => nonEmpty(value) !== undefined);

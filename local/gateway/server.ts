@@ -3,7 +3,9 @@
  * WebSocket API, a streaming function URL and the WebSocket management endpoint. With an edge
  * (the local stack always has one) every viewer request first goes through the local
  * CloudFront (`edge.ts`), which picks the origin and runs the deployed viewer-request
- * functions; `@connections` is the execute-api endpoint, never behind the edge.
+ * functions. The `@connections` management endpoint is not served here: the public port answers
+ * 404 for it, and the stack serves it on a loopback listener of its own that only the stack's
+ * management credentials may use (management-listener.ts), as API Gateway requires IAM for it.
  */
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -14,19 +16,17 @@ import type { CorsConfiguration } from './cors.ts';
 import type { LocalEdge } from './edge.ts';
 import { isConsolePath } from './console-files.ts';
 import { serveHttpApi } from './http-api.ts';
+import { MANAGEMENT_PATH_PREFIX } from './management-listener.ts';
 import type { HttpApiHandler } from './http-api.ts';
 
 /**
  * What the gateway serves. Every route may be set after the gateway listens: the stack loads
- * the handlers only once the port (and so the `@connections` endpoint) is known, and until then
- * the HTTP routes answer 503.
+ * the handlers only once the ports are known, and until then the HTTP routes answer 503.
  */
 export interface GatewayRoutes {
   http?: HttpApiHandler;
   /** `GET /stream` (response streaming), when served. */
   stream?: (request: IncomingMessage, response: ServerResponse, url: URL) => Promise<void>;
-  /** `/@connections/{id}` management API, when served. */
-  connections?: (request: IncomingMessage, response: ServerResponse, url: URL) => Promise<void>;
   /** WebSocket upgrade: what the edge sends to the WebSocket origin, or `/socket` without an edge. */
   upgrade?: (request: IncomingMessage, socket: Duplex, head: Buffer, url: URL) => void;
   /** The CloudFront in front of the origins, when emulated. */
@@ -97,7 +97,11 @@ export async function startGateway(routes: GatewayRoutes, port: number, host = '
 }
 
 function dispatch(routes: GatewayRoutes, request: IncomingMessage, response: ServerResponse, viewerUrl: URL): Promise<void> {
-  if (viewerUrl.pathname.startsWith('/@connections/') && routes.connections !== undefined) return routes.connections(request, response, viewerUrl);
+  // The management API lives on the loopback management listener only (issue 15 point 8).
+  if (viewerUrl.pathname.startsWith(MANAGEMENT_PATH_PREFIX)) {
+    response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Not Found' }));
+    return Promise.resolve();
+  }
   if (isConsolePath(viewerUrl.pathname) && routes.console !== undefined) return routes.console(request, response, viewerUrl);
   const routed = originOf(routes, request, viewerUrl);
   if ('response' in routed) {

@@ -2,6 +2,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { localTableNames } from '../../local/create-tables.ts';
 import { cli } from '../support/cli-run.ts';
 import { postEvents, sessionEvent, uniqueName } from '../support/relay-fixtures.ts';
+import { helloSocket, isType } from '../support/ws-client.ts';
 
 const httpMode = () => ({ AEP_URL: inject('baseUrl'), AEP_ADMIN_TOKEN: inject('devToken') });
 
@@ -12,7 +13,10 @@ const directMode = () => {
     AEP_TENANTS_TABLE: names.tenants,
     AEP_EVENTS_TABLE: names.events,
     AEP_CONNECTIONS_TABLE: names.connections,
-    AEP_WS_MANAGEMENT_ENDPOINT: inject('baseUrl'),
+    AEP_WS_MANAGEMENT_ENDPOINT: inject('managementEndpoint'),
+    // The management endpoint takes only the stack's credentials (as `npm start` prints them).
+    AWS_ACCESS_KEY_ID: inject('managementCredentials').accessKeyId,
+    AWS_SECRET_ACCESS_KEY: inject('managementCredentials').secretAccessKey,
   };
 };
 
@@ -109,6 +113,20 @@ describe('aep-relay', () => {
     expect(revoked.code).toBe(0);
     expect(revoked.stdout).toContain('were not closed');
     expect((await post(token)).status).toBe(401);
+  });
+
+  it('closes a revoked token\'s open WebSocket in direct mode through the loopback management endpoint, with the credentials npm start prints', { timeout: 60_000 }, async () => {
+    const env = directMode();
+    const tenant = uniqueName('clisock');
+    const issued = await cli(['tokens', 'issue', '--tenant', tenant, '--scopes', 'consume', '--json'], env);
+    expect(issued.code, issued.stderr).toBe(0);
+    const { token, tokenId } = JSON.parse(issued.stdout) as { token: string; tokenId: string };
+    const socket = await helloSocket({}, { token });
+    const revoked = await cli(['tokens', 'revoke', '--tenant', tenant, tokenId], env);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect(revoked.stdout).not.toContain('were not closed');
+    expect(await socket.next(isType('closing'))).toMatchObject({ type: 'closing' });
+    await socket.closed;
   });
 });
 

@@ -4,7 +4,6 @@ import { readRelayConfig } from '../../src/config/relay-config.ts';
 import { relayEnvironment } from '../../src/config/relay-environment.ts';
 import type { ConnectionDeadline } from '../../src/relay/ports/index.ts';
 import { lambdaContext } from '../../local/lambda-context.ts';
-import { LOCAL_CREDENTIALS } from '../../local/local-credentials.ts';
 import { managementApiPoster } from '../../src/gateway/connection-poster.ts';
 import { dynamoClient, tableNames, tenantWithToken, uniqueName } from '../support/relay-fixtures.ts';
 import { helloSocket, isType } from '../support/ws-client.ts';
@@ -14,12 +13,12 @@ import { helloSocket, isType } from '../support/ws-client.ts';
  * timers): run here against the local stack's DynamoDB and `@connections` endpoint.
  */
 function deadlineEnvironment() {
-  return relayEnvironment({ tables: tableNames, dynamoEndpoint: inject('dynamoEndpoint'), managementEndpoint: inject('baseUrl') });
+  return relayEnvironment({ tables: tableNames, dynamoEndpoint: inject('dynamoEndpoint'), managementEndpoint: inject('managementEndpoint') });
 }
 
 function deadlineRuntime() {
   const config = readRelayConfig(deadlineEnvironment());
-  const poster = managementApiPoster({ endpoint: inject('baseUrl'), region: config.region, credentials: LOCAL_CREDENTIALS });
+  const poster = managementApiPoster({ endpoint: inject('managementEndpoint'), region: config.region, credentials: inject('managementCredentials') });
   return createRuntime({ config, dynamo: dynamoClient(), poster });
 }
 

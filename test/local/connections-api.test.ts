@@ -24,7 +24,7 @@ let management: ApiGatewayManagementApiClient | undefined;
 
 async function gateway(options: FakeGatewayOptions = {}): Promise<{ api: FakeGateway; client: ApiGatewayManagementApiClient }> {
   running = await startFakeGateway(options);
-  management = new ApiGatewayManagementApiClient({ endpoint: running.baseUrl, region: 'us-east-1', credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
+  management = new ApiGatewayManagementApiClient({ endpoint: running.management.endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
   return { api: running, client: management };
 }
 

@@ -7,6 +7,9 @@ import WebSocket from 'ws';
 import type { WebSocketRouteEvent, WebSocketRouteResult } from '../../src/gateway/websocket-event.ts';
 import { createConnectionsApi } from '../../local/gateway/connections-api.ts';
 import type { ConnectionsApiOptions } from '../../local/gateway/connections-api.ts';
+import { startManagementListener } from '../../local/gateway/management-listener.ts';
+import type { ManagementListener } from '../../local/gateway/management-listener.ts';
+import { LOCAL_CREDENTIALS } from '../../local/local-credentials.ts';
 import { startGateway } from '../../local/gateway/server.ts';
 import type { LocalGateway } from '../../local/gateway/server.ts';
 import { createWebSocketApi } from '../../local/gateway/websocket-api.ts';
@@ -15,6 +18,8 @@ import type { WebSocketApi, WebSocketApiOptions } from '../../local/gateway/webs
 export interface FakeGateway {
   baseUrl: string;
   socketUrl: string;
+  /** The loopback `@connections` listener; it takes requests signed with LOCAL_CREDENTIALS' key id. */
+  management: ManagementListener;
   gateway: LocalGateway;
   api: WebSocketApi;
   /** Every route event the fake route handler received, in invocation order. */
@@ -50,12 +55,14 @@ export async function startFakeGateway(options: FakeGatewayOptions = {}): Promis
     },
   });
   gateway.routes.upgrade = api.upgrade;
-  gateway.routes.connections = createConnectionsApi({ connections: api.connections, ...connections });
+  const management = await startManagementListener({ accessKeyId: LOCAL_CREDENTIALS.accessKeyId });
+  management.connections = createConnectionsApi({ connections: api.connections, ...connections });
   const baseUrl = `http://127.0.0.1:${gateway.port}`;
   return {
     baseUrl,
     socketUrl: `ws://127.0.0.1:${gateway.port}/socket`,
     gateway,
+    management,
     api,
     events,
     waitForEvent(predicate, timeoutMs = 5_000) {
@@ -76,6 +83,7 @@ export async function startFakeGateway(options: FakeGatewayOptions = {}): Promis
       gateway.stopAccepting();
       await api.close();
       await gateway.close();
+      await management.close();
     },
   };
 }

@@ -21,6 +21,10 @@ declare module 'vitest' {
     dynamoEndpoint: string;
     devToken: string;
     replayBuffer: number;
+    /** The stack's loopback `@connections` endpoint; the public `baseUrl` answers 404 there. */
+    managementEndpoint: string;
+    /** The only credentials the management endpoint accepts. */
+    managementCredentials: { accessKeyId: string; secretAccessKey: string };
   }
 }
 
@@ -42,6 +46,8 @@ export async function setup(project: TestProject): Promise<void> {
   project.provide('dynamoEndpoint', stack.dynamoEndpoint);
   project.provide('devToken', stack.devToken);
   project.provide('replayBuffer', TEST_REPLAY_BUFFER);
+  project.provide('managementEndpoint', stack.managementEndpoint);
+  project.provide('managementCredentials', stack.managementCredentials);
 }
 
 export async function teardown(): Promise<void> {

@@ -10,14 +10,21 @@ import { fileURLToPath } from 'node:url';
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-export interface StackProcess {
-  baseUrl: string;
-  dynamoEndpoint: string;
-  devToken: string;
+export interface StackProcess extends StackCoordinates {
   child: ChildProcess;
   /** Everything the stack printed (stdout and stderr), for log assertions. */
   output(): string;
   stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** What the stack prints at start: where it listens and what it takes. */
+export interface StackCoordinates {
+  baseUrl: string;
+  dynamoEndpoint: string;
+  devToken: string;
+  /** The loopback-only `@connections` endpoint and the only credentials it accepts. */
+  managementEndpoint: string;
+  managementCredentials: { accessKeyId: string; secretAccessKey: string };
 }
 
 export async function startStackProcess(options: { env?: Record<string, string>; args?: string[]; timeoutMs?: number } = {}): Promise<StackProcess> {
@@ -34,7 +41,7 @@ export async function startStackProcess(options: { env?: Record<string, string>;
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  const ready = new Promise<{ baseUrl: string; dynamoEndpoint: string; devToken: string }>((resolvePromise, reject) => {
+  const ready = new Promise<StackCoordinates>((resolvePromise, reject) => {
     const timer = setTimeout(() => reject(new Error(`local stack not ready within ${options.timeoutMs ?? 90_000} ms:\n${output}`)), options.timeoutMs ?? 90_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
@@ -45,6 +52,11 @@ export async function startStackProcess(options: { env?: Record<string, string>;
         baseUrl,
         dynamoEndpoint: /DynamoDB Local: (\S+)/.exec(output)?.[1] ?? '',
         devToken: /Dev token: (\S+)/.exec(output)?.[1] ?? '',
+        managementEndpoint: /Admin \(direct\):.* AEP_WS_MANAGEMENT_ENDPOINT=(\S+)/.exec(output)?.[1] ?? '',
+        managementCredentials: {
+          accessKeyId: /Admin \(direct\):.* AWS_ACCESS_KEY_ID=(\S+)/.exec(output)?.[1] ?? '',
+          secretAccessKey: /Admin \(direct\):.* AWS_SECRET_ACCESS_KEY=(\S+)/.exec(output)?.[1] ?? '',
+        },
       });
     };
     child.stdout?.on('data', onData);
