@@ -6,7 +6,9 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { readRelayConfig } from '../../src/config/relay-config.ts';
+import { flushMetrics } from '../../src/middleware/flush-metrics.ts';
 import { createLogger } from '../../src/observability/logger.ts';
+import { createRelayMetrics } from '../../src/observability/relay-metrics.ts';
 import { fanOut } from '../../src/relay/fanout/fanout.ts';
 import type { RelayRuntime } from '../../src/relay/runtime.ts';
 import { deliverablesOf } from '../../src/store/event-stream.ts';
@@ -18,6 +20,7 @@ const logger = createLogger({ service: 'aep-relay-fanout' });
 export function createHandler(runtime: RelayRuntime) {
   return middy<DynamoDBStreamEvent, DynamoDBBatchResponse, Error, Context>()
     .use(injectLambdaContext(logger.powertools))
+    .use(flushMetrics(runtime.metrics))
     .handler(async (event, context) => {
       const report = await fanOut(runtime, logger.child({ requestId: context.awsRequestId }), deliverablesOf(event.Records));
       logger.debug('fan-out batch', { records: event.Records.length, posted: report.posted, dropped: report.dropped, disconnected: report.disconnected, closed: report.closed, failed: report.failedRecordIds.length });
@@ -25,4 +28,4 @@ export function createHandler(runtime: RelayRuntime) {
     });
 }
 
-export const handler = createHandler(createRuntime({ config: readRelayConfig(process.env) }));
+export const handler = createHandler(createRuntime({ config: readRelayConfig(process.env), metrics: createRelayMetrics({ service: 'aep-relay-fanout' }) }));

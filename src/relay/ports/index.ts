@@ -19,3 +19,5 @@ export { LIVE_STREAMS_POOL } from './quotas.ts';
 export type { SubscriptionsPort } from './subscriptions.ts';
 export type { TenantsPort } from './tenants.ts';
 export type { TokensPort } from './tokens.ts';
+export type { MetricDimensions, RelayMetricName, RelayMetrics } from './metrics.ts';
+export { REFUSAL_CODES, noMetrics } from './metrics.ts';
