@@ -103,13 +103,14 @@ const settings = {
 
 const log = (message: string) => process.stderr.write(`[bench ${((performance.now() - startedAt) / 1000).toFixed(0).padStart(3)} s] ${message}\n`);
 
-// The handlers log a JSON line per request to stdout; keep those out of the way (in a file).
+// The handlers log a JSON line per request to stdout, and their metrics as EMF lines
+// (`{"_aws":...`, src/observability/relay-metrics.ts); keep those out of the way (in a file).
 const logDir = mkdtempSync(join(tmpdir(), 'aep-bench-'));
 const handlerLog = createWriteStream(join(logDir, 'handlers.log'));
 const writeStdout = process.stdout.write.bind(process.stdout);
 process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
   const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
-  if (text.startsWith('{"level":')) return handlerLog.write(text);
+  if (text.startsWith('{"level":') || text.startsWith('{"_aws":')) return handlerLog.write(text);
   return (writeStdout as (...args: unknown[]) => boolean)(chunk, ...rest);
 }) as typeof process.stdout.write;
 

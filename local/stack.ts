@@ -30,6 +30,7 @@ import { createDynamoClient } from '../src/store/dynamo-client.ts';
 import { tenantTableStores } from '../src/store/tenant-table.ts';
 import type { TenantTableStores } from '../src/store/tenant-table.ts';
 import { createRuntime } from '../functions/runtime/create-runtime.ts';
+import { createRelayMetrics } from '../src/observability/relay-metrics.ts';
 import { createTables, localTableNames } from './create-tables.ts';
 import { LOCAL_STAGE } from './gateway/websocket-events.ts';
 import { startDynamoDbLocal } from './dynamodb-local.ts';
@@ -152,7 +153,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       // would use up a plan meant for a request path, so it runs undecorated (its own failures are
       // tested with failing receivers, test/integration/bridges.test.ts).
       if (name !== 'bridges') faults?.decorateDynamo(client);
-      return createRuntime({ config, dynamo: client });
+      return createRuntime({ config, dynamo: client, metrics: createRelayMetrics({ service: `aep-relay-${name}` }) });
     };
     // AEP_LOCAL_BUNDLES=<dir> runs the esbuild bundles that deploy (infra/bundle.ts) instead of
     // the sources: their own handlers, built from the environment (so neither metered nor faulted).

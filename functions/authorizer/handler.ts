@@ -7,6 +7,7 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { readRelayConfig } from '../../src/config/relay-config.ts';
 import { createLogger } from '../../src/observability/logger.ts';
+import { createRelayMetrics } from '../../src/observability/relay-metrics.ts';
 import { authenticate } from '../../src/relay/authenticate.ts';
 import type { RelayRuntime } from '../../src/relay/runtime.ts';
 import { createRuntime } from '../runtime/create-runtime.ts';
@@ -15,7 +16,13 @@ const logger = createLogger({ service: 'aep-relay-authorizer' });
 
 /** The authorizer over a runtime (the local stack injects its own; Lambda uses `handler`). */
 export function createHandler(runtime: RelayRuntime) {
-  return (event: APIGatewayRequestAuthorizerEvent) => authorize(runtime, event);
+  return async (event: APIGatewayRequestAuthorizerEvent) => {
+    try {
+      return await authorize(runtime, event);
+    } finally {
+      runtime.metrics.flush();
+    }
+  };
 }
 
 async function authorize(runtime: RelayRuntime, event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
@@ -48,4 +55,4 @@ async function authorize(runtime: RelayRuntime, event: APIGatewayRequestAuthoriz
   };
 }
 
-export const handler = createHandler(createRuntime({ config: readRelayConfig(process.env) }));
+export const handler = createHandler(createRuntime({ config: readRelayConfig(process.env), metrics: createRelayMetrics({ service: 'aep-relay-authorizer' }) }));

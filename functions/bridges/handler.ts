@@ -9,7 +9,9 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { readRelayConfig } from '../../src/config/relay-config.ts';
+import { flushMetrics } from '../../src/middleware/flush-metrics.ts';
 import { createLogger } from '../../src/observability/logger.ts';
+import { createRelayMetrics } from '../../src/observability/relay-metrics.ts';
 import { deliverToBridges } from '../../src/relay/bridges/deliver-to-sinks.ts';
 import type { RelayRuntime } from '../../src/relay/runtime.ts';
 import { deliverablesOf } from '../../src/store/event-stream.ts';
@@ -21,6 +23,7 @@ const logger = createLogger({ service: 'aep-relay-bridges' });
 export function createHandler(runtime: RelayRuntime) {
   return middy<DynamoDBStreamEvent, DynamoDBBatchResponse, Error, Context>()
     .use(injectLambdaContext(logger.powertools))
+    .use(flushMetrics(runtime.metrics))
     .handler(async (event) => {
       const reports = await deliverToBridges(runtime.bridges, deliverablesOf(event.Records));
       for (const report of reports) {
@@ -33,4 +36,4 @@ export function createHandler(runtime: RelayRuntime) {
     });
 }
 
-export const handler = createHandler(createRuntime({ config: readRelayConfig(process.env) }));
+export const handler = createHandler(createRuntime({ config: readRelayConfig(process.env), metrics: createRelayMetrics({ service: 'aep-relay-bridges' }) }));

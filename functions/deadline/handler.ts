@@ -8,7 +8,9 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { readRelayConfig } from '../../src/config/relay-config.ts';
+import { flushMetrics } from '../../src/middleware/flush-metrics.ts';
 import { createLogger } from '../../src/observability/logger.ts';
+import { createRelayMetrics } from '../../src/observability/relay-metrics.ts';
 import { deadlineOf, reachDeadline } from '../../src/relay/connection-deadline.ts';
 import { lambdaDeadlines } from '../../src/gateway/lambda-deadlines.ts';
 import type { ConnectionDeadlinesPort } from '../../src/relay/ports/index.ts';
@@ -29,6 +31,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.
 export function createHandler(runtime: RelayRuntime, handOnTo = (functionName: string): ConnectionDeadlinesPort => lambdaDeadlines({ functionName, region: runtime.config.region })) {
   return middy<unknown, void, Error, Context>()
     .use(injectLambdaContext(logger.powertools))
+    .use(flushMetrics(runtime.metrics))
     .handler(async (event, context) => {
       const deadline = deadlineOf(event);
       if (deadline === undefined) {
@@ -48,4 +51,4 @@ export function createHandler(runtime: RelayRuntime, handOnTo = (functionName: s
     });
 }
 
-export const handler = createHandler(createRuntime({ config: readRelayConfig(process.env) }));
+export const handler = createHandler(createRuntime({ config: readRelayConfig(process.env), metrics: createRelayMetrics({ service: 'aep-relay-deadline' }) }));

@@ -7,7 +7,9 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { readRelayConfig } from '../../src/config/relay-config.ts';
+import { flushMetrics } from '../../src/middleware/flush-metrics.ts';
 import { createLogger } from '../../src/observability/logger.ts';
+import { createRelayMetrics } from '../../src/observability/relay-metrics.ts';
 import { fanOut } from '../../src/relay/fanout/fanout.ts';
 import type { RelayRuntime } from '../../src/relay/runtime.ts';
 import { deliverablesOf, sessionActivitiesOf } from '../../src/store/event-stream.ts';
@@ -19,6 +21,7 @@ const logger = createLogger({ service: 'aep-relay-fanout' });
 export function createHandler(runtime: RelayRuntime) {
   return middy<DynamoDBStreamEvent, DynamoDBBatchResponse, Error, Context>()
     .use(injectLambdaContext(logger.powertools))
+    .use(flushMetrics(runtime.metrics))
     .handler(async (event, context) => {
       // Summaries are secondary: a failure to fold a batch in is logged and never holds up
       // delivery (a retried batch is not counted twice, `session-summaries.ts`).
@@ -31,4 +34,4 @@ export function createHandler(runtime: RelayRuntime) {
     });
 }
 
-export const handler = createHandler(createRuntime({ config: readRelayConfig(process.env) }));
+export const handler = createHandler(createRuntime({ config: readRelayConfig(process.env), metrics: createRelayMetrics({ service: 'aep-relay-fanout' }) }));

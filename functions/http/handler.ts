@@ -11,7 +11,9 @@ import { authentication } from '../../src/middleware/authentication.ts';
 import type { AuthenticatedContext } from '../../src/middleware/authentication.ts';
 import { decodeBody } from '../../src/middleware/decode-body.ts';
 import { httpErrors } from '../../src/middleware/http-errors.ts';
+import { flushMetrics } from '../../src/middleware/flush-metrics.ts';
 import { createLogger } from '../../src/observability/logger.ts';
+import { createRelayMetrics } from '../../src/observability/relay-metrics.ts';
 import type { RelayRuntime } from '../../src/relay/runtime.ts';
 import { createRuntime } from '../runtime/create-runtime.ts';
 import { credentialsOf, route } from './routes.ts';
@@ -22,6 +24,7 @@ const logger = createLogger({ service: 'aep-relay-http' });
 export function createHandler(runtime: RelayRuntime) {
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, AuthenticatedContext>()
     .use(injectLambdaContext(logger.powertools))
+    .use(flushMetrics(runtime.metrics))
     .use(accessLog(logger))
     .use(httpErrors(logger))
     .use(decodeBody())
@@ -29,4 +32,4 @@ export function createHandler(runtime: RelayRuntime) {
     .handler(async (event, context) => route(runtime, event, context));
 }
 
-export const handler = createHandler(createRuntime({ config: readRelayConfig(process.env) }));
+export const handler = createHandler(createRuntime({ config: readRelayConfig(process.env), metrics: createRelayMetrics({ service: 'aep-relay-http' }) }));

@@ -18,7 +18,8 @@ import { lambdaDeadlines } from '../../src/gateway/lambda-deadlines.ts';
 import { timerDeadlines } from '../../src/gateway/timer-deadlines.ts';
 import { reachDeadline } from '../../src/relay/connection-deadline.ts';
 import { ulidFactory } from '../../src/protocol/ulid.ts';
-import type { ConnectionPoster } from '../../src/relay/ports/index.ts';
+import { noMetrics } from '../../src/relay/ports/index.ts';
+import type { ConnectionPoster, RelayMetrics } from '../../src/relay/ports/index.ts';
 import type { RelayRuntime } from '../../src/relay/runtime.ts';
 import { KnownOwners } from '../../src/relay/session-ownership.ts';
 import { KnownClaims } from '../../src/relay/socket/known-claims.ts';
@@ -43,6 +44,8 @@ export interface RuntimeDependencies {
   poster?: ConnectionPoster;
   /** PutEvents client for EventBridge sinks; built from `config.bridges` when absent. */
   eventBridge?: EventBridgeClient;
+  /** Per-tenant metrics; records nothing when absent (tests, the CLI). The handlers pass the EMF adapter. */
+  metrics?: RelayMetrics;
 }
 
 export function createRuntime(dependencies: RuntimeDependencies): RelayRuntime {
@@ -91,6 +94,7 @@ export function createRuntime(dependencies: RuntimeDependencies): RelayRuntime {
         ? timerDeadlines((deadline) => reachDeadline(runtime, deadline), now)
         : lambdaDeadlines({ functionName: config.deadlineFunction, region: config.region }),
     bridges: createBridges({ config, dynamo, now, mintId, ...(dependencies.eventBridge === undefined ? {} : { eventBridge: dependencies.eventBridge }) }),
+    metrics: dependencies.metrics ?? noMetrics,
     mintId,
     now,
   };

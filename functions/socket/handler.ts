@@ -9,7 +9,9 @@ import type { Context } from 'aws-lambda';
 import { readRelayConfig } from '../../src/config/relay-config.ts';
 import { principalFromAuthorizer } from '../../src/gateway/principal-from-authorizer.ts';
 import type { WebSocketRouteEvent, WebSocketRouteResult } from '../../src/gateway/websocket-event.ts';
+import { flushMetrics } from '../../src/middleware/flush-metrics.ts';
 import { createLogger } from '../../src/observability/logger.ts';
+import { createRelayMetrics } from '../../src/observability/relay-metrics.ts';
 import type { RelayRuntime } from '../../src/relay/runtime.ts';
 import { dispatchMessage } from '../../src/relay/socket/dispatch.ts';
 import { openConnection } from '../../src/relay/connection-deadline.ts';
@@ -39,6 +41,8 @@ async function route(runtime: RelayRuntime, event: WebSocketRouteEvent, context:
     }
     case '$disconnect':
       await runtime.connections.removeConnection(principal.tenant, connectionId);
+      // Counted here, not in removeConnection: fan-out also removes connections it finds gone.
+      runtime.metrics.count('SocketsClosed', principal.tenant);
       log.info('disconnected', { code: event.requestContext.disconnectStatusCode });
       return { statusCode: 200 };
     default: {
@@ -53,6 +57,7 @@ async function route(runtime: RelayRuntime, event: WebSocketRouteEvent, context:
 export function createHandler(runtime: RelayRuntime) {
   return middy<WebSocketRouteEvent, WebSocketRouteResult, Error, Context>()
     .use(injectLambdaContext(logger.powertools))
+    .use(flushMetrics(runtime.metrics))
     .use({
       onError: async (request) => {
         // The stack counts this exact message (infra/constructs/observability.ts, SocketRouteFailures).
@@ -63,4 +68,4 @@ export function createHandler(runtime: RelayRuntime) {
     .handler((event, context) => route(runtime, event, context));
 }
 
-export const handler = createHandler(createRuntime({ config: readRelayConfig(process.env) }));
+export const handler = createHandler(createRuntime({ config: readRelayConfig(process.env), metrics: createRelayMetrics({ service: 'aep-relay-socket' }) }));

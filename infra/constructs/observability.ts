@@ -6,7 +6,7 @@
  */
 import { Duration } from 'aws-cdk-lib';
 import type { IHttpApi, IWebSocketStage } from 'aws-cdk-lib/aws-apigatewayv2';
-import { Alarm, AlarmStatusWidget, ComparisonOperator, Dashboard, GraphWidget, Stats, TextWidget, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, AlarmStatusWidget, ComparisonOperator, Dashboard, GraphWidget, MathExpression, Stats, TextWidget, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Operation } from 'aws-cdk-lib/aws-dynamodb';
@@ -39,6 +39,28 @@ const TABLE_OPERATIONS = [
 ];
 
 const FIVE_MINUTES = Duration.minutes(5);
+
+/**
+ * The handlers' per-tenant counts (src/relay/ports/metrics.ts, published as embedded metrics
+ * with the dimension `tenant`, and `code` for refusals): one series per tenant, found by a
+ * SEARCH so a tenant created after deployment appears without a redeploy.
+ */
+export const TENANT_METRIC_WIDGETS: ReadonlyArray<{ title: string; metrics: readonly string[]; byCode?: boolean }> = [
+  { title: 'Events admitted per tenant', metrics: ['EventsAdmitted'] },
+  { title: 'Events refused per tenant and code', metrics: ['EventsRefused'], byCode: true },
+  { title: 'Deliveries per tenant', metrics: ['Deliveries'] },
+  { title: 'Backpressure disconnects per tenant', metrics: ['BackpressureDisconnects'] },
+  { title: 'Sockets and streams opened / closed per tenant', metrics: ['SocketsOpened', 'SocketsClosed', 'StreamsOpened', 'StreamsClosed'] },
+  { title: 'Commands routed per tenant', metrics: ['CommandsRouted'] },
+  { title: 'Commands refused per tenant and code', metrics: ['CommandsRefused'], byCode: true },
+];
+
+/** `SEARCH('{AepRelay,tenant} MetricName="EventsAdmitted"', 'Sum', 300)` and the like. */
+export function tenantSearchExpression(metrics: readonly string[], byCode = false): string {
+  const names = metrics.map((name) => `MetricName="${name}"`).join(' OR ');
+  const schema = byCode ? `{${RELAY_METRICS_NAMESPACE},tenant,code}` : `{${RELAY_METRICS_NAMESPACE},tenant}`;
+  return `SEARCH('${schema} ${metrics.length > 1 ? `(${names})` : names}', 'Sum', ${FIVE_MINUTES.toSeconds()})`;
+}
 
 export interface RelayObservabilityProps {
   /** Functions by name, for throttles and errors. */
@@ -175,7 +197,15 @@ export class RelayObservability extends Construct {
           perFunction('Lambda errors', (fn, label) => fn.metricErrors({ period: FIVE_MINUTES, label })),
           perFunction('Lambda throttles', (fn, label) => fn.metricThrottles({ period: FIVE_MINUTES, label })),
         ],
+        [new TextWidget({ markdown: '## Per tenant\nThe handlers\' embedded metrics (namespace `AepRelay`, dimension `tenant`; refusals also by `code`).', width: 24, height: 2 })],
+        TENANT_METRIC_WIDGETS.slice(0, 4).map((widget) => tenantWidget(widget, 6)),
+        TENANT_METRIC_WIDGETS.slice(4).map((widget) => tenantWidget(widget, 8)),
       ],
     });
   }
+}
+
+function tenantWidget(widget: (typeof TENANT_METRIC_WIDGETS)[number], width: number): GraphWidget {
+  const search = new MathExpression({ expression: tenantSearchExpression(widget.metrics, widget.byCode), usingMetrics: {}, period: FIVE_MINUTES });
+  return new GraphWidget({ title: widget.title, width, left: [search] });
 }

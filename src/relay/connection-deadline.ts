@@ -28,6 +28,7 @@ export async function openConnection(runtime: RelayRuntime, principal: Principal
   if (expiresAtMs !== undefined && expiresAtMs < runtime.now() + runtime.config.connectionLifetimeSeconds * 1000) {
     await runtime.deadlines.schedule({ tenant, connectionId, atMs: expiresAtMs, reason: 'token-expired' });
   }
+  runtime.metrics.count('SocketsOpened', tenant);
   return 'open';
 }
 

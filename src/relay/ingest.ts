@@ -37,8 +37,21 @@ export interface IngestResult {
   dropped?: DroppedAttributes[];
 }
 
-/** Admits and stores a POSTed body, or throws the RelayError the binding answers with. */
+/** Admits and stores a POSTed body, or throws the RelayError the binding answers with; counts either per tenant. */
 export async function ingest(runtime: RelayRuntime, request: IngestRequest): Promise<IngestResult> {
+  const { tenant } = request.principal;
+  try {
+    const result = await ingestBody(runtime, request);
+    runtime.metrics.count('EventsAdmitted', tenant, result.accepted);
+    return result;
+  } catch (error) {
+    // One refusal per request: the batch is refused whole (the code is the spec's error code).
+    if (error instanceof RelayError) runtime.metrics.count('EventsRefused', tenant, 1, { code: error.code });
+    throw error;
+  }
+}
+
+async function ingestBody(runtime: RelayRuntime, request: IngestRequest): Promise<IngestResult> {
   const { principal } = request;
   const { limits } = runtime.config;
   if (!hasScope(principal, 'emit')) throw forbidden('this token lacks the emit scope');

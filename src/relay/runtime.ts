@@ -17,6 +17,7 @@ import type {
   InboxPort,
   ParkingPort,
   QuotasPort,
+  RelayMetrics,
   SessionOwnersPort,
   SessionSummariesPort,
   SubscriptionsPort,
@@ -57,6 +58,8 @@ export interface RelayRuntime {
   knownClaims: KnownClaims;
   /** AEP-0005 bridges: the tenants' sinks, their dead letters, and how requests reach them. */
   bridges: BridgeRuntime;
+  /** Per-tenant counts for operators (`ports/metrics.ts`); flushed by the entry points. */
+  metrics: RelayMetrics;
   mintId: IdMinter;
   now: Clock;
 }

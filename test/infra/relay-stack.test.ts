@@ -597,6 +597,22 @@ describe('observability', () => {
     for (const alarm of alarms) expect(alarm.AlarmActions).toBeUndefined();
   });
 
+  it('graphs the per-tenant metrics on the dashboard, one series per tenant (and refusal code) found by SEARCH', () => {
+    const [dashboard] = Object.values(resourcesOfType(defaults.template, 'AWS::CloudWatch::Dashboard'));
+    const body = JSON.parse(render(dashboard?.Properties?.DashboardBody)) as { widgets: Array<{ properties: { title?: string; metrics?: unknown[][] } }> };
+    const expressionsOf = (title: string) =>
+      (body.widgets.find((widget) => widget.properties.title === title)?.properties.metrics ?? []).flatMap((row) => row.flatMap((cell) => (typeof cell === 'object' && cell !== null && 'expression' in cell ? [(cell as { expression: string }).expression] : [])));
+    expect(expressionsOf('Events admitted per tenant')).toEqual([`SEARCH('{AepRelay,tenant} MetricName="EventsAdmitted"', 'Sum', 300)`]);
+    expect(expressionsOf('Events refused per tenant and code')).toEqual([`SEARCH('{AepRelay,tenant,code} MetricName="EventsRefused"', 'Sum', 300)`]);
+    expect(expressionsOf('Deliveries per tenant')).toEqual([`SEARCH('{AepRelay,tenant} MetricName="Deliveries"', 'Sum', 300)`]);
+    expect(expressionsOf('Backpressure disconnects per tenant')).toEqual([`SEARCH('{AepRelay,tenant} MetricName="BackpressureDisconnects"', 'Sum', 300)`]);
+    expect(expressionsOf('Sockets and streams opened / closed per tenant')).toEqual([
+      `SEARCH('{AepRelay,tenant} (MetricName="SocketsOpened" OR MetricName="SocketsClosed" OR MetricName="StreamsOpened" OR MetricName="StreamsClosed")', 'Sum', 300)`,
+    ]);
+    expect(expressionsOf('Commands routed per tenant')).toEqual([`SEARCH('{AepRelay,tenant} MetricName="CommandsRouted"', 'Sum', 300)`]);
+    expect(expressionsOf('Commands refused per tenant and code')).toEqual([`SEARCH('{AepRelay,tenant,code} MetricName="CommandsRefused"', 'Sum', 300)`]);
+  });
+
   it('notifies the alarm topic on ALARM and OK when one is given', () => {
     for (const alarm of alarmsOf(production)) {
       expect(alarm.AlarmActions).toEqual([PRODUCTION_CONTEXT.alarmTopicArn]);

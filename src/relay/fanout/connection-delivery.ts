@@ -33,7 +33,7 @@ export interface FanoutCounts {
   closed: number;
 }
 
-type Runtime = Pick<RelayRuntime, 'poster' | 'inbox' | 'parking' | 'connections' | 'subscriptions' | 'config' | 'now'>;
+type Runtime = Pick<RelayRuntime, 'poster' | 'inbox' | 'parking' | 'connections' | 'subscriptions' | 'config' | 'now' | 'metrics'>;
 
 /** What fan-out knows about one connection during one batch. */
 export class ConnectionDelivery {
@@ -67,6 +67,7 @@ export class ConnectionDelivery {
     const outcome = await this.send(this.texts.textOf(action.deliverable, ceiling));
     if (outcome === 'sent') {
       this.counts.posted += 1;
+      this.runtime.metrics.count('Deliveries', this.plan.tenant);
       const position = positionOf(event);
       if (position !== undefined) for (const sub of subscriptionIds) this.delivered.set(sub, { sub, ...position });
       return 'next';
@@ -104,6 +105,7 @@ export class ConnectionDelivery {
   private async disconnect(): Promise<void> {
     const { connectionId, tenant } = this.plan;
     this.counts.disconnected += 1;
+    this.runtime.metrics.count('BackpressureDisconnects', tenant);
     this.logger.warn('disconnecting a consumer that cannot take a notice-or-above event', { connectionId, tenant });
     if (await this.tryClosingFrame([...this.delivered.values()])) return;
     const sinceMs = this.runtime.now();

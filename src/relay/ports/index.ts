@@ -21,3 +21,5 @@ export type { SessionSummariesPort } from './session-summaries.ts';
 export type { SubscriptionsPort } from './subscriptions.ts';
 export type { TenantsPort } from './tenants.ts';
 export type { TokensPort } from './tokens.ts';
+export type { MetricDimensions, RelayMetricName, RelayMetrics } from './metrics.ts';
+export { REFUSAL_CODES, noMetrics } from './metrics.ts';

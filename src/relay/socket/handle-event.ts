@@ -18,7 +18,12 @@ import type { SocketContext } from './socket-context.ts';
 
 export async function handleEvent(context: SocketContext, connection: ConnectionRecord, raw: string, value: JsonObject): Promise<void> {
   const cause = typeof value.id === 'string' && value.id !== '' ? value.id : undefined;
-  const refuse = (code: string, detail: string) => send(context, errorFrame({ code, ...(cause === undefined ? {} : { cause }), detail }));
+  const { metrics } = context.runtime;
+  const { tenant } = context.principal;
+  const refuse = (code: string, detail: string) => {
+    metrics.count('EventsRefused', tenant, 1, { code });
+    return send(context, errorFrame({ code, ...(cause === undefined ? {} : { cause }), detail }));
+  };
   const admission = admitEventText(raw, context.principal, context.runtime.config.limits);
   if (!admission.ok) return void (await refuse(admission.refusal.code, admission.refusal.detail));
   const { event } = admission.admitted;
@@ -39,8 +44,10 @@ export async function handleEvent(context: SocketContext, connection: Connection
     if (ownership !== undefined) return void (await refuse('unauthorized', ownership));
     // Inside the try: a claim that cannot be written refuses the event like a failed append (never a silent drop).
     if (ownsSession(connection, event)) await recordClaim(context, connection, event.session);
-    if ((await context.runtime.eventLog.append(context.principal.tenant, admission.admitted)) === 'conflict') {
+    if ((await context.runtime.eventLog.append(tenant, admission.admitted)) === 'conflict') {
       await refuse('invalid-event', positionTaken(admission.admitted));
+    } else {
+      metrics.count('EventsAdmitted', tenant);
     }
   } catch (error) {
     context.logger.error('append failed', { error, connectionId: context.connectionId });

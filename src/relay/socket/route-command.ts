@@ -20,8 +20,10 @@ export async function routeCommand(context: SocketContext, command: AdmittedEven
   const { tenant } = context.principal;
   const { event } = command;
   const session = event.session as string;
-  const refuse = (code: 'unauthorized' | 'no-route' | 'ambiguous' | 'unsupported' | 'unavailable', detail: string) =>
-    send(context, errorFrame({ code, cause: event.id, detail }));
+  const refuse = (code: 'unauthorized' | 'no-route' | 'ambiguous' | 'unsupported' | 'unavailable', detail: string) => {
+    context.runtime.metrics.count('CommandsRefused', tenant, 1, { code });
+    return send(context, errorFrame({ code, cause: event.id, detail }));
+  };
 
   if (!hasScope(context.principal, 'control')) return void (await refuse('unauthorized', 'this token lacks the control scope (AEP-0004 §4.1)'));
   // The policy is decided before any claim is read: a sender it denies gets `unauthorized`
@@ -46,6 +48,7 @@ export async function routeCommand(context: SocketContext, command: AdmittedEven
     return void (await refuse('no-route', `the claimant of ${JSON.stringify(session)} is gone`));
   }
   if (outcome === 'throttled') return void (await refuse('no-route', `the claimant of ${JSON.stringify(session)} is not accepting messages`));
+  context.runtime.metrics.count('CommandsRouted', tenant);
   try {
     await eventLog.append(tenant, command, anchor);
   } catch (error) {

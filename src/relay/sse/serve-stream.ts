@@ -63,6 +63,7 @@ export async function serveStream(runtime: RelayRuntime, logger: Logger, invocat
     refuse(invocation, logger, error);
     return;
   }
+  if (accepted.live) runtime.metrics.count('StreamsOpened', accepted.subscription.tenant);
   await streamEvents(runtime, logger, invocation, accepted);
 }
 
@@ -145,7 +146,9 @@ async function streamEvents(runtime: RelayRuntime, logger: Logger, invocation: S
           writer.end(`closing: ${item.closing}`);
           return;
         }
-        if (!deliverLive(writer, item.text, sse.backpressureBytes)) return;
+        const outcome = deliverLive(writer, item.text, sse.backpressureBytes);
+        if (outcome === 'backpressure') runtime.metrics.count('BackpressureDisconnects', tenant);
+        if (outcome !== 'written') return;
       }
       if (delivered.length > 0) deliveredAt = runtime.now();
       else if (sse.idleEndMs > 0 && runtime.now() - deliveredAt >= sse.idleEndMs) {
@@ -163,6 +166,7 @@ async function streamEvents(runtime: RelayRuntime, logger: Logger, invocation: S
     writer.end('closing: internal error; reconnect with Last-Event-ID to resume');
   } finally {
     if (live) {
+      runtime.metrics.count('StreamsClosed', tenant);
       await runtime.connections.removeConnection(tenant, streamId).catch((error: unknown) => logger.error('stream cleanup failed', { error }));
       await releaseLiveStreamSlot(runtime, streamId, sse.maxLiveStreams).catch((error: unknown) => logger.error('stream cleanup failed', { error }));
     }
@@ -176,15 +180,16 @@ function writeEvent(writer: SseWriter, text: string): boolean {
 
 /**
  * Backpressure (AEP-0003 §8.4, `backpressure.ts`): with too much unsent, an event the
- * decision drops is skipped; otherwise the stream ends so the consumer resumes exactly.
+ * decision drops is skipped (counted as written); otherwise the stream ends so the consumer
+ * resumes exactly. `gone`: the client left.
  */
-function deliverLive(writer: SseWriter, text: string, backpressureBytes: number): boolean {
+function deliverLive(writer: SseWriter, text: string, backpressureBytes: number): 'written' | 'backpressure' | 'gone' {
   const event = parseStored(text);
-  if (event === undefined) return true;
+  if (event === undefined) return 'written';
   if (writer.pendingBytes > backpressureBytes) {
-    if (backpressureAction(event.severity) === 'drop') return true;
+    if (backpressureAction(event.severity) === 'drop') return 'written';
     writer.end('closing: the client is not keeping up; reconnect with Last-Event-ID to resume');
-    return false;
+    return 'backpressure';
   }
-  return writer.write(sseEventMessage(event, text));
+  return writer.write(sseEventMessage(event, text)) ? 'written' : 'gone';
 }

@@ -1,0 +1,62 @@
+/**
+ * The relay's per-tenant counts (`src/relay/ports/metrics.ts`) as CloudWatch embedded metric
+ * format, through Powertools for AWS Lambda's Metrics: counting only adds to a map in memory;
+ * `flush` prints the counts as EMF lines on stdout, which Lambda ships to CloudWatch Logs and
+ * CloudWatch turns into metrics. No call to AWS is ever made for a metric.
+ *
+ * An EMF line carries one value per dimension, so a flush prints one line per tenant (and per
+ * refusal code), holding every metric of that group. Dimensions are exactly `tenant`, or
+ * `tenant` and `code`: the default `service` dimension is cleared so each metric has one
+ * series per tenant (README, "Metrics and tenant cardinality").
+ */
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { REFUSAL_CODES } from '../relay/ports/metrics.ts';
+import type { MetricDimensions, RelayMetricName, RelayMetrics } from '../relay/ports/metrics.ts';
+
+export const METRICS_NAMESPACE = 'AepRelay';
+
+interface Group {
+  tenant: string;
+  code?: string;
+  counts: Map<RelayMetricName, number>;
+}
+
+export class EmfRelayMetrics implements RelayMetrics {
+  private readonly powertools: Metrics;
+  private groups = new Map<string, Group>();
+
+  constructor(options: { service: string; namespace?: string }) {
+    this.powertools = new Metrics({ namespace: options.namespace ?? METRICS_NAMESPACE, serviceName: options.service });
+    this.powertools.clearDefaultDimensions();
+  }
+
+  count(name: RelayMetricName, tenant: string, value = 1, dimensions?: MetricDimensions): void {
+    const given = dimensions?.code;
+    // A closed set (README, "Per-tenant metrics"): an unexpected code never adds series.
+    const code = given === undefined ? undefined : REFUSAL_CODES.has(given) ? given : 'other';
+    const key = JSON.stringify([tenant, code ?? null]);
+    let group = this.groups.get(key);
+    if (group === undefined) {
+      group = { tenant, ...(code === undefined ? {} : { code }), counts: new Map() };
+      this.groups.set(key, group);
+    }
+    group.counts.set(name, (group.counts.get(name) ?? 0) + value);
+  }
+
+  flush(): void {
+    const groups = this.groups;
+    // Swapped first: counts recorded while this flush prints go to the next one.
+    this.groups = new Map();
+    for (const group of groups.values()) {
+      this.powertools.addDimension('tenant', group.tenant);
+      if (group.code !== undefined) this.powertools.addDimension('code', group.code);
+      for (const [name, value] of group.counts) this.powertools.addMetric(name, MetricUnit.Count, value);
+      this.powertools.publishStoredMetrics();
+    }
+  }
+}
+
+/** A function's metrics, flushed by its handler once per invocation. */
+export function createRelayMetrics(options: { service: string }): EmfRelayMetrics {
+  return new EmfRelayMetrics(options);
+}
