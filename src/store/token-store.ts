@@ -10,7 +10,7 @@
  * Revocation and expiry are on the lookup item itself. A lookup written before the copy existed
  * has no `tenantDisabled` and is resolved the old way, reading the tenant record too.
  */
-import { GetItemCommand, PutItemCommand, QueryCommand, TransactWriteItemsCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, PutItemCommand, TransactWriteItemsCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Principal } from '../auth/principal.ts';
 import { isScope } from '../auth/scopes.ts';
@@ -168,22 +168,7 @@ export class TokenStore implements TokensPort {
 
   /** Every token record item of a tenant, as stored. */
   private async tokenItems(tenant: string): Promise<Item[]> {
-    const items: Item[] = [];
-    let start: Item | undefined;
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :token)',
-          ExpressionAttributeValues: { ':pk': str(tenantKeys.tenantPartition(tenant)), ':token': str('TOKEN#') },
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-      );
-      items.push(...(page.Items ?? []));
-      start = page.LastEvaluatedKey;
-    } while (start !== undefined);
-    return items;
+    return queryAll(this.client, this.tableName, tenantKeys.tenantPartition(tenant), 'TOKEN#');
   }
 
   /** Marks a token revoked in both places; returns false when the tenant has no such token. */
