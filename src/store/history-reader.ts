@@ -18,8 +18,9 @@ import type { DynamoDBClient, QueryCommandOutput } from '@aws-sdk/client-dynamod
 import type { HistoryBudget, HistoryPage, HistoryRange } from '../relay/domain/history.ts';
 import { num, readString, str } from './attribute-values.ts';
 import type { Item } from './attribute-values.ts';
-import { eventKeys, POSITIONED_END, POSITIONED_PREFIX, UNPOSITIONED_PREFIX } from './keys.ts';
+import { eventKeys, POSITIONED_END, POSITIONED_PREFIX } from './keys.ts';
 import { positionKey } from './position-key.ts';
+import { querySeqLess } from './session-history.ts';
 
 export interface HistoryReadContext {
   client: DynamoDBClient;
@@ -123,31 +124,13 @@ async function readPositioned(context: HistoryReadContext, partition: string, sp
 async function readSeqLess(context: HistoryReadContext, partition: string, span: Span, range: HistoryRange): Promise<KeyedText[]> {
   const filter = visibilityFilter(range, context.nowMs);
   const conditions = [filter.expression, ...(span.low === undefined ? [] : ['pos > :low']), ...(span.high === undefined ? [] : ['pos < :high'])];
-  const items: KeyedText[] = [];
-  let startKey: Item | undefined;
-  do {
-    const page: QueryCommandOutput = await context.client.send(
-      new QueryCommand({
-        TableName: context.tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        FilterExpression: conditions.join(' AND '),
-        ExpressionAttributeValues: {
-          ':pk': str(partition),
-          ':prefix': str(UNPOSITIONED_PREFIX),
-          ...filter.values,
-          ...(span.low === undefined ? {} : { ':low': str(span.low) }),
-          ...(span.high === undefined ? {} : { ':high': str(span.high) }),
-        },
-        ProjectionExpression: '#raw, pos',
-        ExpressionAttributeNames: { '#raw': 'raw' },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const record of page.Items ?? []) items.push({ raw: readString(record, 'raw') ?? '', key: readString(record, 'pos') ?? '' });
-    startKey = page.LastEvaluatedKey;
-  } while (startKey !== undefined);
-  return items;
+  const values: Item = {
+    ...filter.values,
+    ...(span.low === undefined ? {} : { ':low': str(span.low) }),
+    ...(span.high === undefined ? {} : { ':high': str(span.high) }),
+  };
+  const items = await querySeqLess(context.client, context.tableName, partition, { expression: conditions.join(' AND '), values });
+  return items.map((item) => ({ raw: item.raw, key: item.positionKey }));
 }
 
 /** Unexpired, and inside the admission window when one is asked for. */

@@ -86,30 +86,38 @@ export class SessionHistory {
   }
 
   private async seqLess(tenant: string, session: string, query: RangeQuery): Promise<PositionedItem[]> {
-    const filters = [...(query.afterKey === undefined ? [] : ['pos > :after']), ...(query.sinceMs === undefined ? [] : ['storedAt >= :since'])];
-    const items: PositionedItem[] = [];
-    let startKey: Item | undefined;
-    do {
-      const page: QueryCommandOutput = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ...(filters.length === 0 ? {} : { FilterExpression: filters.join(' AND ') }),
-          ExpressionAttributeValues: {
-            ':pk': str(eventKeys.sessionPartition(tenant, session)),
-            ':prefix': str(UNPOSITIONED_PREFIX),
-            ...(query.afterKey === undefined ? {} : { ':after': str(query.afterKey) }),
-            ...(query.sinceMs === undefined ? {} : { ':since': num(query.sinceMs) }),
-          },
-          ProjectionExpression: '#raw, pos',
-          ExpressionAttributeNames: { '#raw': 'raw' },
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const record of page.Items ?? []) items.push({ raw: readString(record, 'raw') ?? '', positionKey: readString(record, 'pos') ?? '' });
-      startKey = page.LastEvaluatedKey;
-    } while (startKey !== undefined);
-    return items;
+    const clauses = [...(query.afterKey === undefined ? [] : ['pos > :after']), ...(query.sinceMs === undefined ? [] : ['storedAt >= :since'])];
+    const values: Item = {
+      ...(query.afterKey === undefined ? {} : { ':after': str(query.afterKey) }),
+      ...(query.sinceMs === undefined ? {} : { ':since': num(query.sinceMs) }),
+    };
+    return querySeqLess(this.client, this.tableName, eventKeys.sessionPartition(tenant, session), clauses.length === 0 ? undefined : { expression: clauses.join(' AND '), values });
   }
+}
+
+/**
+ * Every seq-less item (`E#...`) of a session partition that passes `filter`, with its place
+ * (`pos`) as its position key: all pages, strongly consistent. Replay and history both read
+ * seq-less items this way; they differ only in the filter.
+ */
+export async function querySeqLess(client: DynamoDBClient, tableName: string, partition: string, filter?: { expression: string; values: Item }): Promise<PositionedItem[]> {
+  const items: PositionedItem[] = [];
+  let startKey: Item | undefined;
+  do {
+    const page: QueryCommandOutput = await client.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ...(filter === undefined ? {} : { FilterExpression: filter.expression }),
+        ExpressionAttributeValues: { ':pk': str(partition), ':prefix': str(UNPOSITIONED_PREFIX), ...filter?.values },
+        ProjectionExpression: '#raw, pos',
+        ExpressionAttributeNames: { '#raw': 'raw' },
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const record of page.Items ?? []) items.push({ raw: readString(record, 'raw') ?? '', positionKey: readString(record, 'pos') ?? '' });
+    startKey = page.LastEvaluatedKey;
+  } while (startKey !== undefined);
+  return items;
 }
