@@ -123,8 +123,9 @@ export class RelayStack extends Stack {
    * - authorizer: resolves a token, read only.
    * - socket: appends events and reads replay, keeps connection state, subscriptions and
    *   claims, authenticates and reads control policies.
-   * - fanout: reads subscriptions and parks or clears connection state, and updates the
-   *   session summaries in the event log (the stream read permissions come with the event source).
+   * - fanout: reads subscriptions and parks or clears connection state; in the event log it
+   *   updates the session summaries, writes the late ledger and reads a session's positions
+   *   to put live delivery in order (the stream read permissions come with the event source).
    * - stream: reads replay, keeps its subscription, authenticates.
    * - deadline: reads a connection's record and removes its state when its token expires.
    */
@@ -139,8 +140,8 @@ export class RelayStack extends Stack {
     connections.grantReadWriteData(socket);
     tenants.grantReadData(socket);
     connections.grantReadWriteData(fanout);
-    // Session summaries for GET /sessions (one update per session per stream batch).
-    events.grantWriteData(fanout);
+    // Session summaries (GET /sessions), the late ledger, and the reads of the live ordering.
+    events.grantReadWriteData(fanout);
     events.grantReadData(stream);
     connections.grantReadWriteData(stream);
     tenants.grantReadData(stream);

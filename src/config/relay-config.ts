@@ -112,6 +112,13 @@ export interface FanoutSettings {
    * long later batches keep trying to hand it the `closing` frame before closing without it.
    */
   closingGraceMs: number;
+  /**
+   * How long fan-out holds a session's event for the positions missing below it (AEP-0001 §7:
+   * gaps are legal, so the wait is bounded), counted from when that event was stored. API
+   * Gateway runs a connection's frames concurrently, so pipelined events can be stored out of
+   * order; this is the reordering live delivery absorbs (`fanout/session-sequencer.ts`).
+   */
+  orderWaitMs: number;
 }
 
 export const DEFAULT_LIMITS: RelayLimits = {
@@ -174,6 +181,7 @@ export function readRelayConfig(env: Environment): RelayConfig {
     fanout: {
       concurrency: positiveInteger(env, FANOUT_VARIABLES.concurrency, 256),
       closingGraceMs: positiveInteger(env, FANOUT_VARIABLES.closingGraceMs, 10_000),
+      orderWaitMs: nonNegativeInteger(env, FANOUT_VARIABLES.orderWaitMs, 500),
     },
     operatorTenant: operatorTenantOf(env),
     surface: {

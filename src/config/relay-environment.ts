@@ -55,6 +55,7 @@ export const SSE_VARIABLES: Readonly<Record<keyof SseSettings, string>> = {
 export const FANOUT_VARIABLES: Readonly<Record<keyof FanoutSettings, string>> = {
   concurrency: 'AEP_FANOUT_CONCURRENCY',
   closingGraceMs: 'AEP_FANOUT_CLOSING_GRACE_MS',
+  orderWaitMs: 'AEP_ORDER_WAIT_MS',
 };
 /** The bridges' variables (`bridge-config.ts`). */
 export const BRIDGE_VARIABLES = {

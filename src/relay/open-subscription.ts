@@ -14,7 +14,7 @@ import type { CaptureLevel } from '../protocol/levels.ts';
 import type { Position } from '../protocol/positions.ts';
 import type { RelayRuntime } from './runtime.ts';
 import { matchingSteps, replaySteps } from './replay-plan.ts';
-import { handOffToLive, HighWater } from './subscription-handoff.ts';
+import { DeliveredPositions, handOffToLive } from './subscription-handoff.ts';
 
 export interface SubscriptionSpec {
   tenant: string;
@@ -54,20 +54,20 @@ export async function recordSubscription(runtime: Pick<RelayRuntime, 'subscripti
 }
 
 /**
- * Writes the replay `from` asks for. Returns, per session, the newest position the consumer
- * now has (its resume point or the newest replayed event), or undefined when it went away.
+ * Writes the replay `from` asks for. Returns the positions it delivered, or undefined when the
+ * consumer went away.
  */
-export async function replayInto(runtime: Pick<RelayRuntime, 'eventLog'>, spec: SubscriptionSpec, output: SubscriptionOutput): Promise<HighWater | undefined> {
-  const highWater = new HighWater();
-  if (spec.from === undefined) return highWater;
-  if (Array.isArray(spec.from)) for (const position of spec.from) highWater.raise(position);
+export async function replayInto(runtime: Pick<RelayRuntime, 'eventLog'>, spec: SubscriptionSpec, output: SubscriptionOutput): Promise<DeliveredPositions | undefined> {
+  const delivered = new DeliveredPositions();
+  if (spec.from === undefined) return delivered;
+  if (Array.isArray(spec.from)) for (const position of spec.from) delivered.raise(position);
   const steps = replaySteps(runtime.eventLog, { tenant: spec.tenant, from: spec.from, matches: spec.matches, ...(spec.ceiling === undefined ? {} : { ceiling: spec.ceiling }) });
   for await (const step of steps) {
     const written = step.kind === 'exhausted' ? await output.exhausted(step.session, step.earliest) : await output.event(step.text);
     if (!written) return undefined;
-    if (step.kind === 'event' && step.position !== undefined) highWater.raise(step.position);
+    if (step.kind === 'event' && step.position !== undefined) delivered.add(step.position);
   }
-  return highWater;
+  return delivered;
 }
 
 export interface GoLiveOptions {
@@ -80,21 +80,21 @@ export interface GoLiveOptions {
 }
 
 /** Delivers what was parked during the replay and flips the subscription to live; false when the consumer went away. */
-export async function goLive(runtime: Runtime, spec: SubscriptionSpec, highWater: HighWater, output: SubscriptionOutput, options: GoLiveOptions = {}): Promise<boolean> {
+export async function goLive(runtime: Runtime, spec: SubscriptionSpec, delivered: DeliveredPositions, output: SubscriptionOutput, options: GoLiveOptions = {}): Promise<boolean> {
   if (options.catchUpSinceMs !== undefined) {
     for (const session of sessionEqualityOf(spec.filter) ?? []) {
       for (const step of matchingSteps(await runtime.eventLog.storedSince(spec.tenant, session, options.catchUpSinceMs), spec)) {
-        if (highWater.covers(step.position)) continue;
+        if (delivered.has(step.position)) continue;
         if (!(await output.event(step.text))) return false;
-        if (step.position !== undefined) highWater.raise(step.position);
+        if (step.position !== undefined) delivered.add(step.position);
       }
     }
   }
-  return handOffToLive(runtime, { tenant: spec.tenant, connectionId: spec.connectionId, subscriptionId: spec.subscriptionId, ceiling: spec.ceiling, highWater, deliver: output.event });
+  return handOffToLive(runtime, { tenant: spec.tenant, connectionId: spec.connectionId, subscriptionId: spec.subscriptionId, ceiling: spec.ceiling, delivered, deliver: output.event });
 }
 
 /** Replays, then goes live: the whole of a recorded subscription's opening. */
 export async function openSubscription(runtime: Runtime, spec: SubscriptionSpec, output: SubscriptionOutput, options: GoLiveOptions = {}): Promise<boolean> {
-  const highWater = await replayInto(runtime, spec, output);
-  return highWater !== undefined && goLive(runtime, spec, highWater, output, options);
+  const delivered = await replayInto(runtime, spec, output);
+  return delivered !== undefined && goLive(runtime, spec, delivered, output, options);
 }

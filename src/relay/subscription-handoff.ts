@@ -7,42 +7,56 @@
  * conditional write that fails if more was parked meanwhile (then it delivers those and
  * tries again). So live events follow the replayed ones and none falls in between.
  *
- * Parked events at or below a session's high-water position (the requested resume position
- * or the newest replayed one) were already delivered or precede the resume point, and are
- * skipped rather than sent twice.
+ * A parked event is skipped only when the consumer has that very position (one the replay
+ * delivered). An event merely below the newest replayed position may be a late one (stored
+ * after a higher position, AEP-0001 §7.2 backfill) the consumer never saw, so it is delivered;
+ * at worst that is a duplicate, which consumers drop by `(source, id)`.
  */
-import type { CaptureLevel } from '../protocol/levels.ts';
 import { comparePositions, positionOf } from '../protocol/positions.ts';
 import type { Position } from '../protocol/positions.ts';
+import type { CaptureLevel } from '../protocol/levels.ts';
 import type { ParkingPort } from './ports/parking.ts';
 import type { SubscriptionsPort } from './ports/subscriptions.ts';
 import { deliveryText, parseStored } from './delivery-text.ts';
 
-/** Per session, the newest position the consumer already has. */
-export class HighWater {
-  private readonly bySession = new Map<string, Position>();
+/**
+ * What a subscription's opening gave the consumer: every position its replay (or catch-up read)
+ * delivered, and per session the highest position it holds (its resume point or the newest
+ * replayed one), which fan-out may skip up to for events not stored late (`delivery-plan.ts`).
+ */
+export class DeliveredPositions {
+  private readonly held = new Set<string>();
+  private readonly highest = new Map<string, Position>();
 
+  /** A resume position: the consumer holds it (and what it implies), though this opening sent nothing. */
   raise(position: Position): void {
-    const current = this.bySession.get(position.session);
-    if (current === undefined || comparePositions(position, current) > 0) this.bySession.set(position.session, position);
+    const current = this.highest.get(position.session);
+    if (current === undefined || comparePositions(position, current) > 0) this.highest.set(position.session, position);
+  }
+
+  add(position: Position): void {
+    this.held.add(heldKey(position));
+    this.raise(position);
+  }
+
+  /** Whether the consumer was given this very position (a seq-less event has none, and never is). */
+  has(position: Position | undefined): boolean {
+    return position !== undefined && this.held.has(heldKey(position));
   }
 
   /**
-   * The positions to store on the live subscription, at most `limit` sessions (an item holds
-   * 400 KB); sessions past the limit are simply not skipped by fan-out (duplicates, never loss).
+   * The highest positions to store on the live subscription, at most `limit` sessions (an item
+   * holds 400 KB); sessions past the limit are simply not skipped by fan-out (duplicates, never loss).
    */
   snapshot(limit = 100): Record<string, { epoch: number; seq: number }> {
     const snapshot: Record<string, { epoch: number; seq: number }> = {};
-    for (const [session, position] of [...this.bySession].slice(0, limit)) snapshot[session] = { epoch: position.epoch, seq: position.seq };
+    for (const [session, position] of [...this.highest].slice(0, limit)) snapshot[session] = { epoch: position.epoch, seq: position.seq };
     return snapshot;
   }
+}
 
-  /** Whether the consumer already has this position (a seq-less event has none, and is never covered). */
-  covers(position: Position | undefined): boolean {
-    if (position === undefined) return false;
-    const covered = this.bySession.get(position.session);
-    return covered !== undefined && comparePositions(position, covered) <= 0;
-  }
+function heldKey(position: Position): string {
+  return `${position.epoch}:${position.seq}:${position.session}`;
 }
 
 export interface HandoffRequest {
@@ -51,7 +65,7 @@ export interface HandoffRequest {
   connectionId: string;
   subscriptionId: string;
   ceiling: CaptureLevel | undefined;
-  highWater: HighWater;
+  delivered: DeliveredPositions;
   /** Sends one event text; false when the consumer is gone. */
   deliver: (text: string) => Promise<boolean>;
 }
@@ -66,10 +80,10 @@ export async function handOffToLive(store: { subscriptions: SubscriptionsPort; p
       for (const raw of current.pending.slice(delivered)) {
         delivered += 1;
         const event = parseStored(raw);
-        if (event === undefined || request.highWater.covers(positionOf(event))) continue;
+        if (event === undefined || request.delivered.has(positionOf(event))) continue;
         if (!(await request.deliver(deliveryText(raw, event, request.ceiling)))) return false;
       }
-      if (await store.parking.goLive(current, delivered, request.highWater.snapshot())) break;
+      if (await store.parking.goLive(current, delivered, request.delivered.snapshot())) break;
       const reread = (await store.subscriptions.subscriptionEntries(request.tenant, request.connectionId, request.subscriptionId)).find(
         (candidate) => candidate.indexKey.pk === entry.indexKey.pk,
       );

@@ -19,14 +19,18 @@
  *   `(tenant, agent, source, id)`. An `id` reused at a different position, or in another
  *   session, is a different item, stored again (README, "Guarantees").
  * - `redelivery`: a short-lived marker written when a duplicate arrives (`redelivery-markers.ts`).
+ * - `late-ledger`: which events were stored after a higher position of their session, written
+ *   by fan-out so that resume misses none of them (`late-ledger.ts`).
  * - `session`: the tenant's registry of sessions held, for replay-all (`session-registry.ts`).
  */
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { isBeforeFirst } from '../protocol/positions.ts';
 import type { Position } from '../protocol/positions.ts';
+import type { LateArrival } from '../relay/domain/deliverable.ts';
 import { isAgentScopedType } from '../protocol/type-grammar.ts';
 import type { HistoryBudget, HistoryPage, HistoryRange } from '../relay/domain/history.ts';
-import type { AdmittedEvent, AppendOutcome, Page, ReplayResult, SeqLessAnchor } from '../relay/domain/stored-event.ts';
+import type { AdmittedEvent, AppendOutcome, Page, ReplayResult, SeqLessAnchor, StoredEvent } from '../relay/domain/stored-event.ts';
 import type { Clock } from '../relay/ports/clock.ts';
 import type { EventLogPort } from '../relay/ports/event-log.ts';
 import type { IdMinter } from '../relay/ports/ids.ts';
@@ -35,7 +39,8 @@ import type { Item } from './attribute-values.ts';
 import { eventKeys } from './keys.ts';
 import { readHistoryPage } from './history-reader.ts';
 import { clampLimit } from './pages.ts';
-import { positionKey, positionOfKey, seqLessKey } from './position-key.ts';
+import { LateLedger } from './late-ledger.ts';
+import { orderCeiling, positionKey, positionOfKey, seqLessKey } from './position-key.ts';
 import { RedeliveryMarkers } from './redelivery-markers.ts';
 import { SessionRegistry } from './session-registry.ts';
 import { expiresAfter } from './table-access.ts';
@@ -69,6 +74,7 @@ export class EventLog implements EventLogPort {
   private readonly sessions: SessionRegistry;
   private readonly redeliveries: RedeliveryMarkers;
   private readonly history: SessionHistory;
+  private readonly ledger: LateLedger;
 
   constructor(
     private readonly client: DynamoDBClient,
@@ -77,6 +83,7 @@ export class EventLog implements EventLogPort {
     this.sessions = new SessionRegistry(client, { tableName: options.tableName, refreshMs: options.registryRefreshMs ?? 60_000 });
     this.redeliveries = new RedeliveryMarkers(client, { tableName: options.tableName, lifetimeSeconds: options.liveOnlySeconds, mintId: options.mintId });
     this.history = new SessionHistory(client, options.tableName);
+    this.ledger = new LateLedger(client, { tableName: options.tableName, mintId: options.mintId });
   }
 
   /**
@@ -134,10 +141,15 @@ export class EventLog implements EventLogPort {
    */
   async replay(tenant: string, session: string, after?: Position): Promise<ReplayResult & { items: PositionedItem[] }> {
     const window = this.options.replayBuffer;
+    const { afterKey } = afterKeyOf(after);
     // The newest window + 1 sequenced events and every seq-less one after `after`, merged; one
-    // more than the window tells whether it overflows.
-    const { items: newestFirst } = await this.history.read(tenant, session, { ...afterKeyOf(after), newestFirst: true, limit: window + 1 });
-    const items = newestFirst.slice(0, window).reverse();
+    // more than the window tells whether it overflows. Plus the events below `after` stored after
+    // a position at or above it (`late-ledger.ts`): a consumer holding `after` may lack those.
+    const [{ items: newestFirst }, late] = await Promise.all([
+      this.history.read(tenant, session, { ...(afterKey === undefined ? {} : { afterKey }), newestFirst: true, limit: window + 1 }),
+      afterKey === undefined ? [] : this.ledger.storedLateBelow(tenant, session, afterKey, Math.floor(this.options.now() / 1000)),
+    ]);
+    const items = mergeByKey(late, newestFirst.slice(0, window).reverse()).slice(-window);
     const earliest = items[0];
     if (newestFirst.length > window && after !== undefined && earliest !== undefined) {
       return { exhaustedEarliest: positionOfKey(session, earliest.positionKey), items };
@@ -179,6 +191,28 @@ export class EventLog implements EventLogPort {
     return earliest === undefined ? undefined : positionOfKey(session, earliest.positionKey);
   }
 
+  /**
+   * Records a batch's late arrivals of one session (fan-out writes it from the stream, which is
+   * store order); the ledger expires with the tenant's retention.
+   */
+  async recordLateArrivals(tenant: string, session: string, arrivals: readonly LateArrival[]): Promise<void> {
+    const nowMs = this.options.now();
+    const retentionDays = (await this.options.retentionDaysOf?.(tenant)) ?? this.options.retentionDays;
+    await this.ledger.record(tenant, session, arrivals, expiresAfter(nowMs, retentionDays * SECONDS_PER_DAY));
+  }
+
+  /** An order key at or above every one the session holds now, or undefined when it holds nothing. */
+  async orderCeiling(tenant: string, session: string): Promise<string | undefined> {
+    return orderCeiling(await this.history.newestPositionKey(tenant, session));
+  }
+
+  /** The session's sequenced events strictly between two positions, at most `limit` from the low end (or the high end). */
+  async storedBetween(tenant: string, session: string, after: Position | undefined, before: Position, limit: number, newestFirst = false): Promise<StoredEvent[]> {
+    const afterKey = after === undefined || isBeforeFirst(after) ? undefined : positionKey(after.epoch, after.seq);
+    const items = await this.history.positionedBetween(tenant, session, afterKey, positionKey(before.epoch, before.seq), limit, newestFirst);
+    return items.map((item) => ({ raw: item.raw, order: { key: item.positionKey, itemKey: eventKeys.positionSort(item.positionKey) }, ...(item.storedAtMs === undefined ? {} : { storedAtMs: item.storedAtMs }) }));
+  }
+
   /** Sessions the tenant holds history for, one bounded page at a time. */
   listSessions(tenant: string, limit: number, cursor?: string): Promise<Page<string>> {
     return this.sessions.list(tenant, limit, cursor);
@@ -197,8 +231,16 @@ export class EventLog implements EventLogPort {
   }
 }
 
+/** Two key-ordered lists as one, oldest first, each key once. */
+function mergeByKey(left: readonly PositionedItem[], right: readonly PositionedItem[]): PositionedItem[] {
+  const byKey = new Map<string, PositionedItem>();
+  for (const item of [...left, ...right]) byKey.set(item.positionKey, item);
+  return [...byKey.values()].sort((a, b) => (a.positionKey < b.positionKey ? -1 : a.positionKey > b.positionKey ? 1 : 0));
+}
+
 function afterKeyOf(after: Position | undefined): { afterKey?: string } {
-  return after === undefined ? {} : { afterKey: positionKey(after.epoch, after.seq) };
+  // Before the first position is the start of the session, seq-less events anchored there included.
+  return after === undefined || isBeforeFirst(after) ? {} : { afterKey: positionKey(after.epoch, after.seq) };
 }
 
 /** Whether stored text is the event with this `(source, id)` (a retransmit), not another one. */

@@ -6,10 +6,10 @@
  */
 import type { DynamoDBRecord } from 'aws-lambda';
 import { positionOf } from '../protocol/positions.ts';
-import type { Deliverable } from '../relay/domain/deliverable.ts';
+import type { Deliverable, SessionOrderKey } from '../relay/domain/deliverable.ts';
 import type { SessionActivity } from '../relay/domain/history.ts';
 import { parseStored } from '../relay/delivery-text.ts';
-import { eventKeys, tenantOfPartition } from './keys.ts';
+import { eventKeys, POSITIONED_PREFIX, tenantOfPartition } from './keys.ts';
 
 /** The deliverables of a batch, in stream order; a record's id is its stream sequence number. */
 export function deliverablesOf(records: readonly DynamoDBRecord[]): Deliverable[] {
@@ -28,7 +28,16 @@ function deliverableOf(record: DynamoDBRecord): Deliverable | undefined {
   const tenant = tenantOfPartition(partition);
   const event = parseStored(raw);
   if (tenant === undefined || event === undefined) return undefined;
-  return { recordId: sequenceNumber, tenant, raw, event, kind };
+  const storedAtMs = Number(image?.storedAt?.N);
+  const order = kind === 'event' ? orderOf(partition, tenant, event.session, image?.sk?.S, image?.pos?.S) : undefined;
+  return { recordId: sequenceNumber, tenant, raw, event, kind, ...(order === undefined ? {} : { order }), ...(Number.isFinite(storedAtMs) ? { storedAtMs } : {}) };
+}
+
+/** A session event's place in its session's order: its position key, or a seq-less event's `pos` (`position-key.ts`). */
+function orderOf(partition: string, tenant: string, session: string | undefined, sortKey: string | undefined, pos: string | undefined): SessionOrderKey | undefined {
+  if (session === undefined || sortKey === undefined || partition !== eventKeys.sessionPartition(tenant, session)) return undefined;
+  if (sortKey.startsWith(POSITIONED_PREFIX)) return { key: sortKey.slice(POSITIONED_PREFIX.length), itemKey: sortKey };
+  return pos === undefined ? undefined : { key: pos, itemKey: sortKey };
 }
 
 /**
@@ -55,6 +64,7 @@ export function sessionActivitiesOf(records: readonly DynamoDBRecord[]): Session
     if (partition !== eventKeys.sessionPartition(tenant, event.session)) continue;
     const key = `${tenant}\u0000${event.session}`;
     const position = positionOf(event);
+    const order = orderOf(partition, tenant, event.session, image?.sk?.S, image?.pos?.S);
     const watermark = sequenceNumber.padStart(WATERMARK_DIGITS, '0');
     const known = bySession.get(key);
     if (known === undefined) {
@@ -69,9 +79,11 @@ export function sessionActivitiesOf(records: readonly DynamoDBRecord[]): Session
         ended: event.type === 'session.ended',
         visibleUntilSec: expiresAt,
         watermark,
+        ...(order === undefined ? {} : { topOrderKey: order.key }),
       });
       continue;
     }
+    if (order !== undefined && (known.topOrderKey === undefined || order.key > known.topOrderKey)) known.topOrderKey = order.key;
     known.firstEventMs = Math.min(known.firstEventMs, storedAt);
     known.lastEventMs = Math.max(known.lastEventMs, storedAt);
     if (position !== undefined) known.lastPosition = { epoch: position.epoch, seq: position.seq };

@@ -9,7 +9,7 @@
  */
 import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient, QueryCommandOutput } from '@aws-sdk/client-dynamodb';
-import { num, readString, str } from './attribute-values.ts';
+import { num, readNumber, readString, str } from './attribute-values.ts';
 import type { Item } from './attribute-values.ts';
 import { eventKeys, POSITIONED_END, POSITIONED_PREFIX, UNPOSITIONED_PREFIX } from './keys.ts';
 
@@ -17,11 +17,20 @@ import { eventKeys, POSITIONED_END, POSITIONED_PREFIX, UNPOSITIONED_PREFIX } fro
 export interface PositionedItem {
   raw: string;
   positionKey: string;
+  /** When it was stored (ms), where the read asked for it. */
+  storedAtMs?: number;
+}
+
+function storedAtOf(record: Item): { storedAtMs?: number } {
+  const storedAtMs = readNumber(record, 'storedAt');
+  return storedAtMs === undefined ? {} : { storedAtMs };
 }
 
 export interface RangeQuery {
   /** Only items whose position key is strictly greater (absent: from the start). */
   afterKey?: string;
+  /** Only sequenced items whose position key is strictly smaller (absent: to the end). */
+  beforeKey?: string;
   newestFirst: boolean;
   /** Most positioned items to read (DynamoDB `Limit`, counted before `sinceMs` filters). */
   limit: number;
@@ -47,6 +56,12 @@ export class SessionHistory {
     return { items, more: positioned.more };
   }
 
+  /** Sequenced items strictly between two position keys, at most `limit`, from the low end (or the high end, newest first). */
+  async positionedBetween(tenant: string, session: string, afterKey: string | undefined, beforeKey: string, limit: number, newestFirst: boolean): Promise<PositionedItem[]> {
+    const { items } = await this.positioned(tenant, session, { ...(afterKey === undefined ? {} : { afterKey }), beforeKey, newestFirst, limit });
+    return items;
+  }
+
   /** The newest sequenced position key of the session, or undefined when it has none. */
   async newestPositionKey(tenant: string, session: string): Promise<string | undefined> {
     const { items } = await this.positioned(tenant, session, { newestFirst: true, limit: 1 });
@@ -66,11 +81,11 @@ export class SessionHistory {
           ExpressionAttributeValues: {
             ':pk': str(eventKeys.sessionPartition(tenant, session)),
             ':low': str(query.afterKey === undefined ? POSITIONED_PREFIX : `${POSITIONED_PREFIX}${query.afterKey}\u0000`),
-            ':high': str(POSITIONED_END),
+            ':high': str(query.beforeKey === undefined ? POSITIONED_END : `${POSITIONED_PREFIX}${query.beforeKey}`),
             ...(query.sinceMs === undefined ? {} : { ':since': num(query.sinceMs) }),
           },
           // `raw` is a DynamoDB reserved word.
-          ProjectionExpression: '#raw, sk',
+          ProjectionExpression: '#raw, sk, storedAt',
           ExpressionAttributeNames: { '#raw': 'raw' },
           ScanIndexForward: !query.newestFirst,
           ConsistentRead: true,
@@ -78,7 +93,12 @@ export class SessionHistory {
           ExclusiveStartKey: startKey,
         }),
       );
-      for (const record of page.Items ?? []) items.push({ raw: readString(record, 'raw') ?? '', positionKey: (readString(record, 'sk') ?? '').slice(POSITIONED_PREFIX.length) });
+      for (const record of page.Items ?? []) {
+        const positionKey = (readString(record, 'sk') ?? '').slice(POSITIONED_PREFIX.length);
+        // BETWEEN is inclusive; "strictly before" leaves the upper bound's own item out.
+        if (positionKey === query.beforeKey) continue;
+        items.push({ raw: readString(record, 'raw') ?? '', positionKey, ...storedAtOf(record) });
+      }
       startKey = page.LastEvaluatedKey;
       if (query.sinceMs !== undefined) break;
     } while (startKey !== undefined && items.length < query.limit);
@@ -86,9 +106,14 @@ export class SessionHistory {
   }
 
   private async seqLess(tenant: string, session: string, query: RangeQuery): Promise<PositionedItem[]> {
-    const clauses = [...(query.afterKey === undefined ? [] : ['pos > :after']), ...(query.sinceMs === undefined ? [] : ['storedAt >= :since'])];
+    const clauses = [
+      ...(query.afterKey === undefined ? [] : ['pos > :after']),
+      ...(query.beforeKey === undefined ? [] : ['pos < :before']),
+      ...(query.sinceMs === undefined ? [] : ['storedAt >= :since']),
+    ];
     const values: Item = {
       ...(query.afterKey === undefined ? {} : { ':after': str(query.afterKey) }),
+      ...(query.beforeKey === undefined ? {} : { ':before': str(query.beforeKey) }),
       ...(query.sinceMs === undefined ? {} : { ':since': num(query.sinceMs) }),
     };
     return querySeqLess(this.client, this.tableName, eventKeys.sessionPartition(tenant, session), clauses.length === 0 ? undefined : { expression: clauses.join(' AND '), values });

@@ -13,7 +13,8 @@
  */
 import { QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { SessionActivity, SessionFilter, SessionSummary } from '../relay/domain/history.ts';
+import { sessionTopKey } from '../relay/domain/history.ts';
+import type { SessionActivity, SessionFilter, SessionSummary, SessionTops } from '../relay/domain/history.ts';
 import type { Page } from '../relay/domain/stored-event.ts';
 import type { Clock } from '../relay/ports/clock.ts';
 import type { SessionSummariesPort } from '../relay/ports/session-summaries.ts';
@@ -36,11 +37,19 @@ export class SessionSummaryStore implements SessionSummariesPort {
     private readonly options: SessionSummaryStoreOptions,
   ) {}
 
-  async recordActivity(activities: readonly SessionActivity[]): Promise<void> {
-    await Promise.all(activities.map((activity) => this.record(activity)));
+  async recordActivity(activities: readonly SessionActivity[]): Promise<SessionTops> {
+    const tops = new Map<string, string | null>();
+    await Promise.all(
+      activities.map(async (activity) => {
+        const previousTop = await this.record(activity);
+        if (previousTop !== undefined) tops.set(sessionTopKey(activity.tenant, activity.session), previousTop);
+      }),
+    );
+    return tops;
   }
 
-  private async record(activity: SessionActivity): Promise<void> {
+  /** Returns the session's top order key before this batch (null: none), or undefined when this batch was folded in before. */
+  private async record(activity: SessionActivity): Promise<string | null | undefined> {
     const partition = eventKeys.sessionRegistryPartition(activity.tenant);
     const sets = [
       'kind = :kind',
@@ -75,8 +84,15 @@ export class SessionSummaryStore implements SessionSummariesPort {
       sets.push('ended = :ended');
       values[':ended'] = { BOOL: true };
     }
+    if (activity.topOrderKey !== undefined) {
+      // Set to this batch's top and read the old one back in the same write (the fan-out of one
+      // shard runs one batch at a time, so nothing reads it in between); corrected below when
+      // the whole batch was below it.
+      sets.push('topKey = :top');
+      values[':top'] = str(activity.topOrderKey);
+    }
     try {
-      await this.client.send(
+      const result = await this.client.send(
         new UpdateItemCommand({
           TableName: this.options.tableName,
           Key: { pk: str(partition), sk: str(activity.session) },
@@ -85,12 +101,35 @@ export class SessionSummaryStore implements SessionSummariesPort {
           // `agent` is a DynamoDB reserved word; `session` is aliased the same way for safety.
           ExpressionAttributeNames: { '#session': 'session', '#agent': 'agent' },
           ExpressionAttributeValues: values,
+          ReturnValues: 'UPDATED_OLD',
         }),
       );
+      const previousTop = readString(result.Attributes, 'topKey') ?? null;
+      if (activity.topOrderKey === undefined) return previousTop;
+      if (previousTop !== null && previousTop > activity.topOrderKey) await this.restoreTop(partition, activity.session, activity.topOrderKey, previousTop);
+      return previousTop;
     } catch (error) {
       // Already folded in by an earlier attempt of this batch.
       if (!isConditionFailure(error)) throw error;
+      return undefined;
     }
+  }
+
+  /** Puts back a top this batch lowered (every event of it was below the old top). */
+  private async restoreTop(partition: string, session: string, lowered: string, previousTop: string): Promise<void> {
+    await this.client
+      .send(
+        new UpdateItemCommand({
+          TableName: this.options.tableName,
+          Key: { pk: str(partition), sk: str(session) },
+          UpdateExpression: 'SET topKey = :previous',
+          ConditionExpression: 'topKey = :lowered',
+          ExpressionAttributeValues: { ':previous': str(previousTop), ':lowered': str(lowered) },
+        }),
+      )
+      .catch((error: unknown) => {
+        if (!isConditionFailure(error)) throw error;
+      });
   }
 
   async listSummaries(tenant: string, filter: SessionFilter, limit: number, cursor?: string): Promise<Page<SessionSummary>> {

@@ -16,7 +16,7 @@ import type { AepEvent } from '../event.ts';
 import { typeScope } from '../type-grammar.ts';
 import type { Violation } from '../violation.ts';
 import { violation } from '../violation.ts';
-import { BoundedMap, BoundedSet } from './bounded-collections.ts';
+import { BoundedMap, BoundedSet } from '../bounded-collections.ts';
 import { clip } from './clip.ts';
 import { contentDigest } from './content-digest.ts';
 import { closedSelects, formAnswerViolations } from './form-answer-rules.ts';

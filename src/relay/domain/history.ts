@@ -68,4 +68,16 @@ export interface SessionActivity extends SessionSummary {
   visibleUntilSec: number;
   /** Ordered watermark of the batch (its newest stream sequence number), so a retried batch is not counted twice. */
   watermark: string;
+  /** The highest order key among the batch's events of the session (`SessionOrderKey`). */
+  topOrderKey?: string;
+}
+
+/**
+ * Per session (`${tenant}\u0000${session}`), the highest order key stored before a batch, as the
+ * summaries knew it: null when the session had none. A session absent from it is unknown.
+ */
+export type SessionTops = ReadonlyMap<string, string | null>;
+
+export function sessionTopKey(tenant: string, session: string): string {
+  return `${tenant}\u0000${session}`;
 }

@@ -4,6 +4,7 @@
  */
 import type { AepEvent } from '../../protocol/event.ts';
 import type { Position } from '../../protocol/positions.ts';
+import type { SessionOrderKey } from './deliverable.ts';
 
 /** An event that passed validation, with the exact text it arrived as (AEP-0004 §4.4 byte identity). */
 export interface AdmittedEvent {
@@ -21,6 +22,13 @@ export type AppendOutcome = 'stored' | 'duplicate' | 'conflict';
 /** Where a seq-less event takes its place in its session's history; opaque to the relay. */
 export interface SeqLessAnchor {
   readonly positionKey: string;
+}
+
+/** A stored session event read back with its place in the session's order (fan-out's ordering reads). */
+export interface StoredEvent {
+  raw: string;
+  order: SessionOrderKey;
+  storedAtMs?: number;
 }
 
 /** One stored event read back from a session's history, as the text it was admitted as. */

@@ -11,8 +11,8 @@
 import { compileFilter, validateFilter } from '../../protocol/attr-match.ts';
 import type { EventMatcher } from '../../protocol/attr-match.ts';
 import { captureRank } from '../../protocol/levels.ts';
-import type { CaptureLevel } from '../../protocol/levels.ts';
 import { comparePositions, positionOf } from '../../protocol/positions.ts';
+import type { CaptureLevel } from '../../protocol/levels.ts';
 import type { Deliverable } from '../domain/deliverable.ts';
 import type { StoredSubscription } from '../domain/subscription.ts';
 import { deliveryText } from '../delivery-text.ts';
@@ -30,8 +30,19 @@ export interface ConnectionPlan {
   entries: StoredSubscription[];
 }
 
-/** Plans one tenant's deliverables (in stream order) against the subscriptions read for them. */
-export function planTenant(tenant: string, deliverables: readonly Deliverable[], subscriptions: readonly StoredSubscription[], plans: Map<string, ConnectionPlan>): void {
+/**
+ * Plans one tenant's deliverables (in delivery order) against the subscriptions read for them.
+ * `alreadyGiven` names, per deliverable, connections that got it before (as a gap fill,
+ * `session-sequencer.ts`).
+ */
+export function planTenant(
+  tenant: string,
+  deliverables: readonly Deliverable[],
+  subscriptions: readonly StoredSubscription[],
+  plans: Map<string, ConnectionPlan>,
+  alreadyGiven: (deliverable: Deliverable) => ReadonlySet<string> | undefined = () => undefined,
+  late: ReadonlySet<Deliverable> = new Set(),
+): void {
   const matchers = new Map<string, EventMatcher | undefined>();
   const planOf = (connectionId: string): ConnectionPlan => {
     let plan = plans.get(connectionId);
@@ -49,13 +60,15 @@ export function planTenant(tenant: string, deliverables: readonly Deliverable[],
   for (const connectionId of closing) planOf(connectionId).actions.push({ kind: 'retry-closing' });
   for (const deliverable of deliverables) {
     const posts = new Map<string, Extract<DeliveryAction, { kind: 'post' }>>();
+    const given = alreadyGiven(deliverable);
     for (const subscription of subscriptions) {
-      if (closing.has(subscription.connectionId)) continue;
+      if (closing.has(subscription.connectionId) || given?.has(subscription.connectionId) === true) continue;
       const matches = matcherFor(subscription.filter, matchers);
       if (matches === undefined || !matches(deliverable.event)) continue;
       // An event the consumer already has (replayed to it, or before its resume point) that
-      // reaches the stream only after the subscription went live is not sent again.
-      if (isCovered(deliverable, subscription)) continue;
+      // reaches the stream only after the subscription went live is not sent again; but an
+      // event stored late (after a higher one) may be below those and still new to it.
+      if (isCovered(deliverable, subscription, late)) continue;
       const plan = planOf(subscription.connectionId);
       if (subscription.state === 'replaying') {
         plan.actions.push({ kind: 'park', deliverable, subscription });
@@ -76,9 +89,14 @@ export function planTenant(tenant: string, deliverables: readonly Deliverable[],
   for (const [connectionId, plan] of plans) if (plan.tenant === tenant && plan.actions.length === 0) plans.delete(connectionId);
 }
 
-function isCovered(deliverable: Deliverable, subscription: StoredSubscription): boolean {
+/**
+ * Covered: at or below the highest position the subscription's opening left the consumer with,
+ * and stored in order (when it was stored, nothing higher was): then the consumer has it, from
+ * its replay or from before its resume point. A late arrival or a gap fill never is.
+ */
+function isCovered(deliverable: Deliverable, subscription: StoredSubscription, late: ReadonlySet<Deliverable>): boolean {
   // Redeliveries always traverse: a re-sent ack is how a lost one is recovered (AEP-0004 §3).
-  if (deliverable.kind === 'redelivery') return false;
+  if (deliverable.kind === 'redelivery' || deliverable.gapFill === true || late.has(deliverable)) return false;
   const position = positionOf(deliverable.event);
   if (position === undefined) return false;
   const covered = subscription.covered[position.session];

@@ -7,23 +7,29 @@
  * indexed under a first type segment (`tool`, `progress`) the batch's events carry. A tenant's
  * subscriptions filtered to other sessions or other types are never read.
  *
- * Order and speed: each connection's deliveries run one after another in stream order (which
- * follows `(epoch, seq)` arrival order per session); `fanout.concurrency` posts are in flight
+ * Order: late arrivals (events stored after a higher one of their session) are recorded first,
+ * so resume misses none (`late-arrivals.ts`); then each session's events are put in `(epoch,
+ * seq)` order, waiting a bounded time for missing positions (`session-sequencer.ts`).
+ *
+ * Speed: each connection's deliveries run one after another in that order; `fanout.concurrency` posts are in flight
  * over all connections, scheduled without head-of-line blocking (`delivery-pool.ts`).
  *
  * Failure isolation: a gone connection (410) has its state removed; a slow one is handled by
  * the backpressure rule (`connection-delivery.ts`). Neither fails the batch. Only a failure to
- * read subscriptions reports records back (`failedRecordIds`, which the handler returns as
+ * record late arrivals, order, or read subscriptions reports records back (`failedRecordIds`, which the handler returns as
  * `batchItemFailures`), so the event source mapping retries them.
  */
 import { firstTypeSegment } from '../../protocol/attr-match.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { Deliverable } from '../domain/deliverable.ts';
+import type { SessionTops } from '../domain/history.ts';
 import type { RelayRuntime } from '../runtime.ts';
 import { ConnectionDelivery } from './connection-delivery.ts';
 import type { FanoutCounts } from './connection-delivery.ts';
 import { runPool } from './delivery-pool.ts';
 import { DeliveryTexts, planTenant } from './delivery-plan.ts';
+import { LateArrivals } from './late-arrivals.ts';
+import { SessionSequencer } from './session-sequencer.ts';
 import type { ConnectionPlan } from './delivery-plan.ts';
 
 export interface FanoutReport extends FanoutCounts {
@@ -31,7 +37,21 @@ export interface FanoutReport extends FanoutCounts {
   failedRecordIds: string[];
 }
 
-export async function fanOut(runtime: RelayRuntime, logger: Logger, deliverables: readonly Deliverable[]): Promise<FanoutReport> {
+/** What fan-out keeps between batches in one container (`late-arrivals.ts`, `session-sequencer.ts`). */
+export interface FanoutOrdering {
+  lateArrivals: LateArrivals;
+  sequencer: SessionSequencer;
+}
+
+export function createFanoutOrdering(runtime: Pick<RelayRuntime, 'eventLog' | 'now' | 'config'>): FanoutOrdering {
+  return {
+    lateArrivals: new LateArrivals(runtime.eventLog),
+    sequencer: new SessionSequencer({ eventLog: runtime.eventLog, now: runtime.now, orderWaitMs: runtime.config.fanout.orderWaitMs }),
+  };
+}
+
+/** `previousTops`: each session's top order key before this batch, as the session summaries knew it. */
+export async function fanOut(runtime: RelayRuntime, logger: Logger, deliverables: readonly Deliverable[], ordering: FanoutOrdering, previousTops: SessionTops = new Map()): Promise<FanoutReport> {
   const report: FanoutReport = { failedRecordIds: [], posted: 0, dropped: 0, disconnected: 0, closed: 0 };
   const byTenant = new Map<string, Deliverable[]>();
   for (const deliverable of deliverables) {
@@ -51,10 +71,16 @@ export async function fanOut(runtime: RelayRuntime, logger: Logger, deliverables
         typeSegments.add(firstTypeSegment(event.type));
       }
       try {
+        // Late arrivals are on record before any subscription is read (`late-arrivals.ts`).
+        const late = await ordering.lateArrivals.record(tenant, tenantDeliverables, previousTops);
+        const ordered = await ordering.sequencer.order(tenant, tenantDeliverables);
         const subscriptions = await runtime.subscriptions.subscriptionsFor(tenant, [...sessions], [...typeSegments]);
-        planTenant(tenant, tenantDeliverables, subscriptions, plans);
+        const tenantPlans = new Map<string, ConnectionPlan>();
+        planTenant(tenant, ordered, subscriptions, tenantPlans, (deliverable) => ordering.sequencer.alreadyGiven(deliverable), late);
+        ordering.sequencer.remember(ordered, tenantPlans.values());
+        for (const [connectionId, plan] of tenantPlans) plans.set(connectionId, plan);
       } catch (error) {
-        logger.error('reading subscriptions failed', { tenant, error });
+        logger.error('recording late arrivals, ordering or reading subscriptions failed', { tenant, error });
         failed.push(...tenantDeliverables);
       }
     }),

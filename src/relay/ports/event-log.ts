@@ -1,7 +1,8 @@
 /** The tenant-scoped, durable event log: admission with `(source, id)` dedupe, and replay reads. */
 import type { Position } from '../../protocol/positions.ts';
 import type { HistoryBudget, HistoryPage, HistoryRange } from '../domain/history.ts';
-import type { AdmittedEvent, AppendOutcome, HistoryItem, Page, ReplayResult, SeqLessAnchor } from '../domain/stored-event.ts';
+import type { LateArrival } from '../domain/deliverable.ts';
+import type { AdmittedEvent, AppendOutcome, HistoryItem, Page, ReplayResult, SeqLessAnchor, StoredEvent } from '../domain/stored-event.ts';
 
 export interface EventLogPort {
   /**
@@ -13,10 +14,21 @@ export interface EventLogPort {
   /**
    * Replay of one session (AEP-0003 §5): the events after `after` (the whole served window when
    * absent), limited to the served window, saying where it starts when `after` predates it.
+   * Also the events below `after` that were stored after a position at or above it (recorded by
+   * `recordLateArrivals`): a consumer holding `after` may never have seen those (AEP-0003 §7).
    */
   replay(tenant: string, session: string, after?: Position): Promise<ReplayResult>;
   /** The session's events stored at or after `sinceMs`, oldest first, among its newest `limit`. */
   storedSince(tenant: string, session: string, sinceMs: number, limit?: number): Promise<HistoryItem[]>;
+  /** Records events of a session that were stored after a higher one of it (fan-out, from the stream). */
+  recordLateArrivals(tenant: string, session: string, arrivals: readonly LateArrival[]): Promise<void>;
+  /** An order key at or above every one the session holds now (`SessionOrderKey`), or undefined when it holds none. */
+  orderCeiling(tenant: string, session: string): Promise<string | undefined>;
+  /**
+   * The session's sequenced events strictly between two positions (`after` absent: from the
+   * start), at most `limit`: the lowest ones oldest first, or with `newestFirst` the highest ones.
+   */
+  storedBetween(tenant: string, session: string, after: Position | undefined, before: Position, limit: number, newestFirst?: boolean): Promise<StoredEvent[]>;
   /** Sessions the tenant holds history for, one bounded page at a time (replay-all). */
   listSessions(tenant: string, limit: number, cursor?: string): Promise<Page<string>>;
   /** The place a seq-less event arriving now takes in its session's history. */

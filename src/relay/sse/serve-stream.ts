@@ -98,14 +98,14 @@ async function streamEvents(runtime: RelayRuntime, logger: Logger, invocation: S
   };
   try {
     writer.write(sseComment('aep stream open'));
-    const highWater = await replayInto(runtime, subscription, output);
-    if (highWater === undefined) return;
+    const delivered = await replayInto(runtime, subscription, output);
+    if (delivered === undefined) return;
     if (!live) {
       writer.write(REPLAY_COMPLETE);
       writer.end();
       return;
     }
-    if (!(await goLive(runtime, subscription, highWater, output, { catchUpSinceMs: accepted.arrivedAtMs }))) return;
+    if (!(await goLive(runtime, subscription, delivered, output, { catchUpSinceMs: accepted.arrivedAtMs }))) return;
     writer.write(REPLAY_COMPLETE);
     const readInbox = runtime.inbox.reader(tenant, streamId, startedAt);
     const endAt = startedAt + sse.maxDurationMs;

@@ -1,7 +1,7 @@
 /**
- * Insertion-ordered collections with a hard size ceiling, so the stream checker's memory
- * stays bounded on an endless stream. Forgetting the oldest entry can only hide a
- * violation, never invent one.
+ * Insertion-ordered collections with a hard size ceiling, so memory stays bounded on an endless
+ * stream (the stream checker's state, fan-out's per-session ordering state). For the checker,
+ * forgetting the oldest entry can only hide a violation, never invent one.
  */
 
 /** A Map that forgets its oldest entry once it holds `limit` entries. */
