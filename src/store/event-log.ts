@@ -135,23 +135,27 @@ export class EventLog implements EventLogPort {
   }
 
   /**
-   * Replay of one session (AEP-0003 §5): the events after `after` (or the whole served window
-   * when absent), limited to the newest `replayBuffer` events. When more than that lie after
-   * the requested position, the result says where the served window starts.
+   * Replay of one session (AEP-0003 §5): the events after `requested` (or the whole served
+   * window when absent), limited to the newest `replayBuffer` events. When more than that lie
+   * after the requested position, the result says where the served window starts.
    */
-  async replay(tenant: string, session: string, after?: Position): Promise<ReplayResult & { items: PositionedItem[] }> {
+  async replay(tenant: string, session: string, requested?: Position): Promise<ReplayResult & { items: PositionedItem[] }> {
     const window = this.options.replayBuffer;
-    const { afterKey } = afterKeyOf(after);
-    // The newest window + 1 sequenced events and every seq-less one after `after`, merged; one
-    // more than the window tells whether it overflows. Plus the events below `after` stored after
-    // a position at or above it (`late-ledger.ts`): a consumer holding `after` may lack those.
+    const { afterKey } = afterKeyOf(requested);
+    // The newest window + 1 sequenced events and every seq-less one after `requested`, merged;
+    // one more than the window tells whether it overflows. Plus the events below `requested`
+    // stored after it (`late-ledger.ts`): a consumer holding `requested` may lack those.
     const [{ items: newestFirst }, late] = await Promise.all([
       this.history.read(tenant, session, { ...(afterKey === undefined ? {} : { afterKey }), newestFirst: true, limit: window + 1 }),
       afterKey === undefined ? [] : this.ledger.storedLateBelow(tenant, session, afterKey, Math.floor(this.options.now() / 1000)),
     ]);
-    const items = mergeByKey(late, newestFirst.slice(0, window).reverse()).slice(-window);
-    const earliest = items[0];
-    if (newestFirst.length > window && after !== undefined && earliest !== undefined) {
+    // The new events first, in order, then the late ones (backfill, which consumers order by
+    // position, AEP-0001 §7.2): a consumer that drops mid-replay has the new ones first.
+    const after = newestFirst.slice(0, window).reverse();
+    const afterKeys = new Set(after.map((item) => item.positionKey));
+    const items = [...after, ...late.filter((item) => !afterKeys.has(item.positionKey)).slice(-window)];
+    const earliest = after[0];
+    if (newestFirst.length > window && requested !== undefined && earliest !== undefined) {
       return { exhaustedEarliest: positionOfKey(session, earliest.positionKey), items };
     }
     return { items };
@@ -229,13 +233,6 @@ export class EventLog implements EventLogPort {
   private newestPositionKey(tenant: string, session: string): Promise<string | undefined> {
     return this.history.newestPositionKey(tenant, session);
   }
-}
-
-/** Two key-ordered lists as one, oldest first, each key once. */
-function mergeByKey(left: readonly PositionedItem[], right: readonly PositionedItem[]): PositionedItem[] {
-  const byKey = new Map<string, PositionedItem>();
-  for (const item of [...left, ...right]) byKey.set(item.positionKey, item);
-  return [...byKey.values()].sort((a, b) => (a.positionKey < b.positionKey ? -1 : a.positionKey > b.positionKey ? 1 : 0));
 }
 
 function afterKeyOf(after: Position | undefined): { afterKey?: string } {

@@ -15,9 +15,9 @@
  *
  * Layout: in the session's partition, `L#{above}#{id}` where `above` is the highest order key
  * among the item's entries' `above`; each entry names a late event's order key, its item's sort
- * key, and the highest order key stored before it. A resume after P reads `L#{P}` onwards (the
- * items that can hold an entry with `above >= P`), keeps entries below P, and fetches those
- * events with one strongly consistent batch read.
+ * key, the highest order key stored before it, and its store rank. A resume after P reads
+ * `L#{P}` onwards, keeps the entries below P stored after P (`storedLateBelow`), and fetches
+ * those events with one strongly consistent batch read.
  */
 import { BatchGetItemCommand, PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient, QueryCommandOutput } from '@aws-sdk/client-dynamodb';
@@ -46,6 +46,8 @@ interface LedgerEntry {
   i: string;
   /** The highest order key stored before it. */
   a: string;
+  /** Its store rank (`LateArrival.storeRank`). */
+  r: string;
 }
 
 export class LateLedger {
@@ -57,7 +59,7 @@ export class LateLedger {
   /** Records one batch's late events of one session; they expire with the events they name. */
   async record(tenant: string, session: string, arrivals: readonly LateArrival[], expiresAtSec: number): Promise<void> {
     if (arrivals.length === 0) return;
-    const entries: LedgerEntry[] = arrivals.map((arrival) => ({ k: arrival.orderKey, i: arrival.itemKey, a: arrival.above }));
+    const entries: LedgerEntry[] = arrivals.map((arrival) => ({ k: arrival.orderKey, i: arrival.itemKey, a: arrival.above, r: arrival.storeRank }));
     const highestAbove = entries.reduce((top, entry) => (entry.a > top ? entry.a : top), entries[0]!.a);
     await this.client.send(
       new PutItemCommand({
@@ -74,12 +76,18 @@ export class LateLedger {
   }
 
   /**
-   * The stored events below `afterKey` that were stored after an event at or above it: what a
-   * consumer holding `afterKey` may lack below it. Oldest key first; expired ones left out.
+   * The stored events below `afterKey` that were stored after it: what a consumer holding
+   * `afterKey` may lack below it. Oldest key first; expired ones left out.
+   *
+   * When `afterKey` is itself a late arrival, its own entry's rank says which came after it.
+   * Otherwise it was the session's top when stored, so every late arrival below it whose `above`
+   * is at or above it was stored after it. Every entry that can qualify sits in an item whose
+   * key is `L#{above}` with `above` at or above `afterKey`: one range read.
    */
   async storedLateBelow(tenant: string, session: string, afterKey: string, nowSec: number): Promise<PositionedItem[]> {
     const partition = eventKeys.sessionPartition(tenant, session);
-    const itemKeys = new Map<string, string>();
+    const candidates: LedgerEntry[] = [];
+    let ownRank: string | undefined;
     let startKey: Item | undefined;
     do {
       const page: QueryCommandOutput = await this.client.send(
@@ -93,10 +101,15 @@ export class LateLedger {
         }),
       );
       for (const record of page.Items ?? []) {
-        for (const entry of entriesOf(readString(record, 'entries'))) if (entry.k < afterKey && entry.a >= afterKey) itemKeys.set(entry.i, entry.k);
+        for (const entry of entriesOf(readString(record, 'entries'))) {
+          if (entry.k === afterKey && (ownRank === undefined || entry.r < ownRank)) ownRank = entry.r;
+          else if (entry.k < afterKey && entry.a >= afterKey) candidates.push(entry);
+        }
       }
       startKey = page.LastEvaluatedKey;
     } while (startKey !== undefined);
+    const itemKeys = new Map<string, string>();
+    for (const entry of candidates) if (ownRank === undefined || entry.r > ownRank) itemKeys.set(entry.i, entry.k);
     const items = await this.fetch(partition, [...itemKeys.keys()], nowSec);
     return items.map(({ raw, sk }) => ({ raw, positionKey: itemKeys.get(sk) ?? '' })).sort((a, b) => (a.positionKey < b.positionKey ? -1 : a.positionKey > b.positionKey ? 1 : 0));
   }
@@ -129,7 +142,7 @@ function entriesOf(text: string | undefined): LedgerEntry[] {
   try {
     const parsed = JSON.parse(text) as unknown;
     if (!Array.isArray(parsed)) return [];
-    return parsed.filter((entry): entry is LedgerEntry => typeof entry?.k === 'string' && typeof entry?.i === 'string' && typeof entry?.a === 'string');
+    return parsed.filter((entry): entry is LedgerEntry => typeof entry?.k === 'string' && typeof entry?.i === 'string' && typeof entry?.a === 'string' && typeof entry?.r === 'string');
   } catch {
     return [];
   }

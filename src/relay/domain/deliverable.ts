@@ -38,4 +38,6 @@ export interface LateArrival {
   itemKey: string;
   /** The highest order key of the session stored before it. */
   above: string;
+  /** Its place in store order: its stream record's sequence number, zero-padded so string order is numeric. */
+  storeRank: string;
 }

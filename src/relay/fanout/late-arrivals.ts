@@ -6,7 +6,10 @@
  * A consumer holding position P has every event of the session stored before P (live delivery
  * follows store order, a replay reads everything stored up to its read). What it may lack below
  * P is exactly what was stored after P, i.e. after a position at or above P: a late arrival.
- * Resume after P returns the ledger's entries below P whose `above` is at or above P. Because
+ * Resume after P returns the ledger's entries below P stored after P: when P is itself in the
+ * ledger, those with a later store rank; otherwise those whose `above` is at or above P (an
+ * event not stored late was the session's top when stored, so whatever was stored with a top at
+ * or above it came after it). Because
  * the entry is written before fan-out delivers the event, a consumer either resumes after the
  * write (its replay finds the entry) or is already subscribed when the event goes out live.
  *
@@ -22,6 +25,9 @@ import { sessionTopKey } from '../domain/history.ts';
 import type { SessionTops } from '../domain/history.ts';
 import type { Deliverable, LateArrival } from '../domain/deliverable.ts';
 import type { EventLogPort } from '../ports/event-log.ts';
+
+/** Stream sequence numbers are decimal strings of up to 40 digits. */
+const STORE_RANK_DIGITS = 40;
 
 export class LateArrivals {
   constructor(private readonly eventLog: Pick<EventLogPort, 'recordLateArrivals' | 'orderCeiling'>) {}
@@ -52,7 +58,7 @@ export class LateArrivals {
       if (order === undefined) continue;
       if (top !== undefined && order.key < top) {
         late.push(deliverable);
-        arrivals.push({ orderKey: order.key, itemKey: order.itemKey, above: top });
+        arrivals.push({ orderKey: order.key, itemKey: order.itemKey, above: top, storeRank: deliverable.recordId.padStart(STORE_RANK_DIGITS, '0') });
       } else top = order.key;
     }
     if (arrivals.length > 0) await this.eventLog.recordLateArrivals(tenant, session, arrivals);
