@@ -101,17 +101,30 @@ export class EventLog implements EventLogPort {
       storedAt: num(nowMs),
       expiresAt: num(expiresAfter(nowMs, agentScoped ? this.options.liveOnlySeconds : retentionDays * SECONDS_PER_DAY)),
     };
+    // The registry write (replay-all's list) runs beside the put rather than before it: awaiting
+    // it first held a session's first pipelined events back behind it, storing them late.
+    let registering: Promise<void> | undefined;
     if (agentScoped) {
       item.pk = str(eventKeys.agentPartition(tenant, event.agent));
       item.sk = str(eventKeys.eventSort(event.source, event.id));
     } else {
       const session = event.session as string;
-      await this.sessions.register(tenant, session, nowMs, expiresAfter(nowMs, retentionDays * SECONDS_PER_DAY));
       item.pk = str(eventKeys.sessionPartition(tenant, session));
       const place = event.seq === undefined ? (seqLessAnchor ?? (await this.anchorSeqLess(tenant, session))).positionKey : positionKey(event.epoch ?? 0, event.seq);
       item.sk = str(event.seq === undefined ? eventKeys.eventSort(event.source, event.id) : eventKeys.positionSort(place));
       item.pos = str(place);
+      registering = this.sessions.register(tenant, session, nowMs, expiresAfter(nowMs, retentionDays * SECONDS_PER_DAY));
     }
+    try {
+      return await this.put(tenant, admitted, item, agentScoped, nowMs);
+    } finally {
+      // A failed registry write fails the append (the emitter resends: a retransmit registers again).
+      await registering;
+    }
+  }
+
+  private async put(tenant: string, admitted: AdmittedEvent, item: Item, agentScoped: boolean, nowMs: number): Promise<AppendOutcome> {
+    const { event } = admitted;
     try {
       await this.client.send(
         new PutItemCommand({
@@ -149,11 +162,12 @@ export class EventLog implements EventLogPort {
       this.history.read(tenant, session, { ...(afterKey === undefined ? {} : { afterKey }), newestFirst: true, limit: window + 1 }),
       afterKey === undefined ? [] : this.ledger.storedLateBelow(tenant, session, afterKey, Math.floor(this.options.now() / 1000)),
     ]);
-    // The new events first, in order, then the late ones (backfill, which consumers order by
-    // position, AEP-0001 §7.2): a consumer that drops mid-replay has the new ones first.
+    // In position order, the late ones (all below `requested`) first: a consumer that drops
+    // mid-replay and resumes after the last position it got must already hold everything below
+    // that position stored before it, or its next resume could not know to send it.
     const after = newestFirst.slice(0, window).reverse();
     const afterKeys = new Set(after.map((item) => item.positionKey));
-    const items = [...after, ...late.filter((item) => !afterKeys.has(item.positionKey)).slice(-window)];
+    const items = [...late.filter((item) => !afterKeys.has(item.positionKey)).slice(-window), ...after];
     const earliest = after[0];
     if (newestFirst.length > window && requested !== undefined && earliest !== undefined) {
       return { exhaustedEarliest: positionOfKey(session, earliest.positionKey), items };

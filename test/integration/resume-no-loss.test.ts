@@ -4,8 +4,8 @@
  * API Gateway runs a connection's frames concurrently, so an emitter's pipelined events can be
  * stored out of `seq` order; a consumer that received a higher position and dropped before a
  * lower one was stored resumes "strictly after" the higher one. On a stack of its own, with the
- * local gateway's invocation jitter on (AEP_LOCAL_WS_JITTER_MS) and fan-out's order wait at its
- * default (DynamoDB Local stores a pipelined burst over a second or more on a small machine, so
+ * local gateway's invocation jitter on (AEP_LOCAL_WS_JITTER_MS, its default 5 ms) and fan-out's
+ * order wait at its default (DynamoDB Local stores a pipelined burst over a second or more on a small machine, so
  * many events land after that wait and travel the late path):
  * - 50 rounds of 200 events pipelined over one socket, each with a consumer that drops at random
  *   points and resumes from the last position it received: every admitted event reaches it;
@@ -28,7 +28,7 @@ const EVENTS = 200;
 let stack: StackProcess;
 
 beforeAll(async () => {
-  stack = await startStackProcess({ env: { AEP_DEV_TOKEN: `aep_resume_${process.pid}`, AEP_REPLAY_BUFFER: '10000', AEP_LOCAL_WS_JITTER_MS: '20', AEP_LOCAL_POLL_MS: '50' } });
+  stack = await startStackProcess({ env: { AEP_DEV_TOKEN: `aep_resume_${process.pid}`, AEP_REPLAY_BUFFER: '10000', AEP_LOCAL_POLL_MS: '50' } });
 });
 
 afterAll(async () => {
@@ -59,6 +59,20 @@ async function lateLedgerEntries(session: string): Promise<number> {
   return (page.Items ?? []).reduce((sum, item) => sum + (JSON.parse(item.entries?.S ?? '[]') as unknown[]).length, 0);
 }
 
+async function ledgerOf(session: string): Promise<unknown[]> {
+  const client = createDynamoClient({ region: 'us-east-1', endpoint: stack.dynamoEndpoint, credentials: LOCAL_CREDENTIALS });
+  const page = await client.send(
+    new QueryCommand({
+      TableName: tableNames.events,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': { S: `T#local#S#${session}` }, ':prefix': { S: 'L#' } },
+      ConsistentRead: true,
+    }),
+  );
+  client.destroy();
+  return (page.Items ?? []).flatMap((item) => (JSON.parse(item.entries?.S ?? '[]') as Array<{ k: string; a: string; r: string }>).map((entry) => [entry.k.slice(-4), entry.a.slice(-4), entry.r.slice(-8)]));
+}
+
 const isEventOf = (session: string) => (frame: Frame) => frame.session === session && typeof frame.type === 'string' && frame.type.includes('.');
 
 describe('resume after the last received position, with pipelined events stored out of order', () => {
@@ -70,16 +84,14 @@ describe('resume after the last received position, with pipelined events stored 
     for (let round = 0; round < ROUNDS; round += 1) {
       const session = uniqueName(`resume-${round}`);
       const expected = new Set<string>();
-      // The consumer subscribes as the burst starts, so it drops and resumes while events are stored.
-      const consuming = (async () => {
-        while (expected.size === 0) await new Promise((resolve) => setTimeout(resolve, 2));
-        return resumingConsumer(coordinates, session, expected, { maxPerConnection: 30, minConnections: 2, timeoutMs: 30_000, random: seeded(round + 1) });
-      })();
+      // The consumer is subscribed before the burst, so it drops and resumes while events are stored.
+      const consuming = resumingConsumer(coordinates, session, expected, { minLifeMs: 5, maxLifeMs: 80, minConnections: 2, timeoutMs: 30_000, random: seeded(round + 1) });
       const { emitter, ids } = await pipelineEvents(coordinates, session, EVENTS);
       for (const id of ids) expected.add(id);
       const report = await consuming;
       const received = new Set(report.received.map((frame) => frame.id as string));
-      if (process.env.DEBUG_RESUME) console.log(stack.output().split('\n').filter((line) => /error|warn/i.test(line)).slice(-20).join('\n'), JSON.stringify(report.received.map((frame) => frame.seq)));
+      const missing = ids.flatMap((id, seq) => (received.has(id) ? [] : [seq]));
+      if (missing.length > 0) console.log(`[resume-no-loss] round ${round} missing seqs ${JSON.stringify(missing)}; trail ${JSON.stringify(report.trail)}; ledger ${JSON.stringify(await ledgerOf(session))}`);
       // Every event was admitted (no refusal), and every admitted one reached the consumer.
       expect(emitter.all(isType('error')), `round ${round}: refusals`).toEqual([]);
       expect(ids.filter((id) => !received.has(id)), `round ${round}: events never received by the resuming consumer`).toEqual([]);

@@ -1,7 +1,7 @@
 /**
  * An emitter that pipelines one session's events over one socket, and a consumer that drops
- * its connection at random points and resumes from the last position it received, as the
- * protocol's official client does (AEP-0003 §7: strictly after that position).
+ * its connection at random moments and resumes from the last position it received (AEP-0003 §7:
+ * strictly after that position).
  */
 import { sessionEvent } from './relay-fixtures.ts';
 import { helloSocket, isType } from './ws-client.ts';
@@ -21,8 +21,9 @@ export async function pipelineEvents(stack: StackCoordinates, session: string, c
 }
 
 export interface ResumingConsumerOptions {
-  /** Most events received on one connection before it is dropped (at random, 1..this). */
-  maxPerConnection: number;
+  /** Each connection is dropped at a random moment between these two (ms after it subscribed). */
+  minLifeMs: number;
+  maxLifeMs: number;
   /** Connections to open at least (each one after the first is a resume), even once everything is in. */
   minConnections: number;
   /** Gives up after this long (ms). */
@@ -35,14 +36,16 @@ export interface ResumeReport {
   received: Frame[];
   /** Connections opened (1 + the resumes). */
   connections: number;
+  /** Per connection: the position it resumed after, and the seqs it took, in order. */
+  trail: Array<{ after: { epoch: number; seq: number }; seqs: number[] }>;
 }
 
 /**
- * Subscribes to `session` from before its first position, and each time it has received a
- * random number of events drops the connection and resumes strictly after the last position
- * it received, until it holds every id in `expected` and has resumed `minConnections - 1`
- * times (or the time is up). Once everything is in, a connection that receives nothing more
- * is dropped after a short while, so the remaining resumes replay from the end.
+ * Subscribes to `session` from before its first position, drops the connection at a random
+ * moment, and resumes strictly after the last position it received (the last event frame that
+ * came, whatever its position), until it holds every id in `expected` and has resumed
+ * `minConnections - 1` times (or the time is up). Once everything is in, a connection that
+ * receives nothing more is dropped after a short while, so the remaining resumes replay from the end.
  */
 export async function resumingConsumer(stack: StackCoordinates, session: string, expected: ReadonlySet<string>, options: ResumingConsumerOptions): Promise<ResumeReport> {
   const deadline = Date.now() + options.timeoutMs;
@@ -50,23 +53,26 @@ export async function resumingConsumer(stack: StackCoordinates, session: string,
   const received: Frame[] = [];
   let last: { epoch: number; seq: number } = { epoch: 0, seq: -1 };
   let connections = 0;
+  const trail: ResumeReport['trail'] = [];
   const isEvent = (frame: Frame) => frame.session === session && typeof frame.type === 'string' && frame.type.includes('.');
-  const missing = () => [...expected].some((id) => !seen.has(id));
+  // `expected` may still be empty when this starts (the burst is being sent): that counts as missing.
+  const missing = () => expected.size === 0 || [...expected].some((id) => !seen.has(id));
   while ((missing() || connections < options.minConnections) && Date.now() < deadline) {
     connections += 1;
     const consumer = await helloSocket({ role: 'consumer' }, { baseUrl: stack.baseUrl, token: stack.token });
     consumer.send({ type: 'subscribe', id: 'resume', filter: { session }, from: [{ session, ...last }] });
+    const taking = { after: last, seqs: [] as number[] };
+    trail.push(taking);
     await consumer.next(isType('subscribed'));
-    const quota = 1 + Math.floor(options.random() * options.maxPerConnection);
-    let taken = 0;
+    const dropAt = Date.now() + options.minLifeMs + options.random() * (options.maxLifeMs - options.minLifeMs);
     let index = 0;
     let lastFrameAt = Date.now();
-    // Reads the connection's frames as they come, until its quota is taken (or all is in, or the time is up).
-    while (taken < quota && Date.now() < deadline && (missing() || connections < options.minConnections)) {
+    // Takes the connection's frames as they come, until its moment to drop (or all is in, or the time is up).
+    while (Date.now() < dropAt && Date.now() < deadline && (missing() || connections < options.minConnections)) {
       const frame = consumer.frames[index];
       if (frame === undefined) {
         if (!missing() && Date.now() - lastFrameAt > 100) break;
-        await new Promise((resolve) => setTimeout(resolve, 5));
+        await new Promise((resolve) => setTimeout(resolve, 2));
         continue;
       }
       lastFrameAt = Date.now();
@@ -75,11 +81,12 @@ export async function resumingConsumer(stack: StackCoordinates, session: string,
       received.push(frame);
       seen.add(frame.id as string);
       last = { epoch: typeof frame.epoch === 'number' ? frame.epoch : 0, seq: frame.seq as number };
-      taken += 1;
+      taking.seqs.push(frame.seq as number);
     }
-    // Abrupt: no closing frame, the way a consumer's network drops.
+    // Abrupt: no closing frame, the way a consumer's network drops. Frames that came after the
+    // moment are not taken: the consumer never processed them.
     consumer.socket.terminate();
     await consumer.closed;
   }
-  return { received, connections };
+  return { received, connections, trail };
 }

@@ -10,8 +10,7 @@
  *    log is read for them, again until they are all there or `orderWaitMs` has passed since the
  *    next one was stored. Gaps are legal (an emitter may skip), so the wait is bounded; it is
  *    spent only on a fresh event, so a lagging stream does not wait at all. What the read finds
- *    that was stored after the next one (so has not come through the stream yet) is delivered
- *    first, as a gap fill.
+ *    (stored, but its stream record not here yet) is delivered first, as a gap fill.
  * 3. When a gap fill's own stream record arrives later, the connections that already got it are
  *    skipped; any other (a subscription opened since) gets it.
  * An event stored more than `orderWaitMs` after its successor is delivered when its record
@@ -162,10 +161,11 @@ export class SessionSequencer {
       if (between.length >= missing || remaining <= 0) break;
       await this.sleep(Math.min(POLL_MS, remaining));
     }
+    // Nothing between the last released position and `member` was released by this container
+    // (this batch's own events between them come first in sorted order), so all of it is new
+    // here; only a container that took over a shard mid-burst may send some twice (legal).
     const fills: Deliverable[] = [];
     for (const stored of between) {
-      // Stored before `member`: through the stream already (delivered, or this batch).
-      if ((stored.storedAtMs ?? 0) < memberStoredAt) continue;
       const event = parseStored(stored.raw);
       if (event === undefined) continue;
       const fill: Deliverable = { recordId: deliverable.recordId, tenant, raw: stored.raw, event, kind: 'event', order: stored.order, gapFill: true, ...(stored.storedAtMs === undefined ? {} : { storedAtMs: stored.storedAtMs }) };
