@@ -22,6 +22,29 @@ export interface PausedConsumerResult {
   healthyBesidePaused: Omit<Distribution, 'samples'>;
   /** What the paused consumer got: events before the closing frame, the frame, and the close. */
   paused: { eventsReceived: number; closingReceived: boolean; closingMatchesLastEvent: boolean; closedAfterClosing: boolean; closeCode: number | undefined };
+  /**
+   * Every consecutive run of the stage (this result's own figures are the run with the worst
+   * ratio), so one lucky run cannot stand for the rest. Absent in results from before repeats.
+   */
+  runs?: PausedConsumerRun[];
+}
+
+export type PausedConsumerRun = Pick<PausedConsumerResult, 'healthyAlone' | 'healthyBesidePaused' | 'paused'>;
+
+/** The larger of the healthy consumer's p50 and p99 ratios (beside the paused one ÷ alone). */
+export const worstRatio = (run: PausedConsumerRun) => Math.max(run.healthyBesidePaused.p50 / run.healthyAlone.p50, run.healthyBesidePaused.p99 / run.healthyAlone.p99);
+
+/** `times` consecutive runs on one stack; the result carries every run and the worst one's figures. */
+export async function runPausedConsumerRepeated(stack: RunningStack, plan: { events: number; batch: number; paceMs: number; eventBytes: number }, times: number, onRun: (run: PausedConsumerRun, index: number) => void): Promise<PausedConsumerResult> {
+  const results: PausedConsumerResult[] = [];
+  for (let index = 0; index < times; index += 1) {
+    const result = await runPausedConsumer(stack, plan);
+    results.push(result);
+    onRun(result, index);
+    await settle(stack, 500, 120_000);
+  }
+  const worst = results.reduce((left, right) => (worstRatio(right) > worstRatio(left) ? right : left));
+  return { ...worst, runs: results.map(({ healthyAlone, healthyBesidePaused, paused }) => ({ healthyAlone, healthyBesidePaused, paused })) };
 }
 
 function blobEvent(session: string, seq: number, bytes: number): Record<string, unknown> {
