@@ -123,10 +123,11 @@ async function measureCpu(mode: CpuTaking['mode']): Promise<CpuResult> {
 }
 
 /** The paused-consumer stage, PAUSED_REPEATS consecutive runs. */
-async function measurePaused(stack: Parameters<typeof runPausedConsumerRepeated>[0]): Promise<PausedConsumerResult> {
-  log(`paused consumer: ${PAUSED.events} notice events of ${PAUSED.eventBytes} bytes, ${PAUSED_REPEATS} runs`);
+async function measurePaused(stack: Parameters<typeof runPausedConsumerRepeated>[0], warmUps: number): Promise<PausedConsumerResult> {
+  log(`paused consumer: ${PAUSED.events} notice events of ${PAUSED.eventBytes} bytes, ${warmUps} warm-up runs then ${PAUSED_REPEATS} runs`);
   const result = await runPausedConsumerRepeated(stack, PAUSED, PAUSED_REPEATS, (run, index) =>
     log(`  run ${index + 1}: healthy p50 ${run.healthyAlone.p50.toFixed(0)} -> ${run.healthyBesidePaused.p50.toFixed(0)} ms (${(run.healthyBesidePaused.p50 / run.healthyAlone.p50).toFixed(2)}x), p99 ${run.healthyAlone.p99.toFixed(0)} -> ${run.healthyBesidePaused.p99.toFixed(0)} ms (${(run.healthyBesidePaused.p99 / run.healthyAlone.p99).toFixed(2)}x); closing ${run.paused.closingReceived}, matches last event ${run.paused.closingMatchesLastEvent}, closed after ${run.paused.closedAfterClosing}`),
+    warmUps,
   );
   return result;
 }
@@ -163,10 +164,8 @@ if (only !== undefined) {
       saved.history = await measureHistory(stack, HISTORY_EVENTS, HISTORY_SESSIONS);
       saved.run.settings = { ...saved.run.settings, 'history session events / sessions listed': `${HISTORY_EVENTS} / ${HISTORY_SESSIONS}` };
     } else {
-      // The same warm-up as a full run, so the first run's "alone" half is not taken cold.
-      await runCostGroup(stack, 2, [{ path: 'batch100', events: 200 }]);
-      await settle(stack);
-      saved.pausedConsumer = await measurePaused(stack);
+      // Alone on a fresh stack: warm-up runs first (a full run's earlier stages warm it instead).
+      saved.pausedConsumer = await measurePaused(stack, 2);
       saved.run.settings = {
         ...saved.run.settings,
         'paused consumer: events / batch / pace / bytes': settings['paused consumer: events / batch / pace / bytes'],
@@ -233,7 +232,7 @@ try {
   log(`  p50 ${command.p50.toFixed(0)} ms`);
   log(`fan-out at scale: ${SCALE_SIZES.join(', ')} subscribers, posts of ${SCALE_DELAYS.join(' / ')} ms`);
   const fanoutScale = await runFanoutScale(stack, { sizes: SCALE_SIZES, delaysMs: SCALE_DELAYS, eventsFor: scaleEvents, log });
-  const pausedConsumer = await measurePaused(stack);
+  const pausedConsumer = await measurePaused(stack, 0);
   log(`history: ${HISTORY_EVENTS} events read back, ${HISTORY_SESSIONS} sessions listed`);
   const history = await measureHistory(stack, HISTORY_EVENTS, HISTORY_SESSIONS);
   if (stack.streamFailures.length > 0) throw new Error(`the fan-out mapping discarded ${stack.streamFailures.length} batches; see ${logDir}`);
