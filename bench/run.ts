@@ -165,7 +165,7 @@ if (only !== undefined) {
       saved.run.settings = { ...saved.run.settings, 'history session events / sessions listed': `${HISTORY_EVENTS} / ${HISTORY_SESSIONS}` };
     } else {
       // Alone on a fresh stack: warm-up runs first (a full run's earlier stages warm it instead).
-      saved.pausedConsumer = await measurePaused(stack, 2);
+      saved.pausedConsumer = await measurePaused(stack, 3);
       saved.run.settings = {
         ...saved.run.settings,
         'paused consumer: events / batch / pace / bytes': settings['paused consumer: events / batch / pace / bytes'],
