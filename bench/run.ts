@@ -7,7 +7,10 @@
  * BENCH_SINGLE_EVENTS (events per single-POST scenario, default 1000), BENCH_LATENCY_EVENTS (default 500), BENCH_COMMANDS (default 200),
  * BENCH_HISTORY_EVENTS (events read back through GET /history, default 3000), BENCH_HISTORY_SESSIONS
  * (sessions listed, default 200), BENCH_QUICK=1 (a fast smoke run with fewer events and subscribers;
- * not for committing). `--history-only` measures history alone and merges it into bench/results.json.
+ * not for committing), BENCH_CPU_REPEATS (default 5), BENCH_CPU_MAX_LOAD / BENCH_CPU_WAIT_S (the
+ * quiet machine the CPU stage waits for, below), BENCH_PAUSED_REPEATS (consecutive paused-consumer
+ * runs, default 3). `--only cpu|paused|history` measures that stage alone and merges it into
+ * bench/results.json (`--history-only` is `--only history`); run it under the shared test lock.
  */
 import { execFileSync } from 'node:child_process';
 import { createWriteStream, mkdtempSync } from 'node:fs';
