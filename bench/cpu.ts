@@ -13,6 +13,7 @@ import { validateEnvelope } from '../src/protocol/envelope.ts';
 import type { CaptureLevel } from '../src/protocol/levels.ts';
 import { needsDownlevel } from '../src/protocol/downlevel.ts';
 import { deliveryText } from '../src/relay/delivery-text.ts';
+import type { QuietWait } from './quiet-machine.ts';
 import { matcherOf } from './workload.ts';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -86,13 +87,24 @@ export interface CpuResult {
   downlevelsPerEvent: number;
   /**
    * How the figures were taken: the pipeline µs of every repeat (this result is the median
-   * repeat's), so the spread is on record. Absent in results from before repeats were taken.
+   * repeat's), so the spread is on record, and the machine's 1-minute load average before each
+   * repeat and after the last. Absent in results from before repeats were taken.
    */
-  repeats?: { pipelineUsPerEvent: number[]; loadAverage: number[] };
+  repeats?: { pipelineUsPerEvent: number[]; loadAverage: number[]; loadAfter?: number; taken?: CpuTaking };
+}
+
+/** Where the CPU stage ran and what the machine was doing. Absent in results from before it was recorded. */
+export interface CpuTaking {
+  /** `alone`: `npm run bench -- --only cpu`, nothing else of the bench running; `first stage`: the start of a full run, before the stack. */
+  mode: 'alone' | 'first stage';
+  date: string;
+  commit: string;
+  /** The wait for a quiet machine before the first repeat. */
+  quietWait: QuietWait;
 }
 
 /** Runs the benchmark `times` times and returns the run with the median pipeline figure, with every repeat's figure. */
-export function runCpuBenchmarkRepeated(times: number, minMsPerStage: number, loadAverage: () => number[]): CpuResult {
+export function runCpuBenchmarkRepeated(times: number, minMsPerStage: number, loadAverage: () => number[], taken?: CpuTaking): CpuResult {
   const results: CpuResult[] = [];
   const loads: number[] = [];
   for (let index = 0; index < times; index += 1) {
@@ -101,7 +113,8 @@ export function runCpuBenchmarkRepeated(times: number, minMsPerStage: number, lo
   }
   const sorted = [...results].sort((a, b) => a.usPerEvent.pipeline - b.usPerEvent.pipeline);
   const median = sorted[Math.floor((sorted.length - 1) / 2)] as CpuResult;
-  return { ...median, repeats: { pipelineUsPerEvent: results.map((result) => result.usPerEvent.pipeline), loadAverage: loads } };
+  const repeats = { pipelineUsPerEvent: results.map((result) => result.usPerEvent.pipeline), loadAverage: loads, loadAfter: loadAverage()[0] ?? Number.NaN };
+  return { ...median, repeats: taken === undefined ? repeats : { ...repeats, taken } };
 }
 
 function timeRounds(minMs: number, minRounds: number, body: () => void): { rounds: number; ms: number } {

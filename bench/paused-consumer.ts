@@ -22,6 +22,39 @@ export interface PausedConsumerResult {
   healthyBesidePaused: Omit<Distribution, 'samples'>;
   /** What the paused consumer got: events before the closing frame, the frame, and the close. */
   paused: { eventsReceived: number; closingReceived: boolean; closingMatchesLastEvent: boolean; closedAfterClosing: boolean; closeCode: number | undefined };
+  /**
+   * Every consecutive run of the stage (this result's own figures are the run with the worst
+   * ratio), so one lucky run cannot stand for the rest. Absent in results from before repeats.
+   */
+  runs?: PausedConsumerRun[];
+}
+
+export type PausedConsumerRun = Pick<PausedConsumerResult, 'healthyAlone' | 'healthyBesidePaused' | 'paused'>;
+
+/** The larger of the healthy consumer's p50 and p99 ratios (beside the paused one ÷ alone). */
+export const worstRatio = (run: PausedConsumerRun) => Math.max(run.healthyBesidePaused.p50 / run.healthyAlone.p50, run.healthyBesidePaused.p99 / run.healthyAlone.p99);
+
+/**
+ * `times` consecutive runs on one stack; the result carries every run and the worst one's
+ * figures. `warmUps` healthy-only runs come first, discarded: on a fresh stack DynamoDB Local's
+ * JVM is cold, and the first few thousand 2 KB events take seconds each way (measured p50 2.7 s
+ * and 155 ms for the first two).
+ */
+export async function runPausedConsumerRepeated(stack: RunningStack, plan: { events: number; batch: number; paceMs: number; eventBytes: number }, times: number, onRun: (run: PausedConsumerRun, index: number) => void, warmUps = 0): Promise<PausedConsumerResult> {
+  const token = await createTenant(stack.dynamoEndpoint, uniqueName('bench-warm'));
+  for (let index = 0; index < warmUps; index += 1) {
+    await healthyLatency(stack, token, plan, false);
+    await settle(stack, 500, 120_000);
+  }
+  const results: PausedConsumerResult[] = [];
+  for (let index = 0; index < times; index += 1) {
+    const result = await runPausedConsumer(stack, plan);
+    results.push(result);
+    onRun(result, index);
+    await settle(stack, 500, 120_000);
+  }
+  const worst = results.reduce((left, right) => (worstRatio(right) > worstRatio(left) ? right : left));
+  return { ...worst, runs: results.map(({ healthyAlone, healthyBesidePaused, paused }) => ({ healthyAlone, healthyBesidePaused, paused })) };
 }
 
 function blobEvent(session: string, seq: number, bytes: number): Record<string, unknown> {

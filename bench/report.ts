@@ -8,6 +8,7 @@ import { INGEST_LABELS } from './cost.ts';
 import type { Distribution } from './latency.ts';
 import { historyMarkdown } from './history.ts';
 import { renderScaleMarkdown } from './scale-report.ts';
+import { cpuMarkdown, cpuSummary } from './cpu-report.ts';
 import { bridgeCostLines } from './bridges.ts';
 import { MEMORY_MB, PRICE_TABLE_DATE, PRICES } from './prices.ts';
 import { TYPE_FILTERS } from './workload.ts';
@@ -90,7 +91,7 @@ export function renderMarkdown(results: BenchResults): string {
   }
   push(
     `- **Latency on the local stack** (stream poll every ${run.settings.AEP_LOCAL_POLL_MS} ms, SSE inbox poll every ${run.settings.AEP_SSE_POLL_MS} ms): POST → WebSocket p50/p95/p99 ${ms(delivery.websocket.p50)} / ${ms(delivery.websocket.p95)} / ${ms(delivery.websocket.p99)}; POST → SSE ${ms(delivery.sse.p50)} / ${ms(delivery.sse.p95)} / ${ms(delivery.sse.p99)}; command round trip ${ms(command.p50)} / ${ms(command.p95)} / ${ms(command.p99)}.`,
-    `- **Handler CPU:** ${fixed(results.cpu.usPerEvent.pipeline, 1)} µs per event for envelope validation, matching against ${results.cpu.filters} compiled filters and down-leveling (golden corpus, ${fixed(results.cpu.matchesPerEvent, 1)} matches per event${results.cpu.repeats === undefined ? '' : `; median of ${results.cpu.repeats.pipelineUsPerEvent.length} repeats, spread ${fixed(Math.min(...results.cpu.repeats.pipelineUsPerEvent), 1)}–${fixed(Math.max(...results.cpu.repeats.pipelineUsPerEvent), 1)}, taken before the stack starts`}).`,
+    cpuSummary(results.cpu),
     '',
     '## How to read this',
     '',
@@ -282,32 +283,7 @@ export function renderMarkdown(results: BenchResults): string {
     '',
   );
 
-  // CPU.
-  const cpu = results.cpu;
-  push(
-    '## Handler CPU per event (in-process)',
-    '',
-    `Over the official golden corpus (\`${cpu.corpus}\`, ${cpu.corpusEvents} events, ${grouped(cpu.eventsProcessed)} processed in the whole-pipeline run) with the protocol functions the handlers call: \`JSON.parse\` + \`validateEnvelope\`; ${cpu.filters} filters compiled with \`compileFilter\` (25 session, 25 type patterns, 20 severity bands, 15 agent inclusions, 15 combinations including match-all); and \`deliveryText\` (down-level + serialize when the capture ceiling is below the event's level) for every match. Capture ceilings: ${Object.entries(cpu.ceilings).map(([ceiling, count]) => `${count} ${ceiling}`).join(', ')}.`,
-    '',
-    table(
-      ['stage', 'µs per event'],
-      [
-        ['parse + envelope validation', fixed(cpu.usPerEvent.parseAndValidate, 2)],
-        [`match against ${cpu.filters} filters`, fixed(cpu.usPerEvent.match100, 2)],
-        [`delivery text for ${fixed(cpu.matchesPerEvent, 1)} matches (${fixed(cpu.downlevelsPerEvent, 1)} down-leveled)`, fixed(cpu.usPerEvent.deliveryText, 2)],
-        ['**whole pipeline**', `**${fixed(cpu.usPerEvent.pipeline, 2)}**`],
-      ],
-    ),
-    '',
-    'Stages are timed separately, so their sum need not equal the pipeline figure. Handler CPU is small next to the DynamoDB and API Gateway round trips the handlers wait on.',
-    '',
-    ...(cpu.repeats === undefined
-      ? []
-      : [
-          `How it was taken: first thing in the run, before the stack starts (no DynamoDB Local, no handlers), ${cpu.repeats.pipelineUsPerEvent.length} repeats of every stage; the table is the median repeat. Whole-pipeline µs per event of each repeat: ${cpu.repeats.pipelineUsPerEvent.map((value) => fixed(value, 1)).join(', ')} (spread ${fixed(Math.min(...cpu.repeats.pipelineUsPerEvent), 1)}–${fixed(Math.max(...cpu.repeats.pipelineUsPerEvent), 1)}); the machine's 1-minute load average before each: ${cpu.repeats.loadAverage.map((value) => fixed(value, 2)).join(', ')}. The 2 cores are shared with other work, so a load above about 1 means the figure is slower than the code.`,
-          '',
-        ]),
-  );
+  push(...cpuMarkdown(results.cpu, `${run.machine.cpus} × ${run.machine.cpuModel}, ${run.machine.os}`));
 
   push(...renderScaleMarkdown(results.fanoutScale ?? [], results.pausedConsumer));
 

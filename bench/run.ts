@@ -7,55 +7,43 @@
  * BENCH_SINGLE_EVENTS (events per single-POST scenario, default 1000), BENCH_LATENCY_EVENTS (default 500), BENCH_COMMANDS (default 200),
  * BENCH_HISTORY_EVENTS (events read back through GET /history, default 3000), BENCH_HISTORY_SESSIONS
  * (sessions listed, default 200), BENCH_QUICK=1 (a fast smoke run with fewer events and subscribers;
- * not for committing). `--history-only` measures history alone and merges it into bench/results.json.
+ * not for committing), BENCH_CPU_REPEATS (default 5), BENCH_CPU_MAX_LOAD / BENCH_CPU_WAIT_S (the
+ * quiet machine the CPU stage waits for, below), BENCH_PAUSED_REPEATS (consecutive paused-consumer
+ * runs, default 3). `--only cpu|paused|history` measures that stage alone and merges it into
+ * bench/results.json (`--history-only` is `--only history`); run it under the shared test lock.
  */
 import { execFileSync } from 'node:child_process';
-import { createWriteStream, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, release, tmpdir, totalmem, type } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { createWriteStream, mkdtempSync } from 'node:fs';
+import { cpus, loadavg, release, tmpdir, totalmem, type } from 'node:os';
+import { join } from 'node:path';
 import { startStack } from '../local/stack.ts';
 import { INGEST_LABELS, runCostGroup, runSweepScenario, measureStanding, settle } from './cost.ts';
 import type { CostRun, IngestPath, PhasePlan, SweepRun } from './cost.ts';
-import { loadavg } from 'node:os';
 import { runCpuBenchmarkRepeated } from './cpu.ts';
+import type { CpuResult, CpuTaking } from './cpu.ts';
 import { runFanoutScale } from './fanout-scale.ts';
-import { runPausedConsumer } from './paused-consumer.ts';
+import { runPausedConsumerRepeated } from './paused-consumer.ts';
+import type { PausedConsumerResult } from './paused-consumer.ts';
 import { runBridgeCost } from './bridges.ts';
 import type { BridgeCostRun } from './bridges.ts';
 import { measureHistory } from './history.ts';
 import { measureCommandRoundTrip, measureDeliveryLatency } from './latency.ts';
-import { renderMarkdown, renderSvgs } from './report.ts';
+import { readSavedResults, repoRoot, writeOutputs } from './outputs.ts';
+import { waitForQuietMachine } from './quiet-machine.ts';
 import type { BenchResults } from './report.ts';
 
 const startedAt = performance.now();
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-
-/** The `npm run load` section of the current BENCHMARKS.md, kept when the rest is rewritten. */
-function loadSection(): string {
-  const path = join(repoRoot, 'BENCHMARKS.md');
-  const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
-  const start = text.indexOf('<!-- load:start -->');
-  const end = text.indexOf('<!-- load:end -->');
-  return start === -1 || end === -1 ? '' : `\n${text.slice(start, end + '<!-- load:end -->'.length)}\n`;
-}
-
-function writeOutputs(results: BenchResults): string[] {
-  const outputs: Array<[string, string]> = [
-    [join(repoRoot, 'BENCHMARKS.md'), renderMarkdown(results) + loadSection()],
-    [join(repoRoot, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`],
-    ...Object.entries(renderSvgs(results)).map(([name, svg]): [string, string] => [join(repoRoot, 'bench', name), svg]),
-  ];
-  for (const [path, content] of outputs) writeFileSync(path, content);
-  return outputs.map(([path]) => relative(process.cwd(), path) || path);
-}
 
 // `--report-only`: re-render BENCHMARKS.md and the plots from bench/results.json, measuring nothing.
 if (process.argv.includes('--report-only')) {
-  const saved = JSON.parse(readFileSync(join(repoRoot, 'bench', 'results.json'), 'utf8')) as BenchResults;
-  for (const path of writeOutputs(saved)) process.stderr.write(`  ${path}\n`);
+  for (const path of writeOutputs(readSavedResults())) process.stderr.write(`  ${path}\n`);
   process.exit(0);
 }
+// `--only <stage>` (`cpu`, `paused`, `history`; `--history-only` is `--only history`): measure
+// that stage alone and merge it into bench/results.json, every other stage's figures kept.
+const onlyIndex = process.argv.indexOf('--only');
+const only = process.argv.includes('--history-only') ? 'history' : onlyIndex === -1 ? undefined : process.argv[onlyIndex + 1];
+if (only !== undefined && !['cpu', 'paused', 'history'].includes(only)) throw new Error(`--only takes cpu, paused or history, not ${only ?? 'nothing'}`);
 const quick = process.env.BENCH_QUICK === '1';
 const positive = (name: string, fallback: number) => {
   const value = Number(process.env[name] ?? fallback);
@@ -69,8 +57,6 @@ const LATENCY_EVENTS = positive('BENCH_LATENCY_EVENTS', quick ? 100 : 500);
 const COMMANDS = positive('BENCH_COMMANDS', quick ? 40 : 200);
 const HISTORY_EVENTS = positive('BENCH_HISTORY_EVENTS', quick ? 500 : 3000);
 const HISTORY_SESSIONS = positive('BENCH_HISTORY_SESSIONS', quick ? 50 : 200);
-// `--history-only`: measure history alone and merge it into bench/results.json.
-const historyOnly = process.argv.includes('--history-only');
 const SUBSCRIBER_COUNTS = quick ? [0, 1, 10] : [0, 1, 10, 100];
 const SWEEP_COUNTS = quick ? [0, 10, 100] : [0, 10, 100, 1000];
 const PACE_MS = 30;
@@ -79,7 +65,13 @@ const SCALE_DELAYS = [20, 50];
 /** Events per scale run: enough deliveries to time (at least ~20,000), one NDJSON request. */
 const scaleEvents = (subscribers: number) => Math.max(10, Math.min(200, Math.round(50_000 / subscribers)));
 const PAUSED = { events: quick ? 1000 : 5000, batch: 50, paceMs: 100, eventBytes: 2000 };
-const CPU_REPEATS = quick ? 3 : 5;
+const CPU_REPEATS = positive('BENCH_CPU_REPEATS', quick ? 3 : 5);
+// The CPU stage waits for a quiet machine: the 1-minute load below BENCH_CPU_MAX_LOAD (default
+// 0.5), for at most BENCH_CPU_WAIT_S (default 1800 s alone, where not reaching it is an error;
+// 120 s in a full run, which then goes on with the load on record).
+const CPU_MAX_LOAD = Number(process.env.BENCH_CPU_MAX_LOAD ?? 0.5);
+const CPU_WAIT_S = Number(process.env.BENCH_CPU_WAIT_S ?? (only === 'cpu' ? 1800 : 120));
+const PAUSED_REPEATS = positive('BENCH_PAUSED_REPEATS', quick ? 1 : 3);
 const IDLE_SECONDS = quick ? 2 : 5;
 
 const settings = {
@@ -98,6 +90,7 @@ const settings = {
   'history session events / sessions listed': `${HISTORY_EVENTS} / ${HISTORY_SESSIONS}`,
   'fan-out scale: subscribers / post round trips': `${SCALE_SIZES.join(', ')} / ${SCALE_DELAYS.join(', ')} ms`,
   'paused consumer: events / batch / pace / bytes': `${PAUSED.events} / ${PAUSED.batch} / ${PAUSED.paceMs} ms / ${PAUSED.eventBytes}`,
+  'paused consumer: consecutive runs': PAUSED_REPEATS,
   'CPU stage repeats': CPU_REPEATS,
 };
 
@@ -122,10 +115,36 @@ function git(args: string[]): string {
   }
 }
 
+/** The CPU stage: waits for a quiet machine, then the median of CPU_REPEATS repeats. */
+async function measureCpu(mode: CpuTaking['mode']): Promise<CpuResult> {
+  const quietWait = await waitForQuietMachine(CPU_MAX_LOAD, CPU_WAIT_S, log);
+  if (mode === 'alone' && !quietWait.reached) throw new Error(`the 1-minute load stayed at ${quietWait.load.toFixed(2)}, above ${CPU_MAX_LOAD}, for ${CPU_WAIT_S} s; nothing written (BENCH_CPU_MAX_LOAD raises the bar)`);
+  log(`handler CPU over the golden corpus (${CPU_REPEATS} repeats, 1-minute load ${quietWait.load.toFixed(2)})`);
+  const cpu = runCpuBenchmarkRepeated(CPU_REPEATS, quick ? 500 : 1500, loadavg, { mode, date: new Date().toISOString(), commit: git(['rev-parse', 'HEAD']) || 'unknown', quietWait });
+  log(`  ${cpu.usPerEvent.pipeline.toFixed(1)} µs per event (median of ${CPU_REPEATS}: ${cpu.repeats?.pipelineUsPerEvent.map((value) => value.toFixed(1)).join(', ')}; load before each ${cpu.repeats?.loadAverage.map((value) => value.toFixed(2)).join(', ')}, after ${cpu.repeats?.loadAfter?.toFixed(2)})`);
+  return cpu;
+}
+
+/** The paused-consumer stage, PAUSED_REPEATS consecutive runs. */
+async function measurePaused(stack: Parameters<typeof runPausedConsumerRepeated>[0], warmUps: number): Promise<PausedConsumerResult> {
+  log(`paused consumer: ${PAUSED.events} notice events of ${PAUSED.eventBytes} bytes, ${warmUps} warm-up runs then ${PAUSED_REPEATS} runs`);
+  const result = await runPausedConsumerRepeated(stack, PAUSED, PAUSED_REPEATS, (run, index) =>
+    log(`  run ${index + 1}: healthy p50 ${run.healthyAlone.p50.toFixed(0)} -> ${run.healthyBesidePaused.p50.toFixed(0)} ms (${(run.healthyBesidePaused.p50 / run.healthyAlone.p50).toFixed(2)}x), p99 ${run.healthyAlone.p99.toFixed(0)} -> ${run.healthyBesidePaused.p99.toFixed(0)} ms (${(run.healthyBesidePaused.p99 / run.healthyAlone.p99).toFixed(2)}x); closing ${run.paused.closingReceived}, matches last event ${run.paused.closingMatchesLastEvent}, closed after ${run.paused.closedAfterClosing}`),
+    warmUps,
+  );
+  return result;
+}
+
+if (only === 'cpu') {
+  const saved = readSavedResults();
+  saved.cpu = await measureCpu('alone');
+  saved.run.settings = { ...saved.run.settings, 'CPU stage repeats': CPU_REPEATS };
+  for (const path of writeOutputs(saved)) process.stderr.write(`  ${path}\n`);
+  process.exit(0);
+}
+
 // 1. Handler CPU, before anything else runs on the machine.
-log('handler CPU over the golden corpus');
-const cpu = runCpuBenchmarkRepeated(CPU_REPEATS, quick ? 500 : 1500, loadavg);
-log(`  ${cpu.usPerEvent.pipeline.toFixed(1)} µs per event (median of ${CPU_REPEATS}: ${cpu.repeats?.pipelineUsPerEvent.map((value) => value.toFixed(1)).join(', ')})`);
+const cpu = only === undefined ? await measureCpu('first stage') : undefined;
 
 // 2. The stack, in this process.
 log('starting the local stack (DynamoDB Local takes a while)');
@@ -140,12 +159,23 @@ const stack = await startStack({
   },
 });
 let results: BenchResults;
-if (historyOnly) {
+if (only !== undefined) {
   try {
-    log(`history only: ${HISTORY_EVENTS} events, ${HISTORY_SESSIONS} sessions`);
-    const saved = JSON.parse(readFileSync(join(repoRoot, 'bench', 'results.json'), 'utf8')) as BenchResults;
-    saved.history = await measureHistory(stack, HISTORY_EVENTS, HISTORY_SESSIONS);
-    saved.run.settings = { ...saved.run.settings, 'history session events / sessions listed': `${HISTORY_EVENTS} / ${HISTORY_SESSIONS}` };
+    const saved = readSavedResults();
+    if (only === 'history') {
+      log(`history only: ${HISTORY_EVENTS} events, ${HISTORY_SESSIONS} sessions`);
+      saved.history = await measureHistory(stack, HISTORY_EVENTS, HISTORY_SESSIONS);
+      saved.run.settings = { ...saved.run.settings, 'history session events / sessions listed': `${HISTORY_EVENTS} / ${HISTORY_SESSIONS}` };
+    } else {
+      // Alone on a fresh stack: warm-up runs first (a full run's earlier stages warm it instead).
+      saved.pausedConsumer = await measurePaused(stack, 3);
+      saved.run.settings = {
+        ...saved.run.settings,
+        'paused consumer: events / batch / pace / bytes': settings['paused consumer: events / batch / pace / bytes'],
+        'paused consumer: consecutive runs': PAUSED_REPEATS,
+      };
+    }
+    if (stack.streamFailures.length > 0) throw new Error(`the fan-out mapping discarded ${stack.streamFailures.length} batches; see ${logDir}`);
     for (const path of writeOutputs(saved)) process.stderr.write(`  ${path}\n`);
   } finally {
     await stack.stop();
@@ -205,9 +235,7 @@ try {
   log(`  p50 ${command.p50.toFixed(0)} ms`);
   log(`fan-out at scale: ${SCALE_SIZES.join(', ')} subscribers, posts of ${SCALE_DELAYS.join(' / ')} ms`);
   const fanoutScale = await runFanoutScale(stack, { sizes: SCALE_SIZES, delaysMs: SCALE_DELAYS, eventsFor: scaleEvents, log });
-  log(`paused consumer: ${PAUSED.events} notice events of ${PAUSED.eventBytes} bytes`);
-  const pausedConsumer = await runPausedConsumer(stack, PAUSED);
-  log(`  healthy p50 ${pausedConsumer.healthyAlone.p50.toFixed(0)} -> ${pausedConsumer.healthyBesidePaused.p50.toFixed(0)} ms, p99 ${pausedConsumer.healthyAlone.p99.toFixed(0)} -> ${pausedConsumer.healthyBesidePaused.p99.toFixed(0)} ms; closing ${pausedConsumer.paused.closingReceived}`);
+  const pausedConsumer = await measurePaused(stack, 0);
   log(`history: ${HISTORY_EVENTS} events read back, ${HISTORY_SESSIONS} sessions listed`);
   const history = await measureHistory(stack, HISTORY_EVENTS, HISTORY_SESSIONS);
   if (stack.streamFailures.length > 0) throw new Error(`the fan-out mapping discarded ${stack.streamFailures.length} batches; see ${logDir}`);
@@ -234,7 +262,7 @@ try {
     sweeps,
     standing,
     latency: { delivery, command },
-    cpu,
+    cpu: cpu as CpuResult,
     fanoutScale,
     pausedConsumer,
     bridges,

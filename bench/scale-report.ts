@@ -73,6 +73,21 @@ export function renderScaleMarkdown(runs: readonly FanoutScaleRun[], paused: Pau
       `| beside the paused consumer | ${ms(paused.healthyBesidePaused.p50)} | ${ms(paused.healthyBesidePaused.p95)} | ${ms(paused.healthyBesidePaused.p99)} | ${ms(paused.healthyBesidePaused.max)} |`,
       `| ratio | ${ratio('p50').toFixed(2)}× | | ${ratio('p99').toFixed(2)}× | |`,
       '',
+      ...(paused.runs === undefined || paused.runs.length < 2
+        ? []
+        : [
+            `The stage ran ${paused.runs.length} consecutive times on one stack; the table above is the run with the largest ratio. Every run (healthy consumer alone → beside the paused one):`,
+            '',
+            '| run | p50 | p50 ratio | p99 | p99 ratio | closing frame, naming the last event, then the close |',
+            '| ---: | ---: | ---: | ---: | ---: | :--- |',
+            ...paused.runs.map(
+              (run, index) =>
+                `| ${index + 1} | ${ms(run.healthyAlone.p50)} → ${ms(run.healthyBesidePaused.p50)} | ${(run.healthyBesidePaused.p50 / run.healthyAlone.p50).toFixed(2)}× | ${ms(run.healthyAlone.p99)} → ${ms(run.healthyBesidePaused.p99)} | ${(run.healthyBesidePaused.p99 / run.healthyAlone.p99).toFixed(2)}× | ${run.paused.closingReceived && run.paused.closingMatchesLastEvent && run.paused.closedAfterClosing ? `yes (code ${run.paused.closeCode ?? '?'})` : '**no**'} |`,
+            ),
+            '',
+          ]),
+      'A throttled post is retried off the lane, and its backoff ends as soon as nothing else in the batch is left to do (`src/relay/fanout/delivery-pool.ts`): before that, the ~150 ms of retries of the first refused post to the paused consumer held the whole batch, and with it the healthy consumer\'s next batch, a stall of about 130 ms beyond the healthy consumer\'s own posts, once per paused consumer (measured: 161 ms for the deciding batch, whose healthy posts were done after 30 ms; since then 79 ms against 74). What remains until the paused consumer is found out (when its buffers are full, about 4.5 MB here) is the cost of posting to two consumers instead of one, on this stack\'s one Node process. Single runs vary on this shared 2-core machine: a stall of the whole stack (ingest as slow as fan-out) during either half moves the ratio either way, which is why the stage runs several times. `npm run bench -- --only paused` re-measures this section alone (after three discarded warm-up runs on its fresh stack).',
+      '',
       `The paused consumer received ${grouped(paused.paused.eventsReceived)} events; once it read again, a \`closing\` frame ${paused.paused.closingReceived ? 'arrived' : 'did **not** arrive'}${paused.paused.closingReceived ? `, naming ${paused.paused.closingMatchesLastEvent ? 'exactly the last event it had received' : '**not** the last event it had received'}` : ''}, and the connection ${paused.paused.closedAfterClosing ? `was closed after it (code ${paused.paused.closeCode ?? '?'}), with no event in between` : '**was not** closed cleanly after it'}.`,
       '',
     );

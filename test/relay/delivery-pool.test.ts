@@ -80,6 +80,41 @@ describe('runPool', () => {
     expect(lastFirst).toBeLessThan(firstThird);
   });
 
+  it('retries an action after its wait, keeping the connection in order, while the others run on', async () => {
+    const ran: string[] = [];
+    let refusals = 0;
+    const started = performance.now();
+    let retriedAt = 0;
+    await runPool(new Map([['slow', [1, 2]], ['busy', Array.from({ length: 40 }, (_, index) => index)]]), { concurrency: 4 }, async (key, action) => {
+      if (key === 'busy') {
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        return 'next';
+      }
+      ran.push(`${key}${action}`);
+      if (action === 1 && refusals < 2) {
+        refusals += 1;
+        if (refusals === 2) retriedAt = performance.now() - started;
+        return { retryInMs: 30 };
+      }
+      return 'next';
+    });
+    expect(ran).toEqual(['slow1', 'slow1', 'slow1', 'slow2']);
+    // The first wait (30 ms) passed while `busy` still had work (40 actions of at least 2 ms).
+    expect(retriedAt).toBeGreaterThanOrEqual(29);
+  });
+
+  it('ends a retry wait at once when nothing else is left, so one connection never holds the batch alone', async () => {
+    const started = performance.now();
+    let attempts = 0;
+    await runPool(new Map([['slow', [1]], ['quick', [1]]]), { concurrency: 4 }, async (key) => {
+      if (key === 'quick') return 'next';
+      attempts += 1;
+      return attempts < 3 ? { retryInMs: 10_000 } : 'next';
+    });
+    expect(attempts).toBe(3);
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
   it('rejects when an action throws (a bug, retried by the event source mapping)', async () => {
     await expect(runPool(new Map([['c', [1]]]), { concurrency: 1 }, async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
   });

@@ -35,12 +35,24 @@ export interface FanoutCounts {
 
 type Runtime = Pick<RelayRuntime, 'poster' | 'inbox' | 'parking' | 'connections' | 'subscriptions' | 'config' | 'now' | 'metrics'>;
 
+/** Attempts at a throttled or transient post before the backpressure rule applies (as the poster's own default). */
+const POST_ATTEMPTS = 3;
+/** The wait before attempt `attempt + 1`, as the poster would sleep it; here the pool waits, off the lane. */
+const retryDelayMs = (attempt: number) => 20 * 2 ** attempt + Math.random() * 20;
+
 /** What fan-out knows about one connection during one batch. */
 export class ConnectionDelivery {
   /** Last position delivered per subscription in this batch (for a `closing` frame). */
   private readonly delivered = new Map<string, DeliveredPosition>();
   /** Set once a post was throttled: further posts get one attempt, so this lane never waits long. */
   private slow = false;
+  /**
+   * The post being retried and its attempts so far. Fan-out posts with one attempt each and
+   * retries through the pool (`{ retryInMs }`), never by sleeping in the lane: the pool ends the
+   * wait as soon as nothing else is left to do, so a consumer that stopped reading does not
+   * hold the batch (and with it everyone's next batch) for its backoff.
+   */
+  private retrying: { action: DeliveryAction; text: string; subscriptionIds: string[]; attempts: number } | undefined;
 
   constructor(
     private readonly runtime: Runtime,
@@ -52,19 +64,27 @@ export class ConnectionDelivery {
 
   async run(action: DeliveryAction): Promise<LaneVerdict> {
     if (action.kind === 'retry-closing') return this.retryClosing();
-    let ceiling;
+    let text: string;
     let subscriptionIds: string[];
-    if (action.kind === 'park') {
-      if (await this.runtime.parking.parkPending(action.subscription, action.deliverable.raw)) return 'next';
-      // The replay finished meanwhile (or its parking space is full): deliver live instead.
-      ceiling = action.subscription.ceiling;
-      subscriptionIds = [action.subscription.subscriptionId];
+    const retry = this.retrying?.action === action ? this.retrying : undefined;
+    this.retrying = undefined;
+    if (retry !== undefined) {
+      ({ text, subscriptionIds } = retry);
     } else {
-      ceiling = action.ceiling;
-      subscriptionIds = action.subscriptionIds;
+      let ceiling;
+      if (action.kind === 'park') {
+        if (await this.runtime.parking.parkPending(action.subscription, action.deliverable.raw)) return 'next';
+        // The replay finished meanwhile (or its parking space is full): deliver live instead.
+        ceiling = action.subscription.ceiling;
+        subscriptionIds = [action.subscription.subscriptionId];
+      } else {
+        ceiling = action.ceiling;
+        subscriptionIds = action.subscriptionIds;
+      }
+      text = this.texts.textOf(action.deliverable, ceiling);
     }
     const { event } = action.deliverable;
-    const outcome = await this.send(this.texts.textOf(action.deliverable, ceiling));
+    const outcome = await this.send(text);
     if (outcome === 'sent') {
       this.counts.posted += 1;
       this.runtime.metrics.count('Deliveries', this.plan.tenant);
@@ -76,6 +96,11 @@ export class ConnectionDelivery {
       await this.runtime.connections.removeConnection(this.plan.tenant, this.plan.connectionId);
       return 'stop';
     }
+    const attempts = (retry?.attempts ?? 0) + 1;
+    if (outcome === 'retryable' && !this.slow && attempts < POST_ATTEMPTS) {
+      this.retrying = { action, text, subscriptionIds, attempts };
+      return { retryInMs: retryDelayMs(attempts) };
+    }
     this.slow = true;
     if (backpressureAction(event.severity) === 'drop') {
       this.counts.dropped += 1;
@@ -86,7 +111,8 @@ export class ConnectionDelivery {
     return 'stop';
   }
 
-  private async send(text: string): Promise<PostOutcome> {
+  /** One attempt; `retryable` is a throttled or transient answer, `throttled` a failure not worth retrying. */
+  private async send(text: string): Promise<Exclude<PostOutcome, 'throttled'> | 'retryable' | 'throttled'> {
     const { connectionId, tenant } = this.plan;
     try {
       if (isSseStreamId(connectionId)) {
@@ -94,7 +120,8 @@ export class ConnectionDelivery {
         await this.runtime.inbox.append(tenant, connectionId, text);
         return 'sent';
       }
-      return await this.runtime.poster.post(connectionId, text, this.slow ? { attempts: 1 } : undefined);
+      const outcome = await this.runtime.poster.post(connectionId, text, { attempts: 1 });
+      return outcome === 'throttled' ? 'retryable' : outcome;
     } catch (error) {
       this.logger.error('post failed', { connectionId, tenant, error });
       return 'throttled';

@@ -5,8 +5,8 @@ export type PostOutcome = 'sent' | 'gone' | 'throttled';
 
 export interface PostOptions {
   /**
-   * Attempts at a throttled (429) or transient answer before reporting `throttled`; fan-out
-   * asks for one when the consumer is already known to be slow, so it holds nothing up.
+   * Attempts at a throttled (429) or transient answer before reporting `throttled`. Fan-out
+   * asks for one and retries through its pool, so a backoff never holds up a batch.
    */
   attempts?: number;
 }

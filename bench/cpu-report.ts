@@ -1,0 +1,49 @@
+/** The handler-CPU lines of BENCHMARKS.md: the figure, and how and when it was taken. */
+import type { CpuResult } from './cpu.ts';
+import { fixed, grouped, table } from './report-format.ts';
+
+const spreadOf = (values: readonly number[]) => `${fixed(Math.min(...values), 1)}–${fixed(Math.max(...values), 1)}`;
+
+/** One clause: how many repeats, the spread, where they ran and at what load. */
+function takenClause(cpu: CpuResult): string {
+  const repeats = cpu.repeats;
+  if (repeats === undefined) return '';
+  const where = repeats.taken === undefined ? 'taken before the stack starts' : repeats.taken.mode === 'alone' ? `taken alone (\`npm run bench -- --only cpu\`) on ${repeats.taken.date.slice(0, 10)}` : 'taken first in the full run, before the stack starts';
+  const loads = [...repeats.loadAverage, ...(repeats.loadAfter === undefined ? [] : [repeats.loadAfter])];
+  return `; median of ${repeats.pipelineUsPerEvent.length} repeats, spread ${spreadOf(repeats.pipelineUsPerEvent)}, ${where}, 1-minute load average ${fixed(Math.min(...loads), 2)}–${fixed(Math.max(...loads), 2)}`;
+}
+
+export function cpuSummary(cpu: CpuResult): string {
+  return `- **Handler CPU:** ${fixed(cpu.usPerEvent.pipeline, 1)} µs per event for envelope validation, matching against ${cpu.filters} compiled filters and down-leveling (golden corpus, ${fixed(cpu.matchesPerEvent, 1)} matches per event${takenClause(cpu)}).`;
+}
+
+export function cpuMarkdown(cpu: CpuResult, machine: string): string[] {
+  const repeats = cpu.repeats;
+  const taken = repeats?.taken;
+  const how =
+    repeats === undefined
+      ? []
+      : [
+          `How it was taken: ${taken === undefined ? 'first thing in the run, before the stack starts (no DynamoDB Local, no handlers)' : taken.mode === 'alone' ? `alone, by \`npm run bench -- --only cpu\` on ${taken.date.replace('T', ' ').slice(0, 16)} UTC (commit ${taken.commit.slice(0, 7)}), after waiting ${grouped(taken.quietWait.waitedSeconds)} s for the 1-minute load average to fall below ${taken.quietWait.maxLoad} (it was ${fixed(taken.quietWait.load, 2)})` : `first thing in the full run, before the stack starts (no DynamoDB Local, no handlers), after waiting ${grouped(taken.quietWait.waitedSeconds)} s for the 1-minute load average to fall below ${taken.quietWait.maxLoad} (${taken.quietWait.reached ? 'it did' : `it did **not**: ${fixed(taken.quietWait.load, 2)} when the wait gave up`})`}, on ${machine}; ${repeats.pipelineUsPerEvent.length} repeats of every stage, the table is the median repeat. Whole-pipeline µs per event of each repeat: ${repeats.pipelineUsPerEvent.map((value) => fixed(value, 1)).join(', ')} (spread ${spreadOf(repeats.pipelineUsPerEvent)}, ${fixed((100 * (Math.max(...repeats.pipelineUsPerEvent) - Math.min(...repeats.pipelineUsPerEvent))) / cpu.usPerEvent.pipeline, 0)}% of the median); the machine's 1-minute load average before each: ${repeats.loadAverage.map((value) => fixed(value, 2)).join(', ')}${repeats.loadAfter === undefined ? '' : `, and ${fixed(repeats.loadAfter, 2)} after the last`}. The cores are shared with other work, so a load above about 1 means the figure is slower than the code (the 44 µs once committed was taken at a load of about 5).`,
+          '',
+        ];
+  return [
+    '## Handler CPU per event (in-process)',
+    '',
+    `Over the official golden corpus (\`${cpu.corpus}\`, ${cpu.corpusEvents} events, ${grouped(cpu.eventsProcessed)} processed in the whole-pipeline run) with the protocol functions the handlers call: \`JSON.parse\` + \`validateEnvelope\`; ${cpu.filters} filters compiled with \`compileFilter\` (25 session, 25 type patterns, 20 severity bands, 15 agent inclusions, 15 combinations including match-all); and \`deliveryText\` (down-level + serialize when the capture ceiling is below the event's level) for every match. Capture ceilings: ${Object.entries(cpu.ceilings).map(([ceiling, count]) => `${count} ${ceiling}`).join(', ')}.`,
+    '',
+    table(
+      ['stage', 'µs per event'],
+      [
+        ['parse + envelope validation', fixed(cpu.usPerEvent.parseAndValidate, 2)],
+        [`match against ${cpu.filters} filters`, fixed(cpu.usPerEvent.match100, 2)],
+        [`delivery text for ${fixed(cpu.matchesPerEvent, 1)} matches (${fixed(cpu.downlevelsPerEvent, 1)} down-leveled)`, fixed(cpu.usPerEvent.deliveryText, 2)],
+        ['**whole pipeline**', `**${fixed(cpu.usPerEvent.pipeline, 2)}**`],
+      ],
+    ),
+    '',
+    'Stages are timed separately, so their sum need not equal the pipeline figure. Handler CPU is small next to the DynamoDB and API Gateway round trips the handlers wait on.',
+    '',
+    ...how,
+  ];
+}
