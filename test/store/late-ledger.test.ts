@@ -3,20 +3,28 @@
  * order, then replay after a position returning exactly the events below it stored after it
  * (AEP-0003 §7), measured by `above` for an in-order position and by store rank for a late one.
  */
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createTables, localTableNames } from '../../local/create-tables.ts';
 import type { AepEvent } from '../../src/protocol/event.ts';
 import type { Deliverable } from '../../src/relay/domain/deliverable.ts';
 import { sessionTopKey } from '../../src/relay/domain/history.ts';
 import { LateArrivals } from '../../src/relay/fanout/late-arrivals.ts';
 import { eventKeys } from '../../src/store/keys.ts';
 import { positionKey } from '../../src/store/position-key.ts';
-import { eventLog, sessionEvent, uniqueName } from '../support/relay-fixtures.ts';
+import { dynamoClient, eventLog, sessionEvent, uniqueName } from '../support/relay-fixtures.ts';
 
 const seqs = (items: ReadonlyArray<{ raw: string }>) => items.map((item) => (JSON.parse(item.raw) as { seq: number }).seq);
 
+// Tables of its own: a stack other tests run on the shared tables would fan these events out
+// and record ledger entries of its own, with real stream ranks beside this test's stand-ins.
+const tables = localTableNames(uniqueName('ledger'));
+beforeAll(async () => {
+  await createTables(dynamoClient(), tables);
+});
+
 describe('late ledger', () => {
   it('records events stored below a higher one, and replay after P returns those below P stored after P', async () => {
-    const log = eventLog({ replayBuffer: 100 });
+    const log = eventLog({ replayBuffer: 100, tableName: tables.events });
     const tenant = uniqueName('t');
     const session = uniqueName('s');
     const events = Array.from({ length: 6 }, (_, seq) => sessionEvent(session, seq));
@@ -48,7 +56,7 @@ describe('late ledger', () => {
   });
 
   it('falls back to the log ceiling when the top before the batch is unknown: in-order events may be recorded, none is missed', async () => {
-    const log = eventLog({ replayBuffer: 100 });
+    const log = eventLog({ replayBuffer: 100, tableName: tables.events });
     const tenant = uniqueName('t');
     const session = uniqueName('s');
     const deliverables: Deliverable[] = [];

@@ -45,9 +45,9 @@ export function dynamoClient(meter?: CapacityMeter) {
   return createDynamoClient({ region: 'us-east-1', endpoint: inject('dynamoEndpoint'), credentials: LOCAL_CREDENTIALS, ...(meter === undefined ? {} : { meter }) });
 }
 
-export function eventLog(options: { meter?: CapacityMeter; replayBuffer?: number } = {}): EventLog {
+export function eventLog(options: { meter?: CapacityMeter; replayBuffer?: number; tableName?: string } = {}): EventLog {
   return new EventLog(dynamoClient(options.meter), {
-    tableName: tableNames.events,
+    tableName: options.tableName ?? tableNames.events,
     replayBuffer: options.replayBuffer ?? inject('replayBuffer'),
     retentionDays: 1,
     liveOnlySeconds: 600,
