@@ -112,7 +112,7 @@ export function renderMarkdown(results: BenchResults): string {
   push('## Cost per 1,000 ingested events', '', `Each row is one scenario, scaled to 1,000 ingested events: an ingest path with ${counts.join(', ')} WebSocket subscribers. "DynamoDB calls" counts every request the handlers made, whatever it consumed.`, '');
   push(
     table(
-      ['ingest', 'subscribers', 'write units', 'read units', 'of which fan-out', 'DynamoDB calls', 'http', 'authorizer', 'socket', 'fanout', 'posts', 'deliveries', 'WRU / event', 'RRU / delivered', 'records / fan-out batch'],
+      ['ingest', 'subscribers', 'write units', 'read units', 'of which fan-out', 'DynamoDB calls', 'http', 'authorizer', 'socket', 'fanout', 'posts', 'deliveries', 'ingest WRU / event', 'fan-out WRU / event', 'RRU / delivered', 'records / fan-out batch'],
       derived.map((row) => [
         INGEST_LABELS[row.ingest],
         String(row.subscribers),
@@ -127,12 +127,13 @@ export function renderMarkdown(results: BenchResults): string {
         grouped(row.posts),
         grouped(row.deliveries),
         fixed(row.writeUnitsPerEvent),
+        fixed(row.fanoutWriteUnitsPerEvent),
         fixed(row.readUnitsPerDelivery),
         fixed(row.recordsPerFanoutBatch, 1),
       ]),
     ),
     '',
-    'Columns `http` to `fanout` count Lambda invocations per 1,000 events; `socket` counts `$default` invocations (one per emitted WebSocket message). No authorizer invocations appear because connections are opened during setup.',
+    '`ingest WRU / event` is what the ingest handlers wrote per event (the one durable write); `fan-out WRU / event` is what fan-out wrote for them from the stream: a session-summary update per session per batch, and a late-ledger item per session per batch holding events stored below a higher position (WebSocket emits are pipelined, so they are stored out of order). Columns `http` to `fanout` count Lambda invocations per 1,000 events; `socket` counts `$default` invocations (one per emitted WebSocket message). No authorizer invocations appear because connections are opened during setup.',
     '',
     '![DynamoDB request units per 1,000 events against subscribers](bench/cost-vs-subscribers.svg)',
     '',

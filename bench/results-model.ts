@@ -62,7 +62,10 @@ export interface Derived {
   invocations: Record<(typeof FUNCTION_NAMES)[number] | 'total', number>;
   posts: number;
   deliveries: number;
+  /** Write units the ingest handlers (HTTP and WebSocket functions) spent per event: the durable write. */
   writeUnitsPerEvent: number;
+  /** Write units fan-out spent per event (session summaries, the late ledger), outside the ingest path. */
+  fanoutWriteUnitsPerEvent: number;
   readUnitsPerDelivery: number | undefined;
   fanoutReadUnitsPerDelivery: number | undefined;
   recordsPerFanoutBatch: number;
@@ -103,7 +106,8 @@ export function derive(run: CostRun): Derived {
     invocations,
     posts: usage.postToConnection.calls * per1000,
     deliveries: deliveries * per1000,
-    writeUnitsPerEvent: usage.dynamo.writeUnits / run.events,
+    writeUnitsPerEvent: (usage.functions.http.writeUnits + usage.functions.socket.writeUnits) / run.events,
+    fanoutWriteUnitsPerEvent: usage.functions.fanout.writeUnits / run.events,
     readUnitsPerDelivery: deliveries > 0 ? usage.dynamo.readUnits / deliveries : undefined,
     fanoutReadUnitsPerDelivery: deliveries > 0 ? usage.functions.fanout.readUnits / deliveries : undefined,
     recordsPerFanoutBatch: usage.functions.fanout.invocations > 0 ? usage.fanoutRecords / usage.functions.fanout.invocations : 0,

@@ -201,7 +201,7 @@ try {
   for (const subscribers of SUBSCRIBER_COUNTS) {
     for (const run of await runCostGroup(stack, subscribers, phases)) {
       costGrid.push(run);
-      log(`cost ${String(subscribers).padStart(3)} subscribers, ${INGEST_LABELS[run.ingest].padEnd(21)}: ${(run.usage.dynamo.writeUnits / run.events).toFixed(2)} WRU/event, ${((run.usage.dynamo.readUnits * 1000) / run.events).toFixed(0)} RRU/1000, ${run.receivedDeliveries}/${run.expectedDeliveries} deliveries, ${(run.wallMs / 1000).toFixed(1)} s`);
+      log(`cost ${String(subscribers).padStart(3)} subscribers, ${INGEST_LABELS[run.ingest].padEnd(21)}: ${((run.usage.functions.http.writeUnits + run.usage.functions.socket.writeUnits) / run.events).toFixed(2)} ingest WRU/event (fan-out ${(run.usage.functions.fanout.writeUnits / run.events).toFixed(2)}), ${((run.usage.dynamo.readUnits * 1000) / run.events).toFixed(0)} RRU/1000, ${run.receivedDeliveries}/${run.expectedDeliveries} deliveries, ${(run.wallMs / 1000).toFixed(1)} s`);
     }
   }
   const pathOrder: IngestPath[] = ['single', 'batch100', 'websocket'];
