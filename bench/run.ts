@@ -78,6 +78,9 @@ const settings = {
   AEP_LOCAL_POLL_MS: 100,
   AEP_LOCAL_WS_JITTER_MS: 5,
   AEP_SSE_POLL_MS: 100,
+  // A stream whose client left polls on until its idle end (Lambda is not told the client went);
+  // 10 s (over the 5 s standing window) keeps the streams of earlier stages off later ones' CPU.
+  AEP_SSE_IDLE_END_MS: 10_000,
   'events per cost scenario': SINGLE_EVENTS === EVENTS ? String(EVENTS) : `${SINGLE_EVENTS} (single POSTs), ${EVENTS} (NDJSON batches, WebSocket emits)`,
   'events per sweep scenario': SWEEP_EVENTS,
   'subscriber counts': SUBSCRIBER_COUNTS.join(', '),
@@ -156,6 +159,7 @@ const stack = await startStack({
     AEP_LOCAL_POLL_MS: String(settings.AEP_LOCAL_POLL_MS),
     AEP_LOCAL_WS_JITTER_MS: String(settings.AEP_LOCAL_WS_JITTER_MS),
     AEP_SSE_POLL_MS: String(settings.AEP_SSE_POLL_MS),
+    AEP_SSE_IDLE_END_MS: String(settings.AEP_SSE_IDLE_END_MS),
   },
 });
 let results: BenchResults;
