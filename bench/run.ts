@@ -30,6 +30,7 @@ import { measureHistory } from './history.ts';
 import { measureCommandRoundTrip, measureDeliveryLatency } from './latency.ts';
 import { readSavedResults, repoRoot, writeOutputs } from './outputs.ts';
 import { waitForQuietMachine } from './quiet-machine.ts';
+import { derive } from './results-model.ts';
 import type { BenchResults } from './report.ts';
 
 const startedAt = performance.now();
@@ -205,7 +206,8 @@ try {
   for (const subscribers of SUBSCRIBER_COUNTS) {
     for (const run of await runCostGroup(stack, subscribers, phases)) {
       costGrid.push(run);
-      log(`cost ${String(subscribers).padStart(3)} subscribers, ${INGEST_LABELS[run.ingest].padEnd(21)}: ${((run.usage.functions.http.writeUnits + run.usage.functions.socket.writeUnits) / run.events).toFixed(2)} ingest WRU/event (fan-out ${(run.usage.functions.fanout.writeUnits / run.events).toFixed(2)}), ${((run.usage.dynamo.readUnits * 1000) / run.events).toFixed(0)} RRU/1000, ${run.receivedDeliveries}/${run.expectedDeliveries} deliveries, ${(run.wallMs / 1000).toFixed(1)} s`);
+      const row = derive(run);
+      log(`cost ${String(subscribers).padStart(3)} subscribers, ${INGEST_LABELS[run.ingest].padEnd(21)}: ${row.writeUnitsPerEvent.toFixed(2)} ingest WRU/event (fan-out ${row.fanoutWriteUnitsPerEvent.toFixed(2)}), ${row.readUnits.toFixed(0)} RRU/1000, ${run.receivedDeliveries}/${run.expectedDeliveries} deliveries, ${(run.wallMs / 1000).toFixed(1)} s`);
     }
   }
   const pathOrder: IngestPath[] = ['single', 'batch100', 'websocket'];

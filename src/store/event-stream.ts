@@ -30,7 +30,16 @@ function deliverableOf(record: DynamoDBRecord): Deliverable | undefined {
   if (tenant === undefined || event === undefined) return undefined;
   const storedAtMs = Number(image?.storedAt?.N);
   const order = kind === 'event' ? orderOf(partition, tenant, event.session, image?.sk?.S, image?.pos?.S) : undefined;
-  return { recordId: sequenceNumber, tenant, raw, event, kind, ...(order === undefined ? {} : { order }), ...(Number.isFinite(storedAtMs) ? { storedAtMs } : {}) };
+  return {
+    recordId: sequenceNumber,
+    tenant,
+    raw,
+    event,
+    kind,
+    storeRank: storeRankOf(sequenceNumber),
+    ...(order === undefined ? {} : { order }),
+    ...(Number.isFinite(storedAtMs) ? { storedAtMs } : {}),
+  };
 }
 
 /** A session event's place in its session's order: its position key, or a seq-less event's `pos` (`position-key.ts`). */
@@ -65,7 +74,7 @@ export function sessionActivitiesOf(records: readonly DynamoDBRecord[]): Session
     const key = `${tenant}\u0000${event.session}`;
     const position = positionOf(event);
     const order = orderOf(partition, tenant, event.session, image?.sk?.S, image?.pos?.S);
-    const watermark = sequenceNumber.padStart(WATERMARK_DIGITS, '0');
+    const watermark = storeRankOf(sequenceNumber);
     const known = bySession.get(key);
     if (known === undefined) {
       bySession.set(key, {
@@ -96,4 +105,9 @@ export function sessionActivitiesOf(records: readonly DynamoDBRecord[]): Session
 }
 
 /** Stream sequence numbers are decimal strings of up to 40 digits. */
-const WATERMARK_DIGITS = 40;
+const SEQUENCE_DIGITS = 40;
+
+/** A record's place in store order as a string whose order is numeric order (zero-padded sequence number). */
+function storeRankOf(sequenceNumber: string): string {
+  return sequenceNumber.padStart(SEQUENCE_DIGITS, '0');
+}

@@ -10,14 +10,12 @@
  * shows, so this stack's wait is set to cover it (5 s); the promise's condition then holds and
  * the order must be exact.
  */
-import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_CREDENTIALS } from '../../local/local-credentials.ts';
-import { createDynamoClient } from '../../src/store/dynamo-client.ts';
 import { startStackProcess } from '../support/local-stack-process.ts';
 import type { StackProcess } from '../support/local-stack-process.ts';
 import { pipelineEvents } from '../support/pipelined-session.ts';
-import { tableNames, uniqueName } from '../support/relay-fixtures.ts';
+import { uniqueName } from '../support/relay-fixtures.ts';
+import { sessionItems } from '../support/stack-items.ts';
 import { helloSocket, isType, waitForCount } from '../support/ws-client.ts';
 import type { Frame } from '../support/ws-client.ts';
 
@@ -32,24 +30,9 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-/** The session's events in the order the log stored them (their `storedAt`, then key). */
+/** The session's events in the order the log stored them (their `storedAt`, then seq). */
 async function storedOrder(session: string): Promise<number[]> {
-  const client = createDynamoClient({ region: 'us-east-1', endpoint: stack.dynamoEndpoint, credentials: LOCAL_CREDENTIALS });
-  const items: Array<{ seq: number; storedAt: number }> = [];
-  let startKey: Record<string, never> | undefined;
-  do {
-    const page = await client.send(
-      new QueryCommand({
-        TableName: tableNames.events,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': { S: `T#local#S#${session}` }, ':prefix': { S: 'P#' } },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) items.push({ seq: (JSON.parse(item.raw?.S ?? '{}') as { seq: number }).seq, storedAt: Number(item.storedAt?.N) });
-    startKey = page.LastEvaluatedKey as Record<string, never> | undefined;
-  } while (startKey !== undefined);
-  client.destroy();
+  const items = (await sessionItems(stack.dynamoEndpoint, session, 'P#')).map((item) => ({ seq: (JSON.parse(item.raw?.S ?? '{}') as { seq: number }).seq, storedAt: Number(item.storedAt?.N) }));
   return items.sort((a, b) => a.storedAt - b.storedAt || a.seq - b.seq).map((item) => item.seq);
 }
 

@@ -12,14 +12,12 @@
  * - a late event (stored after a higher position was delivered) reaches a consumer that
  *   received the higher one and resumes after it, and a live subscription above it.
  */
-import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_CREDENTIALS } from '../../local/local-credentials.ts';
-import { createDynamoClient } from '../../src/store/dynamo-client.ts';
 import { startStackProcess } from '../support/local-stack-process.ts';
 import type { StackProcess } from '../support/local-stack-process.ts';
 import { pipelineEvents, resumingConsumer } from '../support/pipelined-session.ts';
-import { sessionEvent, tableNames, uniqueName } from '../support/relay-fixtures.ts';
+import { sessionEvent, uniqueName } from '../support/relay-fixtures.ts';
+import { sessionItems } from '../support/stack-items.ts';
 import { helloSocket, isType, waitForCount } from '../support/ws-client.ts';
 import type { Frame } from '../support/ws-client.ts';
 
@@ -46,17 +44,8 @@ function seeded(seed: number): () => number {
 
 /** The session's late-ledger entries (events stored after a higher position of it): [seq, above, store rank], shortened. */
 async function ledgerOf(session: string): Promise<unknown[]> {
-  const client = createDynamoClient({ region: 'us-east-1', endpoint: stack.dynamoEndpoint, credentials: LOCAL_CREDENTIALS });
-  const page = await client.send(
-    new QueryCommand({
-      TableName: tableNames.events,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': { S: `T#local#S#${session}` }, ':prefix': { S: 'L#' } },
-      ConsistentRead: true,
-    }),
-  );
-  client.destroy();
-  return (page.Items ?? []).flatMap((item) => (JSON.parse(item.entries?.S ?? '[]') as Array<{ k: string; a: string; r: string }>).map((entry) => [entry.k.slice(-4), entry.a.slice(-4), entry.r.slice(-8)]));
+  const items = await sessionItems(stack.dynamoEndpoint, session, 'L#');
+  return items.flatMap((item) => (JSON.parse(item.entries?.S ?? '[]') as Array<{ k: string; a: string; r: string }>).map((entry) => [entry.k.slice(-4), entry.a.slice(-4), entry.r.slice(-8)]));
 }
 
 const isEventOf = (session: string) => (frame: Frame) => frame.session === session && typeof frame.type === 'string' && frame.type.includes('.');

@@ -36,7 +36,7 @@ describe('late ledger', () => {
       const raw = JSON.stringify(event);
       expect(await log.append(tenant, { event: event as unknown as AepEvent, raw })).toBe('stored');
       const key = positionKey(0, seq);
-      deliverables.push({ recordId: String(1000 + rank), tenant, raw, event: event as unknown as AepEvent, kind: 'event', order: { key, itemKey: eventKeys.positionSort(key) } });
+      deliverables.push({ recordId: String(1000 + rank), storeRank: String(1000 + rank), tenant, raw, event: event as unknown as AepEvent, kind: 'event', order: { key, itemKey: eventKeys.positionSort(key) } });
     }
     // A new session: nothing was stored before this batch.
     const late = await new LateArrivals(log).record(tenant, deliverables, new Map([[sessionTopKey(tenant, session), null]]));
@@ -65,7 +65,7 @@ describe('late ledger', () => {
       const raw = JSON.stringify(event);
       await log.append(tenant, { event: event as unknown as AepEvent, raw });
       const key = positionKey(0, seq);
-      deliverables.push({ recordId: String(2000 + rank), tenant, raw, event: event as unknown as AepEvent, kind: 'event', order: { key, itemKey: eventKeys.positionSort(key) } });
+      deliverables.push({ recordId: String(2000 + rank), storeRank: String(2000 + rank), tenant, raw, event: event as unknown as AepEvent, kind: 'event', order: { key, itemKey: eventKeys.positionSort(key) } });
     }
     const late = await new LateArrivals(log).record(tenant, deliverables, new Map());
     // The ceiling is above the newest stored position (2): every event of the batch is recorded

@@ -23,6 +23,8 @@ export interface Deliverable {
   kind: 'event' | 'redelivery';
   /** Set for a session event newly stored: its place in the session's order. */
   order?: SessionOrderKey;
+  /** Its record's place in store order (string order is store order); set on stream records, not on gap fills. */
+  storeRank?: string;
   /** When the log stored it (ms), when known. */
   storedAtMs?: number;
   /**
@@ -38,6 +40,6 @@ export interface LateArrival {
   itemKey: string;
   /** The highest order key of the session stored before it. */
   above: string;
-  /** Its place in store order: its stream record's sequence number, zero-padded so string order is numeric. */
+  /** Its place in store order (`Deliverable.storeRank`). */
   storeRank: string;
 }

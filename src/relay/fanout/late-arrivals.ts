@@ -26,9 +26,6 @@ import type { SessionTops } from '../domain/history.ts';
 import type { Deliverable, LateArrival } from '../domain/deliverable.ts';
 import type { EventLogPort } from '../ports/event-log.ts';
 
-/** Stream sequence numbers are decimal strings of up to 40 digits. */
-const STORE_RANK_DIGITS = 40;
-
 export class LateArrivals {
   constructor(private readonly eventLog: Pick<EventLogPort, 'recordLateArrivals' | 'orderCeiling'>) {}
 
@@ -54,11 +51,11 @@ export class LateArrivals {
     const late: Deliverable[] = [];
     const arrivals: LateArrival[] = [];
     for (const deliverable of stored) {
-      const { order } = deliverable;
-      if (order === undefined) continue;
+      const { order, storeRank } = deliverable;
+      if (order === undefined || storeRank === undefined) continue;
       if (top !== undefined && order.key < top) {
         late.push(deliverable);
-        arrivals.push({ orderKey: order.key, itemKey: order.itemKey, above: top, storeRank: deliverable.recordId.padStart(STORE_RANK_DIGITS, '0') });
+        arrivals.push({ orderKey: order.key, itemKey: order.itemKey, above: top, storeRank });
       } else top = order.key;
     }
     if (arrivals.length > 0) await this.eventLog.recordLateArrivals(tenant, session, arrivals);

@@ -26,6 +26,7 @@ import { comparePositions, positionOf } from '../../protocol/positions.ts';
 import type { Position } from '../../protocol/positions.ts';
 import { parseStored } from '../delivery-text.ts';
 import type { Deliverable } from '../domain/deliverable.ts';
+import { sessionTopKey } from '../domain/history.ts';
 import type { StoredEvent } from '../domain/stored-event.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { EventLogPort } from '../ports/event-log.ts';
@@ -93,8 +94,11 @@ export class SessionSequencer {
 
   /** After planning: who got each gap fill; an arrival whose fill was accounted for is forgotten. */
   remember(deliverables: readonly Deliverable[], plans: Iterable<ConnectionPlan>): void {
+    // Most batches fill no gap and owe nothing: skip the walk over every planned delivery.
+    const anyFill = deliverables.some((deliverable) => deliverable.gapFill === true);
+    if (!anyFill && this.filled.size === 0) return;
     const given = new Map<Deliverable, Set<string>>();
-    for (const plan of plans) {
+    for (const plan of anyFill ? plans : []) {
       for (const action of plan.actions) {
         if (action.kind === 'retry-closing' || action.deliverable.gapFill !== true) continue;
         const set = given.get(action.deliverable) ?? new Set<string>();
@@ -111,7 +115,7 @@ export class SessionSequencer {
   }
 
   private async orderSession(tenant: string, session: string, members: readonly Sequenced[]): Promise<Deliverable[][]> {
-    const sessionKey = `${tenant}\u0000${session}`;
+    const sessionKey = sessionTopKey(tenant, session);
     const sorted = [...members].sort((left, right) => comparePositions(left.position, right.position));
     let last = this.released.get(sessionKey) ?? (await this.firstLook(tenant, sorted[0]!));
     const chunks: Deliverable[][] = [];
@@ -188,5 +192,5 @@ function positionOfStored(stored: StoredEvent): Position | undefined {
 
 function fillKey(deliverable: Deliverable): string | undefined {
   const session = deliverable.event.session;
-  return session === undefined || deliverable.order === undefined ? undefined : `${deliverable.tenant}\u0000${session}\u0000${deliverable.order.key}`;
+  return session === undefined || deliverable.order === undefined ? undefined : `${sessionTopKey(deliverable.tenant, session)}\u0000${deliverable.order.key}`;
 }
