@@ -216,6 +216,9 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
         return usage.invoke('fanout', () => fanoutHandler(event, context));
       },
       pollIntervalMs: nonNegativeInteger('AEP_LOCAL_POLL_MS', 100),
+      // On persistent data, fan-out goes on after a restart where it was (replay serves only
+      // what fan-out has finished with, so what it never got to would stay unserved).
+      ...(options.inMemory ? {} : { checkpointFile: join(options.dataDir, 'fanout-stream-checkpoints.json') }),
       onFailure: (failure) => {
         streamFailures.push(failure);
         console.error(JSON.stringify({ level: 'error', component: 'local-stream-poller', message: 'records sent to the on-failure destination', failure }));
@@ -232,6 +235,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       handler: (event, context) => usage.invoke('bridges', () => bridges.handler(event, context)),
       pollIntervalMs: nonNegativeInteger('AEP_LOCAL_POLL_MS', 100),
       filter: passesBridgeFilter,
+      ...(options.inMemory ? {} : { checkpointFile: join(options.dataDir, 'bridges-stream-checkpoints.json') }),
       onFailure: (failure) => {
         console.error(JSON.stringify({ level: 'error', component: 'local-bridge-poller', message: 'records sent to the on-failure destination', failure }));
       },

@@ -9,8 +9,12 @@
  * starts, and reads shards that appear later from `TRIM_HORIZON`, a child only once its
  * parent is fully read (the order per item key survives a shard split). It keeps a checkpoint
  * (the last done sequence number) per shard, so a stop and a start resume
- * `AFTER_SEQUENCE_NUMBER` and lose nothing written in between.
+ * `AFTER_SEQUENCE_NUMBER` and lose nothing written in between. With `checkpointFile` it keeps
+ * them on disk too, as the mapping keeps its position whatever happens to the function: a stack
+ * killed and started again on the same data goes on where it was (at least once), instead of
+ * starting at `LATEST` and never handing fan-out what was stored before the kill.
  */
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
@@ -50,6 +54,8 @@ export interface StreamPollerOptions {
   functionTimeoutMs?: number;
   /** Fault hook for tests; a throw counts as a function error. */
   beforeInvoke?: (event: { Records: DynamoDBRecord[] }) => void | Promise<void>;
+  /** Where the shard checkpoints are kept across restarts (absent: in memory only). */
+  checkpointFile?: string;
   /** Reports read errors (they are retried, never thrown). */
   log?: (message: string, detail: Record<string, unknown>) => void;
 }
@@ -97,6 +103,26 @@ export function createStreamPoller(options: StreamPollerOptions): StreamPoller {
       await sleep(ms, undefined, { signal: abort.signal });
     } catch {
       // Aborted by stop().
+    }
+  };
+
+  /** Writes the checkpoints down (whole file, renamed into place, so a kill leaves the old or the new one). */
+  const persist = (): void => {
+    if (options.checkpointFile === undefined || streamArn === undefined) return;
+    const saved: SavedCheckpoints = { streamArn, shards: Object.fromEntries([...shards.values()].map((shard) => [shard.shardId, shard.checkpoint ?? null])) };
+    const temporary = `${options.checkpointFile}.tmp`;
+    writeFileSync(temporary, JSON.stringify(saved));
+    renameSync(temporary, options.checkpointFile);
+  };
+
+  /** The checkpoints a previous run of this poller left for `arn`, if any. */
+  const saved = (arn: string): SavedCheckpoints | undefined => {
+    if (options.checkpointFile === undefined || !existsSync(options.checkpointFile)) return undefined;
+    try {
+      const parsed = JSON.parse(readFileSync(options.checkpointFile, 'utf8')) as SavedCheckpoints;
+      return parsed.streamArn === arn && typeof parsed.shards === 'object' && parsed.shards !== null ? parsed : undefined;
+    } catch {
+      return undefined;
     }
   };
 
@@ -177,6 +203,7 @@ export function createStreamPoller(options: StreamPollerOptions): StreamPoller {
             onFailure: options.onFailure,
             checkpoint: (record) => {
               if (record.dynamodb?.SequenceNumber !== undefined) shard.checkpoint = record.dynamodb.SequenceNumber;
+              persist();
             },
             stopping: () => stopping,
             sleep: pause,
@@ -185,6 +212,7 @@ export function createStreamPoller(options: StreamPollerOptions): StreamPoller {
         if (!done) break;
         const lastSequenceNumber = fetched[fetched.length - 1]?.dynamodb?.SequenceNumber;
         if (lastSequenceNumber !== undefined) shard.checkpoint = lastSequenceNumber;
+        persist();
       }
       if (page.NextShardIterator === undefined) {
         // A closed shard read to its end: its children may start.
@@ -260,11 +288,23 @@ export function createStreamPoller(options: StreamPollerOptions): StreamPoller {
         dynamo.destroy();
       }
       if (latestStreamArn === undefined) throw new Error(`table ${options.tableName} has no stream`);
-      if (latestStreamArn !== streamArn) {
+      const previousRun = streamArn === undefined ? saved(latestStreamArn) : undefined;
+      if (previousRun !== undefined) {
+        // A new process on the stream a previous run read: its checkpoints, and every shard
+        // without one (it had done nothing there, or appeared since) from its oldest record.
+        shards.clear();
+        streamArn = latestStreamArn;
+        await discoverShards('TRIM_HORIZON');
+        for (const shard of shards.values()) {
+          const checkpoint = previousRun.shards[shard.shardId];
+          if (typeof checkpoint === 'string') shard.checkpoint = checkpoint;
+        }
+      } else if (latestStreamArn !== streamArn) {
         // First start, or the table was re-created: a new stream, nothing to resume.
         shards.clear();
         streamArn = latestStreamArn;
         await discoverShards('LATEST');
+        persist();
       } else {
         await discoverShards('TRIM_HORIZON');
       }
@@ -289,6 +329,12 @@ export function createStreamPoller(options: StreamPollerOptions): StreamPoller {
       running = false;
     },
   };
+}
+
+/** What `checkpointFile` holds: per shard of one stream, the last sequence number done (null: none yet). */
+interface SavedCheckpoints {
+  streamArn: string;
+  shards: Record<string, string | null>;
 }
 
 function isErrorNamed(error: unknown, name: string): boolean {

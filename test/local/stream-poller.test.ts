@@ -6,6 +6,9 @@
  * Batches are made deterministic by writing while the poller is stopped: on the next start the
  * first `GetRecords` returns everything written meanwhile in one batch.
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DescribeTableCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -261,6 +264,38 @@ describe('local stream poller', () => {
     await h.put('e5');
     await expect.poll(() => h.ids().flat()).toEqual(['e1', 'e2', 'e3', 'e4', 'e5']);
     await h.stop();
+  });
+
+  it('with a checkpoint file, a new poller (a restarted process) goes on where the old one was, not at LATEST', async () => {
+    const checkpointFile = join(mkdtempSync(join(tmpdir(), 'aep-poller-')), 'checkpoints.json');
+    const h = await harness(undefined, { checkpointFile });
+    await h.poller.start();
+    await h.put('e1');
+    await h.put('e2');
+    await expect.poll(() => h.ids().flat()).toEqual(['e1', 'e2']);
+    await h.poller.stop();
+    // Written while no process reads the stream (a kill -9 leaves the same state on disk).
+    await h.put('e3');
+    await h.put('e4');
+    const next = createStreamPoller({
+      dynamoEndpoint: dynamo.endpoint,
+      region: 'us-east-1',
+      credentials: LOCAL_CREDENTIALS,
+      tableName: h.table,
+      pollIntervalMs: 20,
+      log: () => undefined,
+      checkpointFile,
+      handler: async (event) => {
+        h.invocations.push(event.Records);
+        return { batchItemFailures: [] };
+      },
+      onFailure: (failure) => h.failures.push(failure),
+    });
+    await next.start();
+    await h.put('e5');
+    await expect.poll(() => h.ids().flat()).toEqual(['e1', 'e2', 'e3', 'e4', 'e5']);
+    await next.stop();
+    expect(h.failures).toEqual([]);
   });
 
   it('redelivers after a restart what a stop interrupted mid-retry', async () => {
