@@ -7,10 +7,11 @@
  * conditional write that fails if more was parked meanwhile (then it delivers those and
  * tries again). So live events follow the replayed ones and none falls in between.
  *
- * A parked event is skipped only when the consumer has that very position (one the replay
- * delivered). An event merely below the newest replayed position may be a late one (stored
- * after a higher position, AEP-0001 §7.2 backfill) the consumer never saw, so it is delivered;
- * at worst that is a duplicate, which consumers drop by `(source, id)`.
+ * A parked event is skipped when the consumer has that very position (one the replay
+ * delivered), or when fan-out saw it stored in order and it lies at or below the highest
+ * position the opening left the consumer with (`DeliveredPositions.covers`). An event below that
+ * position stored late (after a higher one, AEP-0001 §7.2 backfill) may be new to the consumer,
+ * so it is delivered; at worst that is a duplicate, which consumers drop by `(source, id)`.
  */
 import { comparePositions, positionOf } from '../protocol/positions.ts';
 import type { Position } from '../protocol/positions.ts';
@@ -37,6 +38,18 @@ export class DeliveredPositions {
   add(position: Position): void {
     this.held.add(heldKey(position));
     this.raise(position);
+  }
+
+  /**
+   * Whether the consumer holds every event stored in order up to this position: it is at or
+   * below the highest position of its session the opening left it with (a resume point, or
+   * the newest replayed: a replay serves every event at or below the session's top within its
+   * window, so an in-order one below a replayed position was served or lies before the window).
+   */
+  covers(position: Position | undefined): boolean {
+    if (position === undefined) return false;
+    const highest = this.highest.get(position.session);
+    return highest !== undefined && comparePositions(position, highest) <= 0;
   }
 
   /** Whether the consumer was given this very position (a seq-less event has none, and never is). */
@@ -77,11 +90,12 @@ export async function handOffToLive(store: { subscriptions: SubscriptionsPort; p
     let delivered = 0;
     let current = entry;
     for (;;) {
-      for (const raw of current.pending.slice(delivered)) {
+      for (const parked of current.pending.slice(delivered)) {
         delivered += 1;
-        const event = parseStored(raw);
+        const event = parseStored(parked.raw);
         if (event === undefined || request.delivered.has(positionOf(event))) continue;
-        if (!(await request.deliver(deliveryText(raw, event, request.ceiling)))) return false;
+        if (parked.inOrder && request.delivered.covers(positionOf(event))) continue;
+        if (!(await request.deliver(deliveryText(parked.raw, event, request.ceiling)))) return false;
       }
       if (await store.parking.goLive(current, delivered, request.delivered.snapshot())) break;
       const reread = (await store.subscriptions.subscriptionEntries(request.tenant, request.connectionId, request.subscriptionId)).find(

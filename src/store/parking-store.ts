@@ -3,8 +3,8 @@
  * relay): events fan-out parks while a subscription replays, and the conditional flip to live.
  */
 import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { CoveredPosition, StoredSubscription } from '../relay/domain/subscription.ts';
+import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { CoveredPosition, ParkedEvent, StoredSubscription } from '../relay/domain/subscription.ts';
 import type { ParkingPort } from '../relay/ports/parking.ts';
 import { isConditionFailure, num, str } from './attribute-values.ts';
 
@@ -20,7 +20,11 @@ export class ParkingStore implements ParkingPort {
     private readonly options: ParkingStoreOptions,
   ) {}
 
-  async parkPending(subscription: StoredSubscription, raw: string): Promise<boolean> {
+  async parkPending(subscription: StoredSubscription, parked: ParkedEvent): Promise<boolean> {
+    const { raw } = parked;
+    // A plain string is an event to deliver unless the consumer has that very position; a map
+    // marks one stored in order (`ParkedEvent.inOrder`).
+    const entry: AttributeValue = parked.inOrder ? { M: { raw: str(raw), inOrder: { BOOL: true } } } : str(raw);
     try {
       await this.client.send(
         new UpdateItemCommand({
@@ -31,7 +35,7 @@ export class ParkingStore implements ParkingPort {
           ExpressionAttributeNames: { '#state': 'state' },
           ExpressionAttributeValues: {
             ':empty': { L: [] },
-            ':one': { L: [str(raw)] },
+            ':one': { L: [entry] },
             ':zero': num(0),
             ':bytes': num(Buffer.byteLength(raw)),
             ':replaying': str('replaying'),

@@ -174,7 +174,7 @@ function subscriptionOf(item: Item): StoredSubscription {
     filter: readString(item, 'filter') ?? '{}',
     ...(ceiling === undefined ? {} : { ceiling }),
     state: (readString(item, 'state') ?? 'live') as SubscriptionState,
-    pending: (item.pending?.L ?? []).map((entry) => entry.S ?? ''),
+    pending: (item.pending?.L ?? []).map((entry) => (entry.S !== undefined ? { raw: entry.S, inOrder: false } : { raw: entry.M?.raw?.S ?? '', inOrder: entry.M?.inOrder?.BOOL === true })),
     covered: coveredOf(readString(item, 'covered')),
     indexKey: { pk: readString(item, 'pk') ?? '', sk: readString(item, 'sk') ?? '' },
     ...closingOf(item),

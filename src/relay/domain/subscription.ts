@@ -45,6 +45,16 @@ export interface SubscriptionEntryKey {
   readonly sk: string;
 }
 
+/** One event fan-out parked on a replaying subscription. */
+export interface ParkedEvent {
+  raw: string;
+  /**
+   * Fan-out knew it was stored in order (nothing higher of its session was stored before it), so
+   * a consumer holding a higher position of its session has it (`subscription-handoff.ts`).
+   */
+  inOrder: boolean;
+}
+
 export interface StoredSubscription {
   connectionId: string;
   subscriptionId: string;
@@ -52,8 +62,8 @@ export interface StoredSubscription {
   filter: string;
   ceiling?: CaptureLevel;
   state: SubscriptionState;
-  /** Matching events fan-out parked while the subscription was replaying (raw texts, stream order). */
-  pending: string[];
+  /** Matching events fan-out parked while the subscription was replaying (stream order). */
+  pending: ParkedEvent[];
   /**
    * Per session, the position the consumer already has (its resume point or the newest event
    * replayed to it): fan-out skips events at or below it that reach the stream late.

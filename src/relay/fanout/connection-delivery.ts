@@ -73,7 +73,7 @@ export class ConnectionDelivery {
     } else {
       let ceiling;
       if (action.kind === 'park') {
-        if (await this.runtime.parking.parkPending(action.subscription, action.deliverable.raw)) return 'next';
+        if (await this.runtime.parking.parkPending(action.subscription, { raw: action.deliverable.raw, inOrder: action.inOrder })) return 'next';
         // The replay finished meanwhile (or its parking space is full): deliver live instead.
         ceiling = action.subscription.ceiling;
         subscriptionIds = [action.subscription.subscriptionId];

@@ -19,7 +19,8 @@ import { deliveryText } from '../delivery-text.ts';
 
 export type DeliveryAction =
   | { kind: 'post'; deliverable: Deliverable; ceiling: CaptureLevel | undefined; subscriptionIds: string[] }
-  | { kind: 'park'; deliverable: Deliverable; subscription: StoredSubscription }
+  /** `inOrder`: stored with nothing higher of its session before it (`ParkedEvent.inOrder`). */
+  | { kind: 'park'; deliverable: Deliverable; subscription: StoredSubscription; inOrder: boolean }
   | { kind: 'retry-closing' };
 
 export interface ConnectionPlan {
@@ -71,7 +72,7 @@ export function planTenant(
       if (isCovered(deliverable, subscription, late)) continue;
       const plan = planOf(subscription.connectionId);
       if (subscription.state === 'replaying') {
-        plan.actions.push({ kind: 'park', deliverable, subscription });
+        plan.actions.push({ kind: 'park', deliverable, subscription, inOrder: storedInOrder(deliverable, late) });
         continue;
       }
       const existing = posts.get(subscription.connectionId);
@@ -101,6 +102,11 @@ function isCovered(deliverable: Deliverable, subscription: StoredSubscription, l
   if (position === undefined) return false;
   const covered = subscription.covered[position.session];
   return covered !== undefined && comparePositions(position, covered) <= 0;
+}
+
+/** A newly stored event fan-out saw stored in order: not late, not a gap fill (read before its record), not a redelivery. */
+function storedInOrder(deliverable: Deliverable, late: ReadonlySet<Deliverable>): boolean {
+  return deliverable.kind === 'event' && deliverable.gapFill !== true && !late.has(deliverable);
 }
 
 function matcherFor(filterText: string, matchers: Map<string, EventMatcher | undefined>): EventMatcher | undefined {

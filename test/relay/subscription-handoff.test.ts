@@ -1,0 +1,67 @@
+/**
+ * The replay-to-live handoff's skip rule, as pure logic over in-memory ports: which parked
+ * events a consumer gets after its replay.
+ */
+import { describe, expect, it } from 'vitest';
+import type { ParkedEvent, StoredSubscription } from '../../src/relay/domain/subscription.ts';
+import type { ParkingPort } from '../../src/relay/ports/parking.ts';
+import type { SubscriptionsPort } from '../../src/relay/ports/subscriptions.ts';
+import { DeliveredPositions, handOffToLive } from '../../src/relay/subscription-handoff.ts';
+import { sessionEvent } from '../support/relay-fixtures.ts';
+
+const session = 'handoff';
+
+function parked(seq: number, inOrder: boolean): ParkedEvent {
+  return { raw: JSON.stringify(sessionEvent(session, seq)), inOrder };
+}
+
+function entry(pending: ParkedEvent[]): StoredSubscription {
+  return { connectionId: 'c', subscriptionId: 's', filter: '{}', state: 'replaying', pending, covered: {}, indexKey: { pk: 'p', sk: 's' } };
+}
+
+describe('replay-to-live handoff', () => {
+  it('skips what the consumer holds (a replayed position, or an in-order event at or below its highest) and delivers late ones and what lies above', async () => {
+    const stored = entry([
+      // At or below the resume point (2), stored in order: the consumer has it.
+      parked(1, true),
+      // Below the newest replayed position (9), stored in order: replayed, or before the served window.
+      parked(5, true),
+      // Replayed itself.
+      parked(9, false),
+      // Below, but stored late: may be new to the consumer.
+      parked(4, false),
+      // Above everything it was given.
+      parked(12, true),
+    ]);
+    const subscriptions = { subscriptionEntries: async () => [stored] } as unknown as SubscriptionsPort;
+    let wentLiveWith: number | undefined;
+    const parking: ParkingPort = {
+      parkPending: async () => false,
+      goLive: async (_subscription, drained) => {
+        wentLiveWith = drained;
+        return true;
+      },
+    };
+    const delivered = new DeliveredPositions();
+    delivered.raise({ session, epoch: 0, seq: 2 });
+    delivered.add({ session, epoch: 0, seq: 9 });
+    const sent: number[] = [];
+    const live = await handOffToLive(
+      { subscriptions, parking },
+      {
+        tenant: 't',
+        connectionId: 'c',
+        subscriptionId: 's',
+        ceiling: undefined,
+        delivered,
+        deliver: async (text) => {
+          sent.push((JSON.parse(text) as { seq: number }).seq);
+          return true;
+        },
+      },
+    );
+    expect(live).toBe(true);
+    expect(sent).toEqual([4, 12]);
+    expect(wentLiveWith).toBe(5);
+  });
+});
