@@ -1,7 +1,8 @@
 /**
  * `functions/fanout`: invoked by the event log's DynamoDB Stream (through an event source
  * mapping with per-record failure reporting); folds the batch into the session summaries
- * (`GET /sessions`), then delivers new events to WebSocket subscribers.
+ * (`GET /sessions`, and the top replay serves up to), then delivers new events to WebSocket
+ * subscribers and SSE inboxes.
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
@@ -25,15 +26,10 @@ export function createHandler(runtime: RelayRuntime) {
     .use(injectLambdaContext(logger.powertools))
     .use(flushMetrics(runtime.metrics))
     .handler(async (event, context) => {
-      // Summaries are secondary: a failure to fold a batch in is logged and never holds up
-      // delivery (a retried batch is not counted twice, `session-summaries.ts`).
-      // The update also answers each session's top before the batch (late arrivals measure
-      // against it); without it fan-out falls back to reading the log's ceiling.
-      const previousTops = await runtime.sessionSummaries.recordActivity(sessionActivitiesOf(event.Records)).catch((error: unknown) => {
-        logger.error('session summaries not updated for this batch', { error: error instanceof Error ? error.message : String(error) });
-        return new Map<string, string | null>();
-      });
-      const report = await fanOut(runtime, logger.child({ requestId: context.awsRequestId }), deliverablesOf(event.Records), ordering, previousTops);
+      // The summaries' fold runs inside fan-out, per session, after its late arrivals are on
+      // record: the session top it moves bounds what replay serves (`late-arrivals.ts`), so a
+      // failure to fold is a failure of the batch, retried like one.
+      const report = await fanOut(runtime, logger.child({ requestId: context.awsRequestId }), deliverablesOf(event.Records), ordering, sessionActivitiesOf(event.Records));
       logger.debug('fan-out batch', { records: event.Records.length, posted: report.posted, dropped: report.dropped, disconnected: report.disconnected, closed: report.closed, failed: report.failedRecordIds.length });
       return { batchItemFailures: report.failedRecordIds.map((itemIdentifier) => ({ itemIdentifier })) };
     });

@@ -33,6 +33,12 @@ export interface RelayConfig {
   dynamoEndpoint?: string;
   /** Newest events per session that replay serves (advertised as `replay.buffer`). */
   replayBuffer: number;
+  /**
+   * How long a replay waits for fan-out to finish with what the session held when it began
+   * (replay serves nothing fan-out has not, `fanout/late-arrivals.ts`). Past it, the replay goes
+   * without those: a live subscription gets them live, a `live=0` read on its next read.
+   */
+  replaySettleMs: number;
   retentionDays: number;
   /** Lifetime of live-only items: agent-scoped events and redelivery markers. */
   liveOnlySeconds: number;
@@ -157,6 +163,7 @@ export function readRelayConfig(env: Environment): RelayConfig {
     connectionLifetimeSeconds: positiveInteger(env, RELAY_VARIABLES.connectionLifetimeSeconds, 2 * 3600 + 600),
     maxPendingBytes: positiveInteger(env, RELAY_VARIABLES.maxPendingBytes, 256 * 1024),
     replayBuffer: positiveInteger(env, RELAY_VARIABLES.replayBuffer, 1000),
+    replaySettleMs: nonNegativeInteger(env, RELAY_VARIABLES.replaySettleMs, 2000),
     retentionDays: positiveInteger(env, RELAY_VARIABLES.retentionDays, 30),
     liveOnlySeconds: positiveInteger(env, RELAY_VARIABLES.liveOnlySeconds, 3600),
     limits: {

@@ -21,6 +21,7 @@ export const RELAY_VARIABLES = {
   connectionLifetimeSeconds: 'AEP_CONNECTION_LIFETIME_SECONDS',
   maxPendingBytes: 'AEP_MAX_PENDING_BYTES',
   replayBuffer: 'AEP_REPLAY_BUFFER',
+  replaySettleMs: 'AEP_REPLAY_SETTLE_MS',
   retentionDays: 'AEP_RETENTION_DAYS',
   liveOnlySeconds: 'AEP_LIVE_ONLY_SECONDS',
   operatorTenant: 'AEP_OPERATOR_TENANT',
@@ -95,7 +96,7 @@ export const SURFACE_ON = 'on';
  * default. The region is absent: Lambda sets `AWS_REGION` and refuses it as a function variable.
  */
 export type RelayEnvironmentSettings = { tables: TableNames } & Partial<
-  Pick<RelayConfig, 'dynamoEndpoint' | 'managementEndpoint' | 'deadlineFunction' | 'helloWaitMs' | 'connectionLifetimeSeconds' | 'maxPendingBytes' | 'replayBuffer' | 'retentionDays' | 'liveOnlySeconds' | 'operatorTenant' | 'surface'>
+  Pick<RelayConfig, 'dynamoEndpoint' | 'managementEndpoint' | 'deadlineFunction' | 'helloWaitMs' | 'connectionLifetimeSeconds' | 'maxPendingBytes' | 'replayBuffer' | 'replaySettleMs' | 'retentionDays' | 'liveOnlySeconds' | 'operatorTenant' | 'surface'>
 > & {
     limits?: Partial<RelayLimits>;
     sse?: Partial<SseSettings>;
@@ -120,6 +121,7 @@ export function relayEnvironment(settings: RelayEnvironmentSettings): Record<str
   put(RELAY_VARIABLES.connectionLifetimeSeconds, settings.connectionLifetimeSeconds);
   put(RELAY_VARIABLES.maxPendingBytes, settings.maxPendingBytes);
   put(RELAY_VARIABLES.replayBuffer, settings.replayBuffer);
+  put(RELAY_VARIABLES.replaySettleMs, settings.replaySettleMs);
   put(RELAY_VARIABLES.retentionDays, settings.retentionDays);
   put(RELAY_VARIABLES.liveOnlySeconds, settings.liveOnlySeconds);
   put(RELAY_VARIABLES.operatorTenant, settings.operatorTenant);

@@ -8,6 +8,7 @@
  * The subscription is recorded (state `replaying`) before its replay is read, so an event
  * written in between is parked rather than missed (`subscription-handoff.ts`).
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import { sessionEqualityOf, typeSegmentsOf } from '../protocol/attr-match.ts';
 import type { EventMatcher, Filter } from '../protocol/attr-match.ts';
 import type { CaptureLevel } from '../protocol/levels.ts';
@@ -33,7 +34,7 @@ export interface SubscriptionOutput {
   exhausted: (session: string, earliest: { epoch: number; seq: number }) => Promise<boolean>;
 }
 
-type Runtime = Pick<RelayRuntime, 'eventLog' | 'subscriptions' | 'parking'>;
+type Runtime = Pick<RelayRuntime, 'eventLog' | 'subscriptions' | 'parking' | 'config' | 'now'>;
 
 /** Records the subscription in state `replaying`; false when the connection holds `maxSubscriptions` already. */
 export async function recordSubscription(runtime: Pick<RelayRuntime, 'subscriptions'>, spec: SubscriptionSpec, maxSubscriptions: number): Promise<boolean> {
@@ -57,11 +58,18 @@ export async function recordSubscription(runtime: Pick<RelayRuntime, 'subscripti
  * Writes the replay `from` asks for. Returns the positions it delivered, or undefined when the
  * consumer went away.
  */
-export async function replayInto(runtime: Pick<RelayRuntime, 'eventLog'>, spec: SubscriptionSpec, output: SubscriptionOutput): Promise<DeliveredPositions | undefined> {
+export async function replayInto(runtime: Pick<RelayRuntime, 'eventLog' | 'config' | 'now'>, spec: SubscriptionSpec, output: SubscriptionOutput): Promise<DeliveredPositions | undefined> {
   const delivered = new DeliveredPositions();
   if (spec.from === undefined) return delivered;
   if (Array.isArray(spec.from)) for (const position of spec.from) delivered.raise(position);
-  const steps = replaySteps(runtime.eventLog, { tenant: spec.tenant, from: spec.from, matches: spec.matches, ...(spec.ceiling === undefined ? {} : { ceiling: spec.ceiling }) });
+  const steps = replaySteps(runtime.eventLog, {
+    tenant: spec.tenant,
+    from: spec.from,
+    matches: spec.matches,
+    ...(spec.ceiling === undefined ? {} : { ceiling: spec.ceiling }),
+    // What the session held when the subscription opened is in its replay, unless fan-out lags past the wait.
+    settle: { waitMs: runtime.config.replaySettleMs, now: runtime.now, sleep: async (ms) => void (await delay(ms)) },
+  });
   for await (const step of steps) {
     const written = step.kind === 'exhausted' ? await output.exhausted(step.session, step.earliest) : await output.event(step.text);
     if (!written) return undefined;

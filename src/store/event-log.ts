@@ -40,11 +40,12 @@ import { eventKeys } from './keys.ts';
 import { readHistoryPage } from './history-reader.ts';
 import { clampLimit } from './pages.ts';
 import { LateLedger } from './late-ledger.ts';
-import { orderCeiling, positionKey, positionOfKey, seqLessKey } from './position-key.ts';
+import { positionKey, positionOfKey, seqLessKey } from './position-key.ts';
 import { RedeliveryMarkers } from './redelivery-markers.ts';
 import { SessionRegistry } from './session-registry.ts';
 import { expiresAfter } from './table-access.ts';
 import { SessionHistory } from './session-history.ts';
+import { readSessionTop } from './session-top.ts';
 import type { PositionedItem } from './session-history.ts';
 
 export type { PositionedItem } from './session-history.ts';
@@ -151,17 +152,31 @@ export class EventLog implements EventLogPort {
    * Replay of one session (AEP-0003 §5): the events after `requested` (or the whole served
    * window when absent), limited to the newest `replayBuffer` events. When more than that lie
    * after the requested position, the result says where the served window starts.
+   *
+   * Only events at or below the session's top are served: the top is read first, and whatever
+   * lies above it, fan-out handles after this read and delivers live (`session-top.ts`,
+   * `fanout/late-arrivals.ts`). Serving such an event here could hand a consumer a position
+   * above an event stored before it whose late arrival is not on record yet.
    */
   async replay(tenant: string, session: string, requested?: Position): Promise<ReplayResult & { items: PositionedItem[] }> {
     const window = this.options.replayBuffer;
     const { afterKey } = afterKeyOf(requested);
+    const { top } = await readSessionTop(this.client, this.options.tableName, tenant, session);
     // The newest window + 1 sequenced events and every seq-less one after `requested`, merged;
     // one more than the window tells whether it overflows. Plus the events below `requested`
     // stored after it (`late-ledger.ts`): a consumer holding `requested` may lack those.
-    const [{ items: newestFirst }, late] = await Promise.all([
+    const [read, late] = await Promise.all([
       this.history.read(tenant, session, { ...(afterKey === undefined ? {} : { afterKey }), newestFirst: true, limit: window + 1 }),
-      afterKey === undefined ? [] : this.ledger.storedLateBelow(tenant, session, afterKey, Math.floor(this.options.now() / 1000)),
+      afterKey === undefined || top === null ? [] : this.ledger.storedLateBelow(tenant, session, afterKey, Math.floor(this.options.now() / 1000)),
     ]);
+    let newestFirst = read.items.filter((item) => top !== null && item.positionKey <= top);
+    // Newest first: the first item read is the highest, and it is above the top if any is.
+    const pendingThrough = newestFirst.length < read.items.length ? read.items[0]?.positionKey : undefined;
+    const pending = pendingThrough === undefined ? {} : { pendingThrough };
+    if (pendingThrough !== undefined && read.items.length > window && top !== null) {
+      // The read filled its window partly above the top: the window below the top, read again.
+      newestFirst = (await this.history.read(tenant, session, { ...(afterKey === undefined ? {} : { afterKey }), beforeKey: justAbove(top), newestFirst: true, limit: window + 1 })).items;
+    }
     // In position order, the late ones (all below `requested`) first: a consumer that drops
     // mid-replay and resumes after the last position it got must already hold everything below
     // that position stored before it, or its next resume could not know to send it.
@@ -170,9 +185,14 @@ export class EventLog implements EventLogPort {
     const items = [...late.filter((item) => !afterKeys.has(item.positionKey)).slice(-window), ...after];
     const earliest = after[0];
     if (newestFirst.length > window && requested !== undefined && earliest !== undefined) {
-      return { exhaustedEarliest: positionOfKey(session, earliest.positionKey), items };
+      return { exhaustedEarliest: positionOfKey(session, earliest.positionKey), items, ...pending };
     }
-    return { items };
+    return { items, ...pending };
+  }
+
+  /** The session's top: the highest order key fan-out has finished with (null: none yet). */
+  async sessionTop(tenant: string, session: string): Promise<string | null> {
+    return (await readSessionTop(this.client, this.options.tableName, tenant, session)).top;
   }
 
   /** Events of a session strictly after a position, oldest first, one bounded page at a time. */
@@ -198,7 +218,10 @@ export class EventLog implements EventLogPort {
    * (before its subscription was recorded) is not missed.
    */
   async storedSince(tenant: string, session: string, sinceMs: number, limit = 100): Promise<PositionedItem[]> {
-    const { items } = await this.history.read(tenant, session, { newestFirst: true, limit, sinceMs });
+    // Bounded by the session's top, as replay is, for the same reason.
+    const { top } = await readSessionTop(this.client, this.options.tableName, tenant, session);
+    if (top === null) return [];
+    const { items } = await this.history.read(tenant, session, { newestFirst: true, limit, sinceMs, beforeKey: justAbove(top) });
     return items.slice(0, limit).reverse();
   }
 
@@ -217,11 +240,6 @@ export class EventLog implements EventLogPort {
     const nowMs = this.options.now();
     const retentionDays = (await this.options.retentionDaysOf?.(tenant)) ?? this.options.retentionDays;
     await this.ledger.record(tenant, session, arrivals, expiresAfter(nowMs, retentionDays * SECONDS_PER_DAY));
-  }
-
-  /** An order key at or above every one the session holds now, or undefined when it holds nothing. */
-  async orderCeiling(tenant: string, session: string): Promise<string | undefined> {
-    return orderCeiling(await this.history.newestPositionKey(tenant, session));
   }
 
   /** The session's sequenced events strictly between two positions, at most `limit` from the low end (or the high end). */
@@ -247,6 +265,11 @@ export class EventLog implements EventLogPort {
   private newestPositionKey(tenant: string, session: string): Promise<string | undefined> {
     return this.history.newestPositionKey(tenant, session);
   }
+}
+
+/** A key just above `key` (an exclusive bound that keeps `key` itself in). */
+function justAbove(key: string): string {
+  return `${key}\u0000`;
 }
 
 function afterKeyOf(after: Position | undefined): { afterKey?: string } {

@@ -49,11 +49,3 @@ export function positionOfKey(session: string, key: string): Position {
   const [epochDigits = '0', seqDigits = '0'] = anchor.split('.');
   return { session, epoch: Number(epochDigits), seq: Number(seqDigits) };
 }
-
-/**
- * A key at or above every order key of a session whose newest sequenced key is `newestKey`:
- * above that position and every seq-less event anchored at it, below the next position.
- */
-export function orderCeiling(newestKey: string | undefined): string {
-  return `${newestKey ?? EMPTY_ANCHOR}${SEQ_LESS_MARK}\uffff`;
-}

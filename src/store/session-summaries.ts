@@ -4,24 +4,29 @@
  * first through the sparse `byActivity` global index.
  *
  * Written by fan-out from the events table's stream, one update per session per stream batch
- * (never on the ingest path). An update is conditional on the batch's watermark (its newest
- * stream sequence number, zero-padded so string order is numeric order) being newer than the
- * one recorded: a batch Lambda retries, whole or bisected, is not counted twice.
+ * (never on the ingest path; a batch holding a late event has a conditional one refused first).
+ * An update is conditional on the batch's watermark (its newest stream sequence number,
+ * zero-padded so string order is numeric order) being newer than the one recorded: a batch
+ * Lambda retries, whole or bisected, is not counted twice.
+ *
+ * The same item holds the session's top (`topKey`): the highest order key fan-out has finished
+ * with, late arrivals recorded. Replay serves nothing above it (`session-top.ts`), which is why
+ * fan-out moves it only once a batch's late arrivals are on record (`fanout/late-arrivals.ts`).
  *
  * Reads of a global index are eventually consistent (DynamoDB offers nothing stronger there),
  * so a listing may lag the stream by the index's propagation delay, on top of fan-out's.
  */
 import { QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { sessionTopKey } from '../relay/domain/history.ts';
-import type { SessionActivity, SessionFilter, SessionSummary, SessionTops } from '../relay/domain/history.ts';
+import type { SessionActivity, SessionFilter, SessionSummary, SessionTop } from '../relay/domain/history.ts';
 import type { Page } from '../relay/domain/stored-event.ts';
 import type { Clock } from '../relay/ports/clock.ts';
-import type { SessionSummariesPort } from '../relay/ports/session-summaries.ts';
+import type { FoldAttempt, FoldOptions, SessionSummariesPort } from '../relay/ports/session-summaries.ts';
 import { isConditionFailure, num, readNumber, readString, str } from './attribute-values.ts';
 import type { Item } from './attribute-values.ts';
 import { eventKeys } from './keys.ts';
 import { clampLimit, decodeCursor, pageOf } from './pages.ts';
+import { readSessionTop } from './session-top.ts';
 import { ACTIVITY_INDEX } from './table-definitions.ts';
 
 const TIME_DIGITS = 15;
@@ -37,19 +42,7 @@ export class SessionSummaryStore implements SessionSummariesPort {
     private readonly options: SessionSummaryStoreOptions,
   ) {}
 
-  async recordActivity(activities: readonly SessionActivity[]): Promise<SessionTops> {
-    const tops = new Map<string, string | null>();
-    await Promise.all(
-      activities.map(async (activity) => {
-        const previousTop = await this.record(activity);
-        if (previousTop !== undefined) tops.set(sessionTopKey(activity.tenant, activity.session), previousTop);
-      }),
-    );
-    return tops;
-  }
-
-  /** Returns the session's top order key before this batch (null: none), or undefined when this batch was folded in before. */
-  private async record(activity: SessionActivity): Promise<string | null | undefined> {
+  async fold(activity: SessionActivity, options: FoldOptions = {}): Promise<FoldAttempt> {
     const partition = eventKeys.sessionRegistryPartition(activity.tenant);
     const sets = [
       'kind = :kind',
@@ -84,52 +77,41 @@ export class SessionSummaryStore implements SessionSummariesPort {
       sets.push('ended = :ended');
       values[':ended'] = { BOOL: true };
     }
-    if (activity.topOrderKey !== undefined) {
-      // Set to this batch's top and read the old one back in the same write (the fan-out of one
-      // shard runs one batch at a time, so nothing reads it in between); corrected below when
-      // the whole batch was below it.
+    if (options.top !== undefined) {
       sets.push('topKey = :top');
-      values[':top'] = str(activity.topOrderKey);
+      values[':top'] = str(options.top);
+    }
+    let condition = '(attribute_not_exists(watermark) OR watermark < :watermark)';
+    if (options.onlyAbove !== undefined) {
+      condition += ' AND (attribute_not_exists(topKey) OR topKey < :lowest)';
+      values[':lowest'] = str(options.onlyAbove);
     }
     try {
-      const result = await this.client.send(
+      await this.client.send(
         new UpdateItemCommand({
           TableName: this.options.tableName,
           Key: { pk: str(partition), sk: str(activity.session) },
           UpdateExpression: `SET ${sets.join(', ')} ADD eventCount :count`,
-          ConditionExpression: 'attribute_not_exists(watermark) OR watermark < :watermark',
+          ConditionExpression: condition,
           // `agent` is a DynamoDB reserved word; `session` is aliased the same way for safety.
           ExpressionAttributeNames: { '#session': 'session', '#agent': 'agent' },
           ExpressionAttributeValues: values,
-          ReturnValues: 'UPDATED_OLD',
+          // A refusal answers why from the item as it stands (no second read).
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      const previousTop = readString(result.Attributes, 'topKey') ?? null;
-      if (activity.topOrderKey === undefined) return previousTop;
-      if (previousTop !== null && previousTop > activity.topOrderKey) await this.restoreTop(partition, activity.session, activity.topOrderKey, previousTop);
-      return previousTop;
+      return { kind: 'folded' };
     } catch (error) {
-      // Already folded in by an earlier attempt of this batch.
       if (!isConditionFailure(error)) throw error;
-      return undefined;
+      const watermark = readString(error.Item, 'watermark');
+      // Already folded in by an earlier attempt of this batch (whole or bisected).
+      if (watermark !== undefined && watermark >= activity.watermark) return { kind: 'seen-before' };
+      return { kind: 'behind', top: readString(error.Item, 'topKey') ?? null };
     }
   }
 
-  /** Puts back a top this batch lowered (every event of it was below the old top). */
-  private async restoreTop(partition: string, session: string, lowered: string, previousTop: string): Promise<void> {
-    await this.client
-      .send(
-        new UpdateItemCommand({
-          TableName: this.options.tableName,
-          Key: { pk: str(partition), sk: str(session) },
-          UpdateExpression: 'SET topKey = :previous',
-          ConditionExpression: 'topKey = :lowered',
-          ExpressionAttributeValues: { ':previous': str(previousTop), ':lowered': str(lowered) },
-        }),
-      )
-      .catch((error: unknown) => {
-        if (!isConditionFailure(error)) throw error;
-      });
+  readTop(tenant: string, session: string): Promise<SessionTop> {
+    return readSessionTop(this.client, this.options.tableName, tenant, session);
   }
 
   async listSummaries(tenant: string, filter: SessionFilter, limit: number, cursor?: string): Promise<Page<SessionSummary>> {

@@ -15,6 +15,7 @@ describe('relayEnvironment', () => {
     const config = readRelayConfig(variables);
     expect(config.tables).toEqual(tables);
     expect(config.replayBuffer).toBe(1000);
+    expect(config.replaySettleMs).toBe(2000);
     expect(config.surface).toEqual({ stream: false, socket: false });
   });
 
@@ -27,6 +28,7 @@ describe('relayEnvironment', () => {
       connectionLifetimeSeconds: 12,
       maxPendingBytes: 13,
       replayBuffer: 14,
+      replaySettleMs: 17,
       retentionDays: 15,
       liveOnlySeconds: 16,
       operatorTenant: 'ops-team',

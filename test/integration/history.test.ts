@@ -10,7 +10,7 @@ import { GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { eventKeys } from '../../src/store/keys.ts';
 import { eventually, expireEvents, postSequence } from '../support/history-fixtures.ts';
 import { getPage, wholeHistory } from '../support/history-client.ts';
-import { dynamoClient, eventLog, mintId, ndjson, postEvents, sessionEvent, tableNames, tenantWithToken, uniqueName } from '../support/relay-fixtures.ts';
+import { dynamoClient, eventLog, mintId, ndjson, postEvents, sessionEvent, storedTexts, tableNames, tenantWithToken, uniqueName } from '../support/relay-fixtures.ts';
 import { helloSocket } from '../support/ws-client.ts';
 
 /**
@@ -44,7 +44,7 @@ beforeAll(async () => {
   await phone.close();
   await agent.stop();
   posted.push(...(await postSequence(token, session, 2, 2500, { agent: 'sim' })));
-  stored = (await eventLog({ replayBuffer: 100_000 }).replay(tenant, session)).items.map((item) => item.raw);
+  stored = await storedTexts(eventLog(), tenant, session);
 }, 240_000);
 
 describe('GET /history of a 5,000-event session', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, inject, it } from 'vitest';
 import { CapacityMeter } from '../../src/store/capacity-meter.ts';
 import { LOCAL_TENANT } from '../../local/stack.ts';
-import { eventLog, mintId, ndjson, postEvents, sessionEvent, storedEvents, tenantWithToken, uniqueName } from '../support/relay-fixtures.ts';
+import { eventLog, mintId, ndjson, postEvents, sessionEvent, storedEvents, storedTexts, tenantWithToken, uniqueName } from '../support/relay-fixtures.ts';
 import { openSocket } from '../support/ws-client.ts';
 
 describe('POST /events', () => {
@@ -21,7 +21,7 @@ describe('POST /events', () => {
     expect(response.status).toBe(202);
     const stored = await storedEvents(LOCAL_TENANT, session);
     expect(stored.map((event) => event.seq)).toEqual(events.map((event) => event.seq));
-    const raw = (await eventLog({ replayBuffer: 1000 }).replay(LOCAL_TENANT, session)).items.map((item) => item.raw);
+    const raw = await storedTexts(eventLog(), LOCAL_TENANT, session);
     expect(raw).toEqual(events.map((event) => JSON.stringify(event)));
   });
 

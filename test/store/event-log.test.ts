@@ -1,14 +1,26 @@
 /**
  * The event log keyed by position (no index): one write unit per event up to 1 KB, retransmits
  * stored once, a different event at a taken position refused, seq-less events in their place,
- * replay and paged reads in `(epoch, seq)` order. Against the shared DynamoDB Local, with a
- * capacity meter counting what each call consumed.
+ * replay and paged reads in `(epoch, seq)` order. On tables of its own (no stack fans them
+ * out; `stream-fold.ts` stands in for fan-out before a replay), with a capacity meter counting
+ * what each call consumed.
  */
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createTables, localTableNames } from '../../local/create-tables.ts';
 import { CapacityMeter } from '../../src/store/capacity-meter.ts';
 import type { AdmittedEvent } from '../../src/relay/domain/stored-event.ts';
 import type { AepEvent } from '../../src/protocol/event.ts';
-import { eventLog, sessionEvent, uniqueName } from '../support/relay-fixtures.ts';
+import { dynamoClient, eventLog as sharedEventLog, sessionEvent, uniqueName } from '../support/relay-fixtures.ts';
+import { finishFanout } from '../support/stream-fold.ts';
+
+const tables = localTableNames(uniqueName('log'));
+beforeAll(async () => {
+  await createTables(dynamoClient(), tables);
+});
+
+const eventLog = (options: Parameters<typeof sharedEventLog>[0] = {}) => sharedEventLog({ ...options, tableName: tables.events });
+/** Fan-out finishing with the session, which replay waits for. */
+const fannedOut = (log: ReturnType<typeof eventLog>, tenant: string, session: string) => finishFanout(dynamoClient(), log, tables.events, tenant, session);
 
 function admitted(event: Record<string, unknown>): AdmittedEvent {
   return { event: event as unknown as AepEvent, raw: JSON.stringify(event) };
@@ -30,6 +42,7 @@ describe('event log keyed by position', () => {
     expect(await log.append(tenant, admitted(event))).toBe('stored');
     expect(meter.snapshot()).toMatchObject({ writeUnits: 1, readUnits: 0, calls: 1 });
     expect(await log.append(tenant, admitted(event))).toBe('duplicate');
+    await fannedOut(log, tenant, session);
     const { items } = await log.replay(tenant, session);
     expect(seqs(items)).toEqual([0, 1]);
   });
@@ -42,6 +55,7 @@ describe('event log keyed by position', () => {
     const other = sessionEvent(session, 5, { subject: 'second' });
     expect(await log.append(tenant, admitted(first))).toBe('stored');
     expect(await log.append(tenant, admitted(other))).toBe('conflict');
+    await fannedOut(log, tenant, session);
     const { items } = await log.replay(tenant, session);
     expect(items.map((item) => JSON.parse(item.raw).id)).toEqual([first.id]);
   });
@@ -53,6 +67,7 @@ describe('event log keyed by position', () => {
     const event = sessionEvent(session, 1);
     await log.append(tenant, admitted(event));
     expect(await log.append(tenant, admitted({ ...event, seq: 2 }))).toBe('stored');
+    await fannedOut(log, tenant, session);
     expect(seqs((await log.replay(tenant, session)).items)).toEqual([1, 2]);
   });
 
@@ -66,6 +81,7 @@ describe('event log keyed by position', () => {
     expect(await log.append(tenant, admitted(routed))).toBe('stored');
     expect(await log.append(tenant, admitted(routed))).toBe('duplicate');
     for (const seq of [3, 4]) await log.append(tenant, admitted(sessionEvent(session, seq)));
+    await fannedOut(log, tenant, session);
     expect(seqs((await log.replay(tenant, session)).items)).toEqual([0, 1, 2, 'attention.routed', 3, 4]);
     // Strictly after (0, 2): the seq-less event that arrived after 2 was stored is included.
     expect(seqs((await log.replay(tenant, session, { session, epoch: 0, seq: 2 })).items)).toEqual(['attention.routed', 3, 4]);
@@ -88,6 +104,7 @@ describe('event log keyed by position', () => {
     for (const [epoch, seq] of positions) await log.append(tenant, admitted(sessionEvent(session, seq, { epoch })));
     const order = (items: ReadonlyArray<{ raw: string }>) => items.map((item) => `${JSON.parse(item.raw).epoch}.${JSON.parse(item.raw).seq}`);
     const all = ['0.2', '0.9', '0.10', '0.11', '1.0', '1.3', '2.1'];
+    await fannedOut(log, tenant, session);
     const replay = await log.replay(tenant, session, { session, epoch: 0, seq: 0 });
     expect(order(replay.items)).toEqual(all.slice(2));
     expect(replay.exhaustedEarliest).toEqual({ session, epoch: 0, seq: 10 });

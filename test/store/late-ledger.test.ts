@@ -1,17 +1,18 @@
 /**
- * The late ledger end to end on DynamoDB Local: fan-out's late-arrival detection over a stream
- * order, then replay after a position returning exactly the events below it stored after it
- * (AEP-0003 §7), measured by `above` for an in-order position and by store rank for a late one.
+ * The late ledger and the session top end to end on DynamoDB Local: fan-out's session step
+ * (`fanout/late-arrivals.ts`) over stream batches in a store order the test sets, then replay
+ * after a position returning exactly the events below it stored after it (AEP-0003 §7) and
+ * nothing fan-out has not finished with.
  */
+import { GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTables, localTableNames } from '../../local/create-tables.ts';
 import type { AepEvent } from '../../src/protocol/event.ts';
-import type { Deliverable } from '../../src/relay/domain/deliverable.ts';
-import { sessionTopKey } from '../../src/relay/domain/history.ts';
-import { LateArrivals } from '../../src/relay/fanout/late-arrivals.ts';
+import type { EventLog } from '../../src/store/event-log.ts';
 import { eventKeys } from '../../src/store/keys.ts';
 import { positionKey } from '../../src/store/position-key.ts';
 import { dynamoClient, eventLog, sessionEvent, uniqueName } from '../support/relay-fixtures.ts';
+import { foldBatch, insertRecords, seqOf, sessionItems } from '../support/stream-fold.ts';
 
 const seqs = (items: ReadonlyArray<{ raw: string }>) => items.map((item) => (JSON.parse(item.raw) as { seq: number }).seq);
 
@@ -22,56 +23,125 @@ beforeAll(async () => {
   await createTables(dynamoClient(), tables);
 });
 
-describe('late ledger', () => {
+/** A session of its own, its events appended (stored) in the order given. */
+function session(log: EventLog) {
+  const tenant = uniqueName('t');
+  const id = uniqueName('s');
+  const client = dynamoClient();
+  return {
+    tenant,
+    id,
+    async store(...seqList: number[]): Promise<void> {
+      for (const seq of seqList) {
+        const event = sessionEvent(id, seq);
+        expect(await log.append(tenant, { event: event as unknown as AepEvent, raw: JSON.stringify(event) })).toBe('stored');
+      }
+    },
+    /** Fan-out handling one stream batch holding these events in this (store) order; answers the late ones' seqs. */
+    async fanOut(...seqList: number[]): Promise<number[]> {
+      const items = await sessionItems(client, tables.events, tenant, id);
+      const batch = seqList.map((seq) => items.find((item) => seqOf(item) === seq) ?? expect.unreachable(`seq ${seq} is not stored`));
+      return (await foldBatch(client, log, tables.events, insertRecords(batch))).map((deliverable) => deliverable.event.seq as number);
+    },
+    after: async (seq: number) => log.replay(tenant, id, { session: id, epoch: 0, seq }),
+    afterSeqs: async (seq: number) => seqs((await log.replay(tenant, id, { session: id, epoch: 0, seq })).items),
+  };
+}
+
+describe('late ledger and session top', () => {
   it('records events stored below a higher one, and replay after P returns those below P stored after P', async () => {
     const log = eventLog({ replayBuffer: 100, tableName: tables.events });
-    const tenant = uniqueName('t');
-    const session = uniqueName('s');
-    const events = Array.from({ length: 6 }, (_, seq) => sessionEvent(session, seq));
-    // Store order, as the stream would give it: 0, 1, 4, 2, 5, 3.
-    const storeOrder = [0, 1, 4, 2, 5, 3];
-    const deliverables: Deliverable[] = [];
-    for (const [rank, seq] of storeOrder.entries()) {
-      const event = events[seq]!;
-      const raw = JSON.stringify(event);
-      expect(await log.append(tenant, { event: event as unknown as AepEvent, raw })).toBe('stored');
-      const key = positionKey(0, seq);
-      deliverables.push({ recordId: String(1000 + rank), storeRank: String(1000 + rank), tenant, raw, event: event as unknown as AepEvent, kind: 'event', order: { key, itemKey: eventKeys.positionSort(key) } });
-    }
-    // A new session: nothing was stored before this batch.
-    const late = await new LateArrivals(log).record(tenant, deliverables, new Map([[sessionTopKey(tenant, session), null]]));
-    expect([...late].map((deliverable) => deliverable.event.seq)).toEqual([2, 3]);
-
-    const after = async (seq: number) => seqs((await log.replay(tenant, session, { session, epoch: 0, seq })).items);
+    const s = session(log);
+    // Store order, as the stream gives it: 0, 1, 4, 2, 5, 3, in one batch of a new session.
+    await s.store(0, 1, 4, 2, 5, 3);
+    expect(await s.fanOut(0, 1, 4, 2, 5, 3)).toEqual([2, 3]);
     // 4 was stored in order: 2 and 3 came after it.
-    expect(await after(4)).toEqual([2, 3, 5]);
+    expect(await s.afterSeqs(4)).toEqual([2, 3, 5]);
     // 5 too: only 3 came after it (2 was stored before 5).
-    expect(await after(5)).toEqual([3]);
+    expect(await s.afterSeqs(5)).toEqual([3]);
     // 2 was late: nothing below it came after it.
-    expect(await after(2)).toEqual([3, 4, 5]);
+    expect(await s.afterSeqs(2)).toEqual([3, 4, 5]);
     // 3 was late and stored last: 2 was stored before it.
-    expect(await after(3)).toEqual([4, 5]);
+    expect(await s.afterSeqs(3)).toEqual([4, 5]);
     // The positions before the first and in order are untouched.
-    expect(await after(1)).toEqual([2, 3, 4, 5]);
+    expect(await s.afterSeqs(1)).toEqual([2, 3, 4, 5]);
   });
 
-  it('falls back to the log ceiling when the top before the batch is unknown: in-order events may be recorded, none is missed', async () => {
+  it('measures lateness against the top earlier batches left, across batches', async () => {
     const log = eventLog({ replayBuffer: 100, tableName: tables.events });
-    const tenant = uniqueName('t');
-    const session = uniqueName('s');
-    const deliverables: Deliverable[] = [];
-    for (const [rank, seq] of [0, 2, 1].entries()) {
-      const event = sessionEvent(session, seq);
-      const raw = JSON.stringify(event);
-      await log.append(tenant, { event: event as unknown as AepEvent, raw });
-      const key = positionKey(0, seq);
-      deliverables.push({ recordId: String(2000 + rank), storeRank: String(2000 + rank), tenant, raw, event: event as unknown as AepEvent, kind: 'event', order: { key, itemKey: eventKeys.positionSort(key) } });
-    }
-    const late = await new LateArrivals(log).record(tenant, deliverables, new Map());
-    // The ceiling is above the newest stored position (2): every event of the batch is recorded
-    // (only 1 was truly late); store ranks still keep resume exact.
-    expect([...late].map((deliverable) => deliverable.event.seq)).toEqual([0, 2, 1]);
-    expect(seqs((await log.replay(tenant, session, { session, epoch: 0, seq: 2 })).items)).toEqual([1]);
-    expect(seqs((await log.replay(tenant, session, { session, epoch: 0, seq: 0 })).items)).toEqual([1, 2]);
+    const s = session(log);
+    await s.store(0, 1, 5);
+    expect(await s.fanOut(0, 1, 5)).toEqual([]);
+    // Rising within the batch, but 3 is below the 5 an earlier batch left.
+    await s.store(3, 6);
+    expect(await s.fanOut(3, 6)).toEqual([3]);
+    // Falling within the batch.
+    await s.store(8, 7);
+    expect(await s.fanOut(8, 7)).toEqual([7]);
+    expect(await s.afterSeqs(5)).toEqual([3, 6, 7, 8]);
+    // 3 was stored before 6.
+    expect(await s.afterSeqs(6)).toEqual([7, 8]);
+    expect(await s.afterSeqs(8)).toEqual([7]);
+  });
+
+  it('serves nothing fan-out has not finished with, so a consumer never holds a position above an unrecorded late event', async () => {
+    const log = eventLog({ replayBuffer: 100, tableName: tables.events });
+    const s = session(log);
+    // The consumer got 0, 1, 2, 4; fan-out finished with them.
+    await s.store(0, 1, 2, 4);
+    expect(await s.fanOut(0, 1, 2, 4)).toEqual([]);
+    // Then 3 (late: below 4) and 5 are stored, and fan-out has not got to them yet.
+    await s.store(3, 5);
+    // Resume after 4: 3 is not on record yet and 5 is above the top: neither is served (both
+    // come live). Serving 5 here is the loss this guards against: a consumer that dropped after
+    // it would resume after 5, and 3 (stored before 5) would never be returned.
+    const early = await s.after(4);
+    expect(seqs(early.items)).toEqual([]);
+    expect(early.pendingThrough).toBe(positionKey(0, 5));
+    expect(await log.sessionTop(s.tenant, s.id)).toBe(positionKey(0, 4));
+    // Resume after 2 serves what is at or below the top (3 is, though fan-out has not recorded it).
+    expect(seqs((await s.after(2)).items)).toEqual([3, 4]);
+    // A stream's catch-up read is bounded the same way.
+    expect(seqs(await log.storedSince(s.tenant, s.id, 0))).toEqual([0, 1, 2, 3, 4]);
+
+    expect(await s.fanOut(3, 5)).toEqual([3]);
+    const settled = await s.after(4);
+    expect(seqs(settled.items)).toEqual([3, 5]);
+    expect(settled.pendingThrough).toBeUndefined();
+    // 3 was stored before 5: whoever holds 5 got 3 first (live in stream order, or from the replay above).
+    expect(await s.afterSeqs(5)).toEqual([]);
+  });
+
+  it('writes nothing again for a batch folded before (a retry) and answers all its events as not to be skipped', async () => {
+    const log = eventLog({ replayBuffer: 100, tableName: tables.events });
+    const s = session(log);
+    await s.store(0, 2, 1);
+    const client = dynamoClient();
+    const items = await sessionItems(client, tables.events, s.tenant, s.id);
+    const batch = insertRecords([0, 2, 1].map((seq) => items.find((item) => seqOf(item) === seq) ?? expect.unreachable()));
+    expect((await foldBatch(client, log, tables.events, batch)).map((deliverable) => deliverable.event.seq)).toEqual([1]);
+    const summary = async () =>
+      (await client.send(new GetItemCommand({ TableName: tables.events, Key: { pk: { S: eventKeys.sessionRegistryPartition(s.tenant) }, sk: { S: s.id } }, ConsistentRead: true }))).Item;
+    const before = await summary();
+    const ledgerEntries = await countLedgerItems(client, s.tenant, s.id);
+    // The retry: same records, same sequence numbers.
+    expect((await foldBatch(client, log, tables.events, batch)).map((deliverable) => deliverable.event.seq)).toEqual([0, 2, 1]);
+    expect(await summary()).toEqual(before);
+    expect(await countLedgerItems(client, s.tenant, s.id)).toBe(ledgerEntries);
+    expect(before?.eventCount?.N).toBe('3');
+    expect(await s.afterSeqs(2)).toEqual([1]);
+    expect(await s.afterSeqs(0)).toEqual([1, 2]);
   });
 });
+
+async function countLedgerItems(client: ReturnType<typeof dynamoClient>, tenant: string, session: string): Promise<number> {
+  const page = await client.send(
+    new QueryCommand({
+      TableName: tables.events,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :ledger)',
+      ExpressionAttributeValues: { ':pk': { S: eventKeys.sessionPartition(tenant, session) }, ':ledger': { S: 'L#' } },
+      ConsistentRead: true,
+    }),
+  );
+  return page.Count ?? 0;
+}

@@ -1,5 +1,6 @@
 import type { DynamoDBRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
+import type { SessionActivity } from '../../src/relay/domain/history.ts';
 import { sessionActivitiesOf } from '../../src/store/event-stream.ts';
 import { SessionSummaryStore } from '../../src/store/session-summaries.ts';
 import { dynamoClient, sessionEvent, tableNames, uniqueName } from '../support/relay-fixtures.ts';
@@ -16,6 +17,7 @@ function insert(tenant: string, event: Record<string, unknown>, sequenceNumber: 
 
 describe('session summaries from the event stream', () => {
   const store = new SessionSummaryStore(dynamoClient(), { tableName: tableNames.events, now: Date.now });
+  const foldAll = (activities: readonly SessionActivity[]) => Promise.all(activities.map((activity) => store.fold(activity)));
 
   it('folds one batch per session and counts a retried batch, whole or bisected, once', async () => {
     const tenant = uniqueName('sum');
@@ -29,19 +31,36 @@ describe('session summaries from the event stream', () => {
     ];
     const activities = sessionActivitiesOf(records);
     expect(activities.map((activity) => [activity.session, activity.eventCount, activity.ended])).toEqual([['s1', 2, true], ['s2', 1, false]]);
-    await store.recordActivity(activities);
-    await store.recordActivity(activities);
-    await store.recordActivity(sessionActivitiesOf(records.slice(0, 2)));
+    await foldAll(activities);
+    await foldAll(activities);
+    await foldAll(sessionActivitiesOf(records.slice(0, 2)));
     const { items } = await store.listSummaries(tenant, {}, 10);
     expect(items).toEqual([
       { session: 's1', agent: 'a1', firstEventMs: now, lastEventMs: now + 2, lastPosition: { epoch: 0, seq: 1 }, eventCount: 2, ended: true },
       { session: 's2', agent: 'a2', firstEventMs: now + 1, lastEventMs: now + 1, lastPosition: { epoch: 2, seq: 4 }, eventCount: 1, ended: false },
     ]);
-    await store.recordActivity(sessionActivitiesOf([insert(tenant, sessionEvent('s2', 5, { agent: 'a2', epoch: 2 }), 104, now + 10)]));
+    await foldAll(sessionActivitiesOf([insert(tenant, sessionEvent('s2', 5, { agent: 'a2', epoch: 2 }), 104, now + 10)]));
     const after = await store.listSummaries(tenant, {}, 10);
     expect(after.items.map((summary) => [summary.session, summary.eventCount])).toEqual([['s2', 2], ['s1', 2]]);
     expect((await store.listSummaries(tenant, { agent: 'a1' }, 10)).items.map((summary) => summary.session)).toEqual(['s1']);
     expect((await store.listSummaries(tenant, { prefix: 's2' }, 10)).items.map((summary) => summary.session)).toEqual(['s2']);
     expect((await store.listSummaries(uniqueName('sum-other'), {}, 10)).items).toEqual([]);
+  });
+
+  it('moves the session top only when asked, refuses a batch below it (answering it), and recognises a retry', async () => {
+    const tenant = uniqueName('top');
+    const now = Date.now();
+    const activity = (sequenceNumber: number, seq: number) => sessionActivitiesOf([insert(tenant, sessionEvent('s', seq), sequenceNumber, now)])[0] as SessionActivity;
+    expect(await store.readTop(tenant, 's')).toEqual({ top: null });
+    expect(await store.fold(activity(200, 3), { top: 'k3', onlyAbove: 'k3' })).toEqual({ kind: 'folded' });
+    expect(await store.readTop(tenant, 's')).toEqual({ top: 'k3', watermark: activity(200, 3).watermark });
+    // A batch whose lowest key is not above the top: nothing written, the top answered.
+    expect(await store.fold(activity(201, 2), { top: 'k5', onlyAbove: 'k2' })).toEqual({ kind: 'behind', top: 'k3' });
+    expect((await store.readTop(tenant, 's')).top).toBe('k3');
+    // Then folded with the top the caller worked out; the same batch again is a retry.
+    expect(await store.fold(activity(201, 2), { top: 'k5' })).toEqual({ kind: 'folded' });
+    expect(await store.fold(activity(201, 2), { top: 'k9', onlyAbove: 'k9' })).toEqual({ kind: 'seen-before' });
+    expect(await store.readTop(tenant, 's')).toEqual({ top: 'k5', watermark: activity(201, 2).watermark });
+    expect((await store.listSummaries(tenant, {}, 10)).items.map((summary) => summary.eventCount)).toEqual([2]);
   });
 });

@@ -87,7 +87,20 @@ export function ndjson(events: readonly unknown[]): string {
 
 /** Every stored event of a session, oldest first, as parsed JSON. */
 export async function storedEvents(tenant: string, session: string): Promise<Array<Record<string, unknown>>> {
-  const log = eventLog({ replayBuffer: 100_000 });
-  const { items } = await log.replay(tenant, session);
-  return items.map((item) => JSON.parse(item.raw) as Record<string, unknown>);
+  return (await storedTexts(eventLog(), tenant, session)).map((raw) => JSON.parse(raw) as Record<string, unknown>);
+}
+
+/**
+ * Every stored event text of a session in `(epoch, seq)` order: what the log holds, read page by
+ * page (replay would leave out what fan-out has not finished with yet).
+ */
+export async function storedTexts(log: Pick<EventLog, 'readAfter'>, tenant: string, session: string): Promise<string[]> {
+  const texts: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await log.readAfter(tenant, session, undefined, 1000, cursor);
+    texts.push(...page.items.map((item) => item.raw));
+    cursor = page.cursor;
+  } while (cursor !== undefined);
+  return texts;
 }

@@ -72,12 +72,15 @@ export interface SessionActivity extends SessionSummary {
   topOrderKey?: string;
 }
 
-/**
- * Per session (`${tenant}\u0000${session}`), the highest order key stored before a batch, as the
- * summaries knew it: null when the session had none. A session absent from it is unknown.
- */
-export type SessionTops = ReadonlyMap<string, string | null>;
+/** What a session's summary says of fan-out's progress through it. */
+export interface SessionTop {
+  /** The highest order key fan-out has finished with (null: none yet). Replay serves nothing above it. */
+  top: string | null;
+  /** The newest stream batch folded in (`SessionActivity.watermark`), when one was. */
+  watermark?: string;
+}
 
+/** One session of one tenant, as a map key (per-container state of fan-out). */
 export function sessionTopKey(tenant: string, session: string): string {
   return `${tenant}\u0000${session}`;
 }

@@ -41,6 +41,12 @@ export interface ReplayResult {
   exhaustedEarliest?: Position;
   /** The served events after the requested position, oldest first. */
   items: HistoryItem[];
+  /**
+   * Set when events are stored after the requested position that fan-out has not finished with
+   * yet, so this replay left them out: the highest order key among them (`SessionOrderKey`). A
+   * live subscription gets them live; a one-shot read, once fan-out has (`EventLogPort.sessionTop`).
+   */
+  pendingThrough?: string;
 }
 
 export interface Page<T> {

@@ -8,7 +8,7 @@
  * subscriptions filtered to other sessions or other types are never read.
  *
  * Order: late arrivals (events stored after a higher one of their session) are recorded first,
- * so resume misses none (`late-arrivals.ts`); then each session's events are put in `(epoch,
+ * then each session's top moves past the batch, so resume misses none (`late-arrivals.ts`); then each session's events are put in `(epoch,
  * seq)` order, waiting a bounded time for missing positions (`session-sequencer.ts`).
  *
  * Speed: each connection's deliveries run one after another in that order; `fanout.concurrency` posts are in flight
@@ -16,13 +16,14 @@
  *
  * Failure isolation: a gone connection (410) has its state removed; a slow one is handled by
  * the backpressure rule (`connection-delivery.ts`). Neither fails the batch. Only a failure to
- * record late arrivals, order, or read subscriptions reports records back (`failedRecordIds`, which the handler returns as
+ * fold the sessions' summaries (they hold the top replay serves up to), record late arrivals,
+ * order, or read subscriptions reports records back (`failedRecordIds`, which the handler returns as
  * `batchItemFailures`), so the event source mapping retries them.
  */
 import { firstTypeSegment } from '../../protocol/attr-match.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { Deliverable } from '../domain/deliverable.ts';
-import type { SessionTops } from '../domain/history.ts';
+import type { SessionActivity } from '../domain/history.ts';
 import type { RelayRuntime } from '../runtime.ts';
 import { ConnectionDelivery } from './connection-delivery.ts';
 import type { FanoutCounts } from './connection-delivery.ts';
@@ -43,15 +44,15 @@ export interface FanoutOrdering {
   sequencer: SessionSequencer;
 }
 
-export function createFanoutOrdering(runtime: Pick<RelayRuntime, 'eventLog' | 'now' | 'config'>): FanoutOrdering {
+export function createFanoutOrdering(runtime: Pick<RelayRuntime, 'eventLog' | 'sessionSummaries' | 'now' | 'config'>): FanoutOrdering {
   return {
-    lateArrivals: new LateArrivals(runtime.eventLog),
+    lateArrivals: new LateArrivals({ eventLog: runtime.eventLog, summaries: runtime.sessionSummaries }),
     sequencer: new SessionSequencer({ eventLog: runtime.eventLog, now: runtime.now, orderWaitMs: runtime.config.fanout.orderWaitMs }),
   };
 }
 
-/** `previousTops`: each session's top order key before this batch, as the session summaries knew it. */
-export async function fanOut(runtime: RelayRuntime, logger: Logger, deliverables: readonly Deliverable[], ordering: FanoutOrdering, previousTops: SessionTops = new Map()): Promise<FanoutReport> {
+/** `activities`: what the batch stored per session, folded into the session summaries (`late-arrivals.ts`). */
+export async function fanOut(runtime: RelayRuntime, logger: Logger, deliverables: readonly Deliverable[], ordering: FanoutOrdering, activities: readonly SessionActivity[]): Promise<FanoutReport> {
   const report: FanoutReport = { failedRecordIds: [], posted: 0, dropped: 0, disconnected: 0, closed: 0 };
   const byTenant = new Map<string, Deliverable[]>();
   for (const deliverable of deliverables) {
@@ -59,6 +60,8 @@ export async function fanOut(runtime: RelayRuntime, logger: Logger, deliverables
     if (list === undefined) byTenant.set(deliverable.tenant, [deliverable]);
     else list.push(deliverable);
   }
+  // A tenant whose batch holds only what is not delivered still has its summaries to fold.
+  for (const activity of activities) if (!byTenant.has(activity.tenant)) byTenant.set(activity.tenant, []);
 
   const plans = new Map<string, ConnectionPlan>();
   const failed: Deliverable[] = [];
@@ -71,8 +74,8 @@ export async function fanOut(runtime: RelayRuntime, logger: Logger, deliverables
         typeSegments.add(firstTypeSegment(event.type));
       }
       try {
-        // Late arrivals are on record before any subscription is read (`late-arrivals.ts`).
-        const late = await ordering.lateArrivals.record(tenant, tenantDeliverables, previousTops);
+        // Late arrivals are on record, and the sessions' tops moved, before any subscription is read (`late-arrivals.ts`).
+        const late = await ordering.lateArrivals.record(tenant, tenantDeliverables, activities);
         const ordered = await ordering.sequencer.order(tenant, tenantDeliverables);
         const subscriptions = await runtime.subscriptions.subscriptionsFor(tenant, [...sessions], [...typeSegments]);
         const tenantPlans = new Map<string, ConnectionPlan>();
@@ -80,7 +83,7 @@ export async function fanOut(runtime: RelayRuntime, logger: Logger, deliverables
         ordering.sequencer.remember(ordered, tenantPlans.values());
         for (const [connectionId, plan] of tenantPlans) plans.set(connectionId, plan);
       } catch (error) {
-        logger.error('recording late arrivals, ordering or reading subscriptions failed', { tenant, error });
+        logger.error('folding sessions, recording late arrivals, ordering or reading subscriptions failed', { tenant, error });
         failed.push(...tenantDeliverables);
       }
     }),

@@ -1,64 +1,110 @@
 /**
- * Finds, in each stream batch, the session events stored after a higher one of their session,
- * and records them in the log's late ledger before fan-out reads any subscription
- * (`EventLogPort.recordLateArrivals`). That is what makes resume lossless (AEP-0003 §7):
+ * Per stream batch and session, before fan-out reads any subscription: records the events
+ * stored after a higher one of their session (late arrivals) in the log's late ledger, then
+ * moves the session's top (its summary's `topKey`) past the batch. That order is what makes
+ * resume lossless (AEP-0003 §7):
  *
- * A consumer holding position P has every event of the session stored before P (live delivery
- * follows store order, a replay reads everything stored up to its read). What it may lack below
- * P is exactly what was stored after P, i.e. after a position at or above P: a late arrival.
- * Resume after P returns the ledger's entries below P stored after P: when P is itself in the
- * ledger, those with a later store rank; otherwise those whose `above` is at or above P (an
- * event not stored late was the session's top when stored, so whatever was stored with a top at
- * or above it came after it). Because
- * the entry is written before fan-out delivers the event, a consumer either resumes after the
- * write (its replay finds the entry) or is already subscribed when the event goes out live.
+ * - Replay serves nothing above the top it reads first (`EventLogPort.replay`): whatever lies
+ *   above is handled by fan-out after that read, so after the subscription was recorded, and is
+ *   delivered live. Everything at or below the top has its late arrivals on record, and so has
+ *   everything stored before it (one session is one stream shard lineage, processed in order).
+ * - A consumer holding position P therefore has every event of the session stored before P
+ *   that fan-out had finished with when P reached it. What it may lack below P was stored after
+ *   P: a late arrival, whose ledger entry resume after P returns (when P is itself late, those
+ *   with a later store rank; otherwise those whose `above` is at or above P). An event fan-out
+ *   had not finished with when P reached the consumer was stored after the top, and the top is
+ *   at or above P, so the same entry covers it once fan-out gets there; until then the consumer
+ *   is subscribed and gets it live.
  *
- * The stream of one session is its store order (one partition key: one shard lineage, records
- * in commit order), so "late" is exact, not a guess from clocks. It is measured against the
- * session's top before the batch, which the session summary's update of this same batch
- * answers (`SessionSummariesPort.recordActivity`), so it holds across containers. When that is
- * unknown (a retried batch, a failed summary write) the log's current ceiling stands in: it is
- * at or above the true top, so in-order events may be recorded as late (one ledger item, and at
- * worst a duplicate on resume), never a late one missed.
+ * "Late" is exact, measured against the session's top before the batch (stream order is store
+ * order). The common batch, whose events rise above the top, costs one conditional write (the
+ * summary fold, which also moves the top). Otherwise the fold is refused (and answers the top),
+ * the ledger is written, and the fold is repeated with the new top: late batches cost that one
+ * refused write more. A batch folded before (a retry) writes nothing: its ledger was written
+ * before its fold.
  */
-import { sessionTopKey } from '../domain/history.ts';
-import type { SessionTops } from '../domain/history.ts';
 import type { Deliverable, LateArrival } from '../domain/deliverable.ts';
+import type { SessionActivity } from '../domain/history.ts';
 import type { EventLogPort } from '../ports/event-log.ts';
+import type { SessionSummariesPort } from '../ports/session-summaries.ts';
+
+export interface LateArrivalsDeps {
+  eventLog: Pick<EventLogPort, 'recordLateArrivals'>;
+  summaries: Pick<SessionSummariesPort, 'fold' | 'readTop'>;
+}
 
 export class LateArrivals {
-  constructor(private readonly eventLog: Pick<EventLogPort, 'recordLateArrivals' | 'orderCeiling'>) {}
+  constructor(private readonly deps: LateArrivalsDeps) {}
 
-  /** Records the late arrivals among one tenant's deliverables (in stream order) and answers them; throws when it could not. */
-  async record(tenant: string, deliverables: readonly Deliverable[], previousTops: SessionTops): Promise<ReadonlySet<Deliverable>> {
+  /**
+   * Folds one tenant's batch into its sessions, recording late arrivals first. Answers the
+   * deliverables fan-out must not skip as already replayed (the late ones; every one of a
+   * session whose batch was folded before, as lateness is no longer known); throws when it could not.
+   */
+  async record(tenant: string, deliverables: readonly Deliverable[], activities: readonly SessionActivity[]): Promise<ReadonlySet<Deliverable>> {
     const bySession = new Map<string, Deliverable[]>();
     for (const deliverable of deliverables) {
       const session = deliverable.event.session;
-      if (deliverable.kind !== 'event' || deliverable.order === undefined || session === undefined) continue;
+      if (deliverable.kind !== 'event' || deliverable.order === undefined || deliverable.storeRank === undefined || session === undefined) continue;
       const list = bySession.get(session);
       if (list === undefined) bySession.set(session, [deliverable]);
       else list.push(deliverable);
     }
     const late = new Set<Deliverable>();
-    await Promise.all([...bySession].map(async ([session, stored]) => {
-      for (const deliverable of await this.recordSession(tenant, session, stored, previousTops.get(sessionTopKey(tenant, session)))) late.add(deliverable);
-    }));
+    await Promise.all(
+      activities
+        .filter((activity) => activity.tenant === tenant)
+        .map(async (activity) => {
+          for (const deliverable of await this.foldSession(activity, bySession.get(activity.session) ?? [])) late.add(deliverable);
+        }),
+    );
     return late;
   }
 
-  private async recordSession(tenant: string, session: string, stored: readonly Deliverable[], previousTop: string | null | undefined): Promise<Deliverable[]> {
-    let top = previousTop === undefined ? await this.eventLog.orderCeiling(tenant, session) : (previousTop ?? undefined);
-    const late: Deliverable[] = [];
-    const arrivals: LateArrival[] = [];
-    for (const deliverable of stored) {
-      const { order, storeRank } = deliverable;
-      if (order === undefined || storeRank === undefined) continue;
-      if (top !== undefined && order.key < top) {
-        late.push(deliverable);
-        arrivals.push({ orderKey: order.key, itemKey: order.itemKey, above: top, storeRank });
-      } else top = order.key;
+  /** `stored`: the session's ordered events of the batch, in stream order. */
+  private async foldSession(activity: SessionActivity, stored: readonly Deliverable[]): Promise<readonly Deliverable[]> {
+    const keys = stored.map((deliverable) => deliverable.order?.key as string);
+    const lowest = keys[0];
+    let previousTop: string | null;
+    if (lowest === undefined || activity.topOrderKey === undefined) {
+      // Nothing in the session's order (no positioned event): only the summary to fold.
+      await this.deps.summaries.fold(activity);
+      return [];
     }
-    if (arrivals.length > 0) await this.eventLog.recordLateArrivals(tenant, session, arrivals);
+    if (isRising(keys)) {
+      const attempt = await this.deps.summaries.fold(activity, { top: activity.topOrderKey, onlyAbove: lowest });
+      if (attempt.kind === 'folded') return [];
+      if (attempt.kind === 'seen-before') return stored;
+      previousTop = attempt.top;
+    } else {
+      // Some event is below an earlier one of the batch: late whatever the top, so read it.
+      const current = await this.deps.summaries.readTop(activity.tenant, activity.session);
+      if (current.watermark !== undefined && current.watermark >= activity.watermark) return stored;
+      previousTop = current.top;
+    }
+    const { late, arrivals, top } = lateAmong(stored, previousTop);
+    if (arrivals.length > 0) await this.deps.eventLog.recordLateArrivals(activity.tenant, activity.session, arrivals);
+    await this.deps.summaries.fold(activity, top === undefined ? {} : { top });
     return late;
   }
+}
+
+function isRising(keys: readonly string[]): boolean {
+  return keys.every((key, index) => index === 0 || key > (keys[index - 1] as string));
+}
+
+/** The late arrivals among a session's events in store order, measured from `previousTop`, and the top after them. */
+export function lateAmong(stored: readonly Deliverable[], previousTop: string | null): { late: Deliverable[]; arrivals: LateArrival[]; top: string | undefined } {
+  let top = previousTop ?? undefined;
+  const late: Deliverable[] = [];
+  const arrivals: LateArrival[] = [];
+  for (const deliverable of stored) {
+    const { order, storeRank } = deliverable;
+    if (order === undefined || storeRank === undefined) continue;
+    if (top !== undefined && order.key < top) {
+      late.push(deliverable);
+      arrivals.push({ orderKey: order.key, itemKey: order.itemKey, above: top, storeRank });
+    } else top = order.key;
+  }
+  return { late, arrivals, top };
 }

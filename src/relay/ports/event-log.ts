@@ -16,14 +16,16 @@ export interface EventLogPort {
    * absent), limited to the served window, saying where it starts when `after` predates it.
    * Also the events below `after` that were stored after a position at or above it (recorded by
    * `recordLateArrivals`): a consumer holding `after` may never have seen those (AEP-0003 §7).
+   * Nothing above the session's top (what fan-out has finished with) is served; `pendingThrough`
+   * says up to where something was left out for that.
    */
   replay(tenant: string, session: string, after?: Position): Promise<ReplayResult>;
-  /** The session's events stored at or after `sinceMs`, oldest first, among its newest `limit`. */
+  /** The session's top: the highest order key (`SessionOrderKey`) fan-out has finished with, null when none. */
+  sessionTop(tenant: string, session: string): Promise<string | null>;
+  /** The session's events stored at or after `sinceMs`, oldest first, among its newest `limit`, none above the session's top. */
   storedSince(tenant: string, session: string, sinceMs: number, limit?: number): Promise<HistoryItem[]>;
   /** Records events of a session that were stored after a higher one of it (fan-out, from the stream). */
   recordLateArrivals(tenant: string, session: string, arrivals: readonly LateArrival[]): Promise<void>;
-  /** An order key at or above every one the session holds now (`SessionOrderKey`), or undefined when it holds none. */
-  orderCeiling(tenant: string, session: string): Promise<string | undefined>;
   /**
    * The session's sequenced events strictly between two positions (`after` absent: from the
    * start), at most `limit`: the lowest ones oldest first, or with `newestFirst` the highest ones.

@@ -1,14 +1,27 @@
 /** Per-session summaries for `GET /sessions`, maintained from the stored-event stream, never by scanning the log. */
-import type { SessionActivity, SessionFilter, SessionSummary, SessionTops } from '../domain/history.ts';
+import type { SessionActivity, SessionFilter, SessionSummary, SessionTop } from '../domain/history.ts';
 import type { Page } from '../domain/stored-event.ts';
 
+export interface FoldOptions {
+  /** The session's new top (the highest order key fan-out has finished with); absent: unchanged. */
+  top?: string;
+  /** Fold only when the session's top is below this key (the batch's lowest): otherwise write nothing and answer `behind`. */
+  onlyAbove?: string;
+}
+
+/** What folding a batch into a session's summary did. */
+export type FoldAttempt =
+  | { kind: 'folded' }
+  /** The batch was folded in before (a retry, whole or bisected): nothing written. */
+  | { kind: 'seen-before' }
+  /** `onlyAbove` was not met: nothing written; the session's top as it stands. */
+  | { kind: 'behind'; top: string | null };
+
 export interface SessionSummariesPort {
-  /**
-   * Folds one batch's activity into the summaries; a batch seen before (same watermark or older)
-   * is not counted again. Answers, for each session whose summary this batch updated, the
-   * highest order key stored before the batch (what `late-arrivals.ts` measures against).
-   */
-  recordActivity(activities: readonly SessionActivity[]): Promise<SessionTops>;
+  /** Folds one stream batch's activity of one session into its summary; a batch seen before (same watermark or older) is not counted again. */
+  fold(activity: SessionActivity, options?: FoldOptions): Promise<FoldAttempt>;
+  /** The session's top and newest folded batch, strongly consistent. */
+  readTop(tenant: string, session: string): Promise<SessionTop>;
   /** The tenant's sessions, newest activity first, without expired ones; one bounded page at a time. */
   listSummaries(tenant: string, filter: SessionFilter, limit: number, cursor?: string): Promise<Page<SessionSummary>>;
 }

@@ -17,7 +17,7 @@ import { connectionTableStores } from '../../../src/store/connection-table.ts';
 import type { ConnectionTableStores } from '../../../src/store/connection-table.ts';
 import { EventLog } from '../../../src/store/event-log.ts';
 import { ulidFactory } from '../../../src/protocol/ulid.ts';
-import { sessionEvent } from '../../support/relay-fixtures.ts';
+import { sessionEvent, storedTexts } from '../../support/relay-fixtures.ts';
 import { startStackProcess } from '../../support/local-stack-process.ts';
 import type { StackProcess } from '../../support/local-stack-process.ts';
 
@@ -75,7 +75,7 @@ export function ownStackOf(stack: StackProcess): OwnStack {
     faults: () => control('GET', ''),
     stopPoller: async () => void (await control('POST', '/poller/stop')),
     startPoller: async () => void (await control('POST', '/poller/start')),
-    stored: async (session) => (await log.replay(LOCAL_TENANT, session)).items.map((item) => JSON.parse(item.raw) as Record<string, unknown>),
+    stored: async (session) => (await storedTexts(log, LOCAL_TENANT, session)).map((raw) => JSON.parse(raw) as Record<string, unknown>),
     connections: () => connectionTableStores(dynamo, { tableName: tables.connections, now: Date.now, connectionLifetimeSeconds: 3600, maxPendingBytes: 256 * 1024 }),
     stop: async () => {
       dynamo.destroy();
