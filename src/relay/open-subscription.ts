@@ -94,7 +94,7 @@ export async function goLive(runtime: Runtime, spec: SubscriptionSpec, delivered
       for (const step of matchingSteps(await runtime.eventLog.storedSince(spec.tenant, session, options.catchUpSinceMs), spec)) {
         if (delivered.has(step.position)) continue;
         if (!(await output.event(step.text))) return false;
-        if (step.position !== undefined) delivered.add(step.position);
+        if (step.position !== undefined) delivered.hold(step.position);
       }
     }
   }

@@ -41,6 +41,14 @@ export class DeliveredPositions {
   }
 
   /**
+   * A position given outside the replay's contiguous range (a stream's catch-up read, which
+   * takes only the newest events): the consumer has this one, not everything below it.
+   */
+  hold(position: Position): void {
+    this.held.add(heldKey(position));
+  }
+
+  /**
    * Whether the consumer holds every event stored in order up to this position: it is at or
    * below the highest position of its session the opening left it with (a resume point, or
    * the newest replayed: a replay serves every event at or below the session's top within its

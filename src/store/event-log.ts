@@ -173,7 +173,7 @@ export class EventLog implements EventLogPort {
     // Newest first: the first item read is the highest, and it is above the top if any is.
     const pendingThrough = newestFirst.length < read.items.length ? read.items[0]?.positionKey : undefined;
     const pending = pendingThrough === undefined ? {} : { pendingThrough };
-    if (pendingThrough !== undefined && read.items.length > window && top !== null) {
+    if (pendingThrough !== undefined && read.items.length > window && top !== null && (afterKey === undefined || top > afterKey)) {
       // The read filled its window partly above the top: the window below the top, read again.
       newestFirst = (await this.history.read(tenant, session, { ...(afterKey === undefined ? {} : { afterKey }), beforeKey: justAbove(top), newestFirst: true, limit: window + 1 })).items;
     }

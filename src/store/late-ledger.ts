@@ -16,8 +16,8 @@
  * Layout: in the session's partition, `L#{above}#{id}` where `above` is the highest order key
  * among the item's entries' `above`; each entry names a late event's order key, its item's sort
  * key, the highest order key stored before it, and its store rank. A resume after P reads
- * `L#{P}` onwards, keeps the entries below P stored after P (`storedLateBelow`), and fetches
- * those events with one strongly consistent batch read.
+ * `L#{P}` onwards, keeps the entries below P whose `above` is at or above P (`storedLateBelow`),
+ * and fetches those events with one strongly consistent batch read.
  */
 import { BatchGetItemCommand, PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient, QueryCommandOutput } from '@aws-sdk/client-dynamodb';
@@ -46,7 +46,7 @@ interface LedgerEntry {
   i: string;
   /** The highest order key stored before it. */
   a: string;
-  /** Its store rank (`LateArrival.storeRank`). */
+  /** Its store rank (`LateArrival.storeRank`): the order the stream gave, kept for diagnosis; resume does not rely on it. */
   r: string;
 }
 
@@ -79,15 +79,17 @@ export class LateLedger {
    * The stored events below `afterKey` that were stored after it: what a consumer holding
    * `afterKey` may lack below it. Oldest key first; expired ones left out.
    *
-   * When `afterKey` is itself a late arrival, its own entry's rank says which came after it.
-   * Otherwise it was the session's top when stored, so every late arrival below it whose `above`
-   * is at or above it was stored after it. Every entry that can qualify sits in an item whose
-   * key is `L#{above}` with `above` at or above `afterKey`: one range read.
+   * Those whose `above` (the top when they were stored) is at or above `afterKey`: when
+   * `afterKey` was not late, exactly the late arrivals below it stored after it. When it was late
+   * itself, also some stored before it, on purpose: a late position can reach a consumer before
+   * fan-out recorded what was stored before it (a replay serves what is at or below the top, a
+   * gap fill what is missing), so its store rank does not prove the consumer has those (they
+   * come again: duplicates, never a miss). Every entry that qualifies sits in an item whose key
+   * is `L#{above}` with `above` at or above `afterKey`: one range read.
    */
   async storedLateBelow(tenant: string, session: string, afterKey: string, nowSec: number): Promise<PositionedItem[]> {
     const partition = eventKeys.sessionPartition(tenant, session);
-    const candidates: LedgerEntry[] = [];
-    let ownRank: string | undefined;
+    const itemKeys = new Map<string, string>();
     let startKey: Item | undefined;
     do {
       const page: QueryCommandOutput = await this.client.send(
@@ -102,14 +104,11 @@ export class LateLedger {
       );
       for (const record of page.Items ?? []) {
         for (const entry of entriesOf(readString(record, 'entries'))) {
-          if (entry.k === afterKey && (ownRank === undefined || entry.r < ownRank)) ownRank = entry.r;
-          else if (entry.k < afterKey && entry.a >= afterKey) candidates.push(entry);
+          if (entry.k < afterKey && entry.a >= afterKey) itemKeys.set(entry.i, entry.k);
         }
       }
       startKey = page.LastEvaluatedKey;
     } while (startKey !== undefined);
-    const itemKeys = new Map<string, string>();
-    for (const entry of candidates) if (ownRank === undefined || entry.r > ownRank) itemKeys.set(entry.i, entry.k);
     const items = await this.fetch(partition, [...itemKeys.keys()], nowSec);
     return items.map(({ raw, sk }) => ({ raw, positionKey: itemKeys.get(sk) ?? '' })).sort((a, b) => (a.positionKey < b.positionKey ? -1 : a.positionKey > b.positionKey ? 1 : 0));
   }

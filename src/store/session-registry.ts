@@ -5,7 +5,7 @@
 import { QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Page } from '../relay/domain/stored-event.ts';
-import { num, readString, str } from './attribute-values.ts';
+import { isConditionFailure, num, readString, str } from './attribute-values.ts';
 import { eventKeys } from './keys.ts';
 import { clampLimit, decodeCursor, pageOf } from './pages.ts';
 
@@ -29,9 +29,12 @@ export class SessionRegistry {
   ) {}
 
   /**
-   * Keeps the session in the tenant's registry until `expiresAtSec` (its newest event's expiry);
-   * refreshed at most once per `refreshMs` per process. Concurrent appends of one session
-   * (pipelined frames) share one write in flight.
+   * Keeps the session in the tenant's registry until `expiresAtSec` (its newest event's expiry),
+   * plus `refreshMs` for the events this process stores before it refreshes again; refreshed at
+   * most once per `refreshMs` per process. The expiry only ever moves later: a tenant whose
+   * retention was lowered still has older events that need the item (replay-all lists the
+   * session from it, and replay reads the session's top on it). Concurrent appends of one
+   * session (pipelined frames) share one write in flight.
    */
   async register(tenant: string, session: string, nowMs: number, expiresAtSec: number): Promise<void> {
     const cacheKey = `${tenant}\u0000${session}`;
@@ -45,13 +48,18 @@ export class SessionRegistry {
           TableName: this.options.tableName,
           Key: { pk: str(eventKeys.sessionRegistryPartition(tenant)), sk: str(session) },
           UpdateExpression: 'SET kind = :kind, lastSeen = :now, expiresAt = :expires',
+          ConditionExpression: 'attribute_not_exists(expiresAt) OR expiresAt <= :expires',
           ExpressionAttributeValues: {
             ':kind': str('session'),
             ':now': num(nowMs),
-            ':expires': num(expiresAtSec),
+            ':expires': num(expiresAtSec + Math.ceil(this.options.refreshMs / 1000)),
           },
         }),
       )
+      .catch((error: unknown) => {
+        // Registered already, until later than this would.
+        if (!isConditionFailure(error)) throw error;
+      })
       .then(() => {
         if (this.registeredAt.size > 10_000) this.registeredAt.clear();
         this.registeredAt.set(cacheKey, nowMs);

@@ -54,7 +54,9 @@ export class SessionSummaryStore implements SessionSummariesPort {
       'activityPk = :activityPk',
       'activity = :activity',
       'visibleUntil = :visibleUntil',
-      'expiresAt = :visibleUntil',
+      // The item's expiry is the registry's (`session-registry.ts`), which only ever moves it
+      // later: the session's top lives on this item and must outlive every event of the session.
+      'expiresAt = if_not_exists(expiresAt, :visibleUntil)',
     ];
     const values: Item = {
       ':kind': str('session'),
@@ -103,10 +105,11 @@ export class SessionSummaryStore implements SessionSummariesPort {
       return { kind: 'folded' };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
-      const watermark = readString(error.Item, 'watermark');
+      // The refusal carries the item as it stands; read it when a store leaves that out.
+      const current = error.Item === undefined ? await this.readTop(activity.tenant, activity.session) : { top: readString(error.Item, 'topKey') ?? null, watermark: readString(error.Item, 'watermark') };
       // Already folded in by an earlier attempt of this batch (whole or bisected).
-      if (watermark !== undefined && watermark >= activity.watermark) return { kind: 'seen-before' };
-      return { kind: 'behind', top: readString(error.Item, 'topKey') ?? null };
+      if (current.watermark !== undefined && current.watermark >= activity.watermark) return { kind: 'seen-before' };
+      return { kind: 'behind', top: current.top };
     }
   }
 

@@ -1,7 +1,9 @@
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import type { SessionActivity } from '../../src/relay/domain/history.ts';
 import { sessionActivitiesOf } from '../../src/store/event-stream.ts';
+import { SessionRegistry } from '../../src/store/session-registry.ts';
 import { SessionSummaryStore } from '../../src/store/session-summaries.ts';
 import { dynamoClient, sessionEvent, tableNames, uniqueName } from '../support/relay-fixtures.ts';
 
@@ -62,5 +64,22 @@ describe('session summaries from the event stream', () => {
     expect(await store.fold(activity(201, 2), { top: 'k9', onlyAbove: 'k9' })).toEqual({ kind: 'seen-before' });
     expect(await store.readTop(tenant, 's')).toEqual({ top: 'k5', watermark: activity(201, 2).watermark });
     expect((await store.listSummaries(tenant, {}, 10)).items.map((summary) => summary.eventCount)).toEqual([2]);
+  });
+
+  it("keeps the session item until its longest-lived event's expiry: a lowered retention never brings it forward", async () => {
+    const tenant = uniqueName('ttl');
+    const client = dynamoClient();
+    const registry = new SessionRegistry(client, { tableName: tableNames.events, refreshMs: 0 });
+    const expiry = async () =>
+      Number((await client.send(new GetItemCommand({ TableName: tableNames.events, Key: { pk: { S: `T#${tenant}#SESSIONS` }, sk: { S: 's' } }, ConsistentRead: true }))).Item?.expiresAt?.N);
+    const now = Date.now();
+    await registry.register(tenant, 's', now, 30 * 86_400);
+    expect(await expiry()).toBe(30 * 86_400);
+    // Retention lowered: the new event expires sooner, the older ones still need the item.
+    await registry.register(tenant, 's', now + 1, 2 * 86_400);
+    await store.fold(sessionActivitiesOf([insert(tenant, sessionEvent('s', 0), 300, now)])[0] as SessionActivity);
+    expect(await expiry()).toBe(30 * 86_400);
+    await registry.register(tenant, 's', now + 2, 40 * 86_400);
+    expect(await expiry()).toBe(40 * 86_400);
   });
 });
