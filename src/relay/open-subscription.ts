@@ -14,7 +14,9 @@ import type { EventMatcher, Filter } from '../protocol/attr-match.ts';
 import type { CaptureLevel } from '../protocol/levels.ts';
 import type { Position } from '../protocol/positions.ts';
 import type { RelayRuntime } from './runtime.ts';
-import { matchingSteps, replaySteps } from './replay-plan.ts';
+import { replaySteps } from './replay-plan.ts';
+import { parseStored } from './delivery-text.ts';
+import type { ParkedEvent } from './domain/subscription.ts';
 import { DeliveredPositions, handOffToLive } from './subscription-handoff.ts';
 
 export interface SubscriptionSpec {
@@ -89,16 +91,18 @@ export interface GoLiveOptions {
 
 /** Delivers what was parked during the replay and flips the subscription to live; false when the consumer went away. */
 export async function goLive(runtime: Runtime, spec: SubscriptionSpec, delivered: DeliveredPositions, output: SubscriptionOutput, options: GoLiveOptions = {}): Promise<boolean> {
+  // The catch-up goes out with the parked events, merged in position order (`handOffToLive`):
+  // sent before them, one of its events could reach the consumer above a parked one it lacks.
+  const caughtUp: ParkedEvent[] = [];
   if (options.catchUpSinceMs !== undefined) {
     for (const session of sessionEqualityOf(spec.filter) ?? []) {
-      for (const step of matchingSteps(await runtime.eventLog.storedSince(spec.tenant, session, options.catchUpSinceMs), spec)) {
-        if (delivered.has(step.position)) continue;
-        if (!(await output.event(step.text))) return false;
-        if (step.position !== undefined) delivered.hold(step.position);
+      for (const item of await runtime.eventLog.storedSince(spec.tenant, session, options.catchUpSinceMs)) {
+        const event = parseStored(item.raw);
+        if (event !== undefined && spec.matches(event)) caughtUp.push({ raw: item.raw, inOrder: false });
       }
     }
   }
-  return handOffToLive(runtime, { tenant: spec.tenant, connectionId: spec.connectionId, subscriptionId: spec.subscriptionId, ceiling: spec.ceiling, delivered, deliver: output.event });
+  return handOffToLive(runtime, { tenant: spec.tenant, connectionId: spec.connectionId, subscriptionId: spec.subscriptionId, ceiling: spec.ceiling, delivered, deliver: output.event, alsoDeliver: caughtUp });
 }
 
 /** Replays, then goes live: the whole of a recorded subscription's opening. */

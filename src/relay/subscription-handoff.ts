@@ -16,6 +16,8 @@
 import { comparePositions, positionOf } from '../protocol/positions.ts';
 import type { Position } from '../protocol/positions.ts';
 import type { CaptureLevel } from '../protocol/levels.ts';
+import type { AepEvent } from '../protocol/event.ts';
+import type { ParkedEvent, StoredSubscription } from './domain/subscription.ts';
 import type { ParkingPort } from './ports/parking.ts';
 import type { SubscriptionsPort } from './ports/subscriptions.ts';
 import { deliveryText, parseStored } from './delivery-text.ts';
@@ -89,29 +91,60 @@ export interface HandoffRequest {
   delivered: DeliveredPositions;
   /** Sends one event text; false when the consumer is gone. */
   deliver: (text: string) => Promise<boolean>;
+  /** Matching events read from the log to deliver with the parked ones (a stream's catch-up). */
+  alsoDeliver?: readonly ParkedEvent[];
 }
 
-/** Delivers what was parked during the replay, then flips every index entry of the subscription to live. */
+/**
+ * Delivers what was parked during the replay on every index entry of the subscription (and
+ * `alsoDeliver`), merged in position order, then flips all the entries to live at once. One
+ * entry flipped before another's parked events were out would send its live events first, and
+ * some of those may be above an event still parked: a consumer dropping in between would resume
+ * past it.
+ */
 export async function handOffToLive(store: { subscriptions: SubscriptionsPort; parking: ParkingPort }, request: HandoffRequest): Promise<boolean> {
-  const entries = await store.subscriptions.subscriptionEntries(request.tenant, request.connectionId, request.subscriptionId);
-  for (const entry of entries) {
-    let delivered = 0;
-    let current = entry;
-    for (;;) {
-      for (const parked of current.pending.slice(delivered)) {
-        delivered += 1;
-        const event = parseStored(parked.raw);
-        if (event === undefined || request.delivered.has(positionOf(event))) continue;
-        if (parked.inOrder && request.delivered.covers(positionOf(event))) continue;
-        if (!(await request.deliver(deliveryText(parked.raw, event, request.ceiling)))) return false;
-      }
-      if (await store.parking.goLive(current, delivered, request.delivered.snapshot())) break;
-      const reread = (await store.subscriptions.subscriptionEntries(request.tenant, request.connectionId, request.subscriptionId)).find(
-        (candidate) => candidate.indexKey.pk === entry.indexKey.pk,
-      );
-      if (reread === undefined) return false;
-      current = reread;
+  const drained = new Map<string, number>();
+  let toDeliver: ParkedEvent[] = [...(request.alsoDeliver ?? [])];
+  for (;;) {
+    const entries = (await store.subscriptions.subscriptionEntries(request.tenant, request.connectionId, request.subscriptionId)).filter((entry) => entry.state === 'replaying');
+    // Entries that were replaying a moment ago and are gone: the subscription or connection went away.
+    if (entries.length === 0 && drained.size > 0) return false;
+    for (const entry of entries) {
+      const taken = drained.get(entryKey(entry)) ?? 0;
+      toDeliver.push(...entry.pending.slice(taken));
+      drained.set(entryKey(entry), entry.pending.length);
     }
+    for (const { parked, event } of inDeliveryOrder(toDeliver)) {
+      const position = positionOf(event);
+      if (request.delivered.has(position)) continue;
+      if (parked.inOrder && request.delivered.covers(position)) continue;
+      if (!(await request.deliver(deliveryText(parked.raw, event, request.ceiling)))) return false;
+      if (position !== undefined) request.delivered.hold(position);
+    }
+    toDeliver = [];
+    if (entries.length === 0) return true;
+    if (await store.parking.goLive(entries.map((entry) => ({ subscription: entry, drained: drained.get(entryKey(entry)) ?? 0 })), request.delivered.snapshot())) return true;
   }
-  return true;
+}
+
+function entryKey(entry: StoredSubscription): string {
+  return `${entry.indexKey.pk}\u0000${entry.indexKey.sk}`;
+}
+
+/**
+ * Sequenced events by session and position (a consumer that drops part way then holds no
+ * position above one it lacks among them), then seq-less ones in the order they came.
+ */
+function inDeliveryOrder(parkedEvents: readonly ParkedEvent[]): Array<{ parked: ParkedEvent; event: AepEvent }> {
+  const sequenced: Array<{ parked: ParkedEvent; event: AepEvent; position: Position }> = [];
+  const seqLess: Array<{ parked: ParkedEvent; event: AepEvent }> = [];
+  for (const parked of parkedEvents) {
+    const event = parseStored(parked.raw);
+    if (event === undefined) continue;
+    const position = positionOf(event);
+    if (position === undefined) seqLess.push({ parked, event });
+    else sequenced.push({ parked, event, position });
+  }
+  sequenced.sort((a, b) => (a.position.session < b.position.session ? -1 : a.position.session > b.position.session ? 1 : comparePositions(a.position, b.position)));
+  return [...sequenced, ...seqLess];
 }

@@ -190,6 +190,11 @@ export class EventLog implements EventLogPort {
     return { items, ...pending };
   }
 
+  async finishedWith(tenant: string, session: string): Promise<(position: Position) => boolean> {
+    const top = await this.sessionTop(tenant, session);
+    return (position) => top !== null && positionKey(position.epoch, position.seq) <= top;
+  }
+
   /** The session's top: the highest order key fan-out has finished with (null: none yet). */
   async sessionTop(tenant: string, session: string): Promise<string | null> {
     return (await readSessionTop(this.client, this.options.tableName, tenant, session)).top;

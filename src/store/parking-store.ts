@@ -2,11 +2,14 @@
  * The replay handoff's state on subscription index entries (`subscription-handoff.ts` in the
  * relay): events fan-out parks while a subscription replays, and the conditional flip to live.
  */
-import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { TransactWriteItemsCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { CoveredPosition, ParkedEvent, StoredSubscription } from '../relay/domain/subscription.ts';
-import type { ParkingPort } from '../relay/ports/parking.ts';
-import { isConditionFailure, num, str } from './attribute-values.ts';
+import type { DrainedEntry, ParkingPort, ParkOutcome } from '../relay/ports/parking.ts';
+import { isConditionFailure, num, readString, str } from './attribute-values.ts';
+
+/** TransactWriteItems takes at most 100 actions. */
+const TRANSACTION_LIMIT = 100;
 
 export interface ParkingStoreOptions {
   tableName: string;
@@ -20,7 +23,7 @@ export class ParkingStore implements ParkingPort {
     private readonly options: ParkingStoreOptions,
   ) {}
 
-  async parkPending(subscription: StoredSubscription, parked: ParkedEvent): Promise<boolean> {
+  async parkPending(subscription: StoredSubscription, parked: ParkedEvent): Promise<ParkOutcome> {
     const { raw } = parked;
     // A plain string is an event to deliver unless the consumer has that very position; a map
     // marks one stored in order (`ParkedEvent.inOrder`).
@@ -41,35 +44,44 @@ export class ParkingStore implements ParkingPort {
             ':replaying': str('replaying'),
             ':max': num(this.options.maxPendingBytes),
           },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      return true;
+      return 'parked';
     } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
+      if (!isConditionFailure(error)) throw error;
+      // Still replaying: the refusal was for space.
+      return readString(error.Item, 'state') === 'replaying' ? 'full' : 'not-replaying';
     }
   }
 
-  async goLive(subscription: StoredSubscription, drained: number, covered?: Readonly<Record<string, CoveredPosition>>): Promise<boolean> {
+  async goLive(entries: readonly DrainedEntry[], covered?: Readonly<Record<string, CoveredPosition>>): Promise<boolean> {
     const coveredText = covered === undefined || Object.keys(covered).length === 0 ? undefined : JSON.stringify(covered);
+    const updates = entries.map(({ subscription, drained }) => ({
+      TableName: this.options.tableName,
+      Key: { pk: str(subscription.indexKey.pk), sk: str(subscription.indexKey.sk) },
+      UpdateExpression: coveredText === undefined ? 'SET #state = :live REMOVE pending, pendingBytes' : 'SET #state = :live, covered = :covered REMOVE pending, pendingBytes',
+      ConditionExpression: drained === 0 ? 'attribute_not_exists(pending)' : 'size(pending) = :drained',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: {
+        ':live': str('live'),
+        ...(drained === 0 ? {} : { ':drained': num(drained) }),
+        ...(coveredText === undefined ? {} : { ':covered': str(coveredText) }),
+      },
+    }));
     try {
-      await this.client.send(
-        new UpdateItemCommand({
-          TableName: this.options.tableName,
-          Key: { pk: str(subscription.indexKey.pk), sk: str(subscription.indexKey.sk) },
-          UpdateExpression: coveredText === undefined ? 'SET #state = :live REMOVE pending, pendingBytes' : 'SET #state = :live, covered = :covered REMOVE pending, pendingBytes',
-          ConditionExpression: drained === 0 ? 'attribute_not_exists(pending)' : 'size(pending) = :drained',
-          ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: {
-            ':live': str('live'),
-            ...(drained === 0 ? {} : { ':drained': num(drained) }),
-            ...(coveredText === undefined ? {} : { ':covered': str(coveredText) }),
-          },
-        }),
-      );
+      if (updates.length === 1) await this.client.send(new UpdateItemCommand(updates[0] as NonNullable<(typeof updates)[0]>));
+      else {
+        // All entries at once: an entry flipped alone would send its live events before what
+        // another entry still has parked, some of which may be below them (a transaction holds
+        // 100 items; past that, the flips go 100 at a time).
+        for (let start = 0; start < updates.length; start += TRANSACTION_LIMIT) {
+          await this.client.send(new TransactWriteItemsCommand({ TransactItems: updates.slice(start, start + TRANSACTION_LIMIT).map((Update) => ({ Update })) }));
+        }
+      }
       return true;
     } catch (error) {
-      if (isConditionFailure(error)) return false;
+      if (isConditionFailure(error) || (error instanceof Error && error.name === 'TransactionCanceledException')) return false;
       throw error;
     }
   }

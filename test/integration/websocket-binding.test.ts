@@ -265,7 +265,7 @@ describe('WebSocket subscriptions', () => {
     await store.connections.createConnection(tenant, ghostId, { tenant, tokenId: 'ghost', scopes: ['consume'] });
     await store.subscriptions.addSubscription(tenant, ghostId, { subscriptionId: 'g', filter: JSON.stringify({ session }), sessions: [session] }, 10);
     const [entry] = await store.subscriptions.subscriptionEntries(tenant, ghostId, 'g');
-    await store.parking.goLive(entry!, 0);
+    await store.parking.goLive([{ subscription: entry!, drained: 0 }]);
     expect(await store.subscriptions.subscriptionsFor(tenant, [session])).toHaveLength(1);
     await postEvents(JSON.stringify(sessionEvent(session, 0)), { token });
     const deadline = Date.now() + 10_000;

@@ -15,8 +15,8 @@ function parked(seq: number, inOrder: boolean): ParkedEvent {
   return { raw: JSON.stringify(sessionEvent(session, seq)), inOrder };
 }
 
-function entry(pending: ParkedEvent[]): StoredSubscription {
-  return { connectionId: 'c', subscriptionId: 's', filter: '{}', state: 'replaying', pending, covered: {}, indexKey: { pk: 'p', sk: 's' } };
+function entry(pending: ParkedEvent[], pk = 'p'): StoredSubscription {
+  return { connectionId: 'c', subscriptionId: 's', filter: '{}', state: 'replaying', pending, covered: {}, indexKey: { pk, sk: 's' } };
 }
 
 describe('replay-to-live handoff', () => {
@@ -36,9 +36,9 @@ describe('replay-to-live handoff', () => {
     const subscriptions = { subscriptionEntries: async () => [stored] } as unknown as SubscriptionsPort;
     let wentLiveWith: number | undefined;
     const parking: ParkingPort = {
-      parkPending: async () => false,
-      goLive: async (_subscription, drained) => {
-        wentLiveWith = drained;
+      parkPending: async () => 'not-replaying' as const,
+      goLive: async (entries) => {
+        wentLiveWith = entries[0]?.drained;
         return true;
       },
     };
@@ -63,5 +63,51 @@ describe('replay-to-live handoff', () => {
     expect(live).toBe(true);
     expect(sent).toEqual([4, 12]);
     expect(wentLiveWith).toBe(5);
+  });
+
+  it("merges every entry's parked events and the catch-up in position order, and flips all entries at once, again when more were parked meanwhile", async () => {
+    // Two index entries (say, two type segments): 7 parked on one, 5 on the other, 6 from the catch-up.
+    const tools = entry([parked(7, true)], 'tools');
+    const progress = entry([parked(5, true)], 'progress');
+    let reads = 0;
+    const subscriptions = {
+      subscriptionEntries: async () => {
+        reads += 1;
+        // By the second read, fan-out parked 8 on the tools entry.
+        return reads === 1 ? [tools, progress] : [{ ...tools, pending: [...tools.pending, parked(8, true)] }, progress];
+      },
+    } as unknown as SubscriptionsPort;
+    const flips: Array<Array<[string, number]>> = [];
+    const parking: ParkingPort = {
+      parkPending: async () => 'not-replaying' as const,
+      goLive: async (entries) => {
+        flips.push(entries.map((drainedEntry) => [drainedEntry.subscription.indexKey.pk, drainedEntry.drained]));
+        return flips.length > 1;
+      },
+    };
+    const delivered = new DeliveredPositions();
+    delivered.raise({ session, epoch: 0, seq: 2 });
+    const sent: number[] = [];
+    const live = await handOffToLive(
+      { subscriptions, parking },
+      {
+        tenant: 't',
+        connectionId: 'c',
+        subscriptionId: 's',
+        ceiling: undefined,
+        delivered,
+        deliver: async (text) => {
+          sent.push((JSON.parse(text) as { seq: number }).seq);
+          return true;
+        },
+        alsoDeliver: [parked(6, false)],
+      },
+    );
+    expect(live).toBe(true);
+    expect(sent).toEqual([5, 6, 7, 8]);
+    expect(flips).toEqual([
+      [['tools', 1], ['progress', 1]],
+      [['tools', 2], ['progress', 1]],
+    ]);
   });
 });

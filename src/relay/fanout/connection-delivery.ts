@@ -73,8 +73,10 @@ export class ConnectionDelivery {
     } else {
       let ceiling;
       if (action.kind === 'park') {
-        if (await this.runtime.parking.parkPending(action.subscription, { raw: action.deliverable.raw, inOrder: action.inOrder })) return 'next';
-        // The replay finished meanwhile (or its parking space is full): deliver live instead.
+        const parked = await this.runtime.parking.parkPending(action.subscription, { raw: action.deliverable.raw, inOrder: action.inOrder });
+        if (parked === 'parked') return 'next';
+        if (parked === 'full') return this.endOverflowingReplay();
+        // The replay finished meanwhile: deliver live instead.
         ceiling = action.subscription.ceiling;
         subscriptionIds = [action.subscription.subscriptionId];
       } else {
@@ -142,6 +144,25 @@ export class ConnectionDelivery {
         return this.runtime.subscriptions.markClosing(entry, { sinceMs, ...(at === undefined ? {} : { delivered: { session: at.session, epoch: at.epoch, seq: at.seq } }) });
       }),
     );
+  }
+
+  /**
+   * A subscription still replaying with its parking space full: delivering live now could put an
+   * event ahead of replayed ones below it (a consumer dropping then would resume past them), and
+   * dropping it would lose it. So the consumer is disconnected, as one that cannot keep up
+   * (AEP-0003 §8.4), and resumes from the last position it got.
+   */
+  private async endOverflowingReplay(): Promise<LaneVerdict> {
+    const { connectionId, tenant } = this.plan;
+    this.logger.warn('ending a subscription whose replay fell too far behind live events', { connectionId, tenant });
+    if (isSseStreamId(connectionId)) {
+      await this.runtime.inbox.notifyClosing(tenant, connectionId, 'backpressure: the replay fell too far behind live events; reconnect with Last-Event-ID to resume');
+      this.counts.disconnected += 1;
+      this.runtime.metrics.count('BackpressureDisconnects', tenant);
+      return 'stop';
+    }
+    await this.disconnect();
+    return 'stop';
   }
 
   /** A later batch's attempt at a decision already recorded on this connection's entries. */

@@ -30,6 +30,7 @@ import type { FanoutCounts } from './connection-delivery.ts';
 import { runPool } from './delivery-pool.ts';
 import { DeliveryTexts, planTenant } from './delivery-plan.ts';
 import { LateArrivals } from './late-arrivals.ts';
+import { forwardable } from './redelivery-gate.ts';
 import { SessionSequencer } from './session-sequencer.ts';
 import type { ConnectionPlan } from './delivery-plan.ts';
 
@@ -76,7 +77,7 @@ export async function fanOut(runtime: RelayRuntime, logger: Logger, deliverables
       try {
         // Late arrivals are on record, and the sessions' tops moved, before any subscription is read (`late-arrivals.ts`).
         const late = await ordering.lateArrivals.record(tenant, tenantDeliverables, activities);
-        const ordered = await ordering.sequencer.order(tenant, tenantDeliverables);
+        const ordered = await ordering.sequencer.order(tenant, await forwardable(runtime.eventLog, tenant, tenantDeliverables));
         const subscriptions = await runtime.subscriptions.subscriptionsFor(tenant, [...sessions], [...typeSegments]);
         const tenantPlans = new Map<string, ConnectionPlan>();
         planTenant(tenant, ordered, subscriptions, tenantPlans, (deliverable) => ordering.sequencer.alreadyGiven(deliverable), late);

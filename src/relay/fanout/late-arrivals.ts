@@ -10,11 +10,11 @@
  *   everything stored before it (one session is one stream shard lineage, processed in order).
  * - A consumer holding position P therefore has every event of the session stored before P
  *   that fan-out had finished with when P reached it. What it may lack below P was stored after
- *   P: a late arrival, whose ledger entry resume after P returns (when P is itself late, those
- *   with a later store rank; otherwise those whose `above` is at or above P). An event fan-out
- *   had not finished with when P reached the consumer was stored after the top, and the top is
- *   at or above P, so the same entry covers it once fan-out gets there; until then the consumer
- *   is subscribed and gets it live.
+ *   P: a late arrival, whose ledger entry (its `above` at or above P) resume after P returns. An
+ *   event fan-out had not finished with when P reached the consumer was stored after the top,
+ *   and the top is at or above P, so the same entry covers it once fan-out gets there; until
+ *   then the consumer is subscribed and gets it live. (Redeliveries above the top are held back
+ *   for this, `redelivery-gate.ts`.)
  *
  * "Late" is exact, measured against the session's top before the batch (stream order is store
  * order). The common batch, whose events rise above the top, costs one conditional write (the

@@ -20,6 +20,8 @@ export interface EventLogPort {
    * says up to where something was left out for that.
    */
   replay(tenant: string, session: string, after?: Position): Promise<ReplayResult>;
+  /** Tells, for positions of the session, whether fan-out has finished with them (at or below the session's top), as of this call. */
+  finishedWith(tenant: string, session: string): Promise<(position: Position) => boolean>;
   /** The session's top: the highest order key (`SessionOrderKey`) fan-out has finished with, null when none. */
   sessionTop(tenant: string, session: string): Promise<string | null>;
   /** The session's events stored at or after `sinceMs`, oldest first, among its newest `limit`, none above the session's top. */

@@ -6,13 +6,22 @@ import type { CoveredPosition, ParkedEvent, StoredSubscription } from '../domain
 
 export interface ParkingPort {
   /**
-   * Parks a matching event on a replaying subscription entry. False when the entry is no
-   * longer replaying (deliver it live instead) or its parking space is full.
+   * Parks a matching event on a replaying subscription entry: `not-replaying` when the entry
+   * went live meanwhile (deliver it live instead), `full` when its parking space is.
    */
-  parkPending(subscription: StoredSubscription, parked: ParkedEvent): Promise<boolean>;
+  parkPending(subscription: StoredSubscription, parked: ParkedEvent): Promise<ParkOutcome>;
   /**
-   * Flips one entry to `live` only if no more events were parked than the `drained` count the
-   * caller delivered, recording what the consumer already has. False when more arrived.
+   * Flips a subscription's entries to `live` together, each only if no more events were parked
+   * on it than the `drained` count the caller delivered, recording what the consumer already
+   * has. False when more arrived on any of them (then none flipped).
    */
-  goLive(subscription: StoredSubscription, drained: number, covered?: Readonly<Record<string, CoveredPosition>>): Promise<boolean>;
+  goLive(entries: readonly DrainedEntry[], covered?: Readonly<Record<string, CoveredPosition>>): Promise<boolean>;
+}
+
+export type ParkOutcome = 'parked' | 'not-replaying' | 'full';
+
+/** One index entry of a subscription, with how many of its parked events the handoff delivered. */
+export interface DrainedEntry {
+  subscription: StoredSubscription;
+  drained: number;
 }

@@ -1,0 +1,39 @@
+/**
+ * The replay handoff's parking on DynamoDB Local: a subscription indexed under several entries
+ * (two type segments here) flips to live in one transaction, and not at all when any entry had
+ * more parked than the handoff delivered; parking answers why it refused (space, or live).
+ */
+import { describe, expect, it } from 'vitest';
+import { connectionTableStores } from '../../src/store/connection-table.ts';
+import { dynamoClient, sessionEvent, tableNames, uniqueName } from '../support/relay-fixtures.ts';
+
+describe('parking store', () => {
+  it('flips every entry of a subscription together, only when none has more parked than was drained', async () => {
+    // Room for one event: the second is refused for space.
+    const stores = connectionTableStores(dynamoClient(), { tableName: tableNames.connections, now: Date.now, connectionLifetimeSeconds: 600, maxPendingBytes: 10 });
+    const tenant = uniqueName('park');
+    const connection = uniqueName('c');
+    await stores.connections.createConnection(tenant, connection, { tenant, tokenId: 't', scopes: ['consume'] });
+    expect(await stores.subscriptions.addSubscription(tenant, connection, { subscriptionId: 's', filter: JSON.stringify({ type: ['tool.*', 'progress.*'] }), typeSegments: ['tool', 'progress'] }, 10)).toBe(true);
+    const entries = async () => stores.subscriptions.subscriptionEntries(tenant, connection, 's');
+    const [first, second] = await entries();
+    expect([first?.state, second?.state]).toEqual(['replaying', 'replaying']);
+    const raw = JSON.stringify(sessionEvent('s', 1, { type: 'tool.call' }));
+    expect(await stores.parking.parkPending(first!, { raw, inOrder: true })).toBe('parked');
+    expect(await stores.parking.parkPending(first!, { raw, inOrder: false })).toBe('full');
+
+    // The handoff saw nothing parked on either: refused, and neither entry flipped.
+    expect(await stores.parking.goLive([{ subscription: first!, drained: 0 }, { subscription: second!, drained: 0 }])).toBe(false);
+    expect((await entries()).map((entry) => entry.state)).toEqual(['replaying', 'replaying']);
+    expect((await entries()).flatMap((entry) => entry.pending)).toEqual([{ raw, inOrder: true }]);
+
+    // Having delivered it: both flip, the parked list is gone, the covered positions recorded.
+    expect(await stores.parking.goLive([{ subscription: first!, drained: 1 }, { subscription: second!, drained: 0 }], { s: { epoch: 0, seq: 1 } })).toBe(true);
+    expect((await entries()).map((entry) => [entry.state, entry.pending.length, entry.covered])).toEqual([
+      ['live', 0, { s: { epoch: 0, seq: 1 } }],
+      ['live', 0, { s: { epoch: 0, seq: 1 } }],
+    ]);
+    // Live now: fan-out delivers instead of parking.
+    expect(await stores.parking.parkPending(second!, { raw, inOrder: true })).toBe('not-replaying');
+  });
+});
