@@ -26,7 +26,7 @@ import { isConditionFailure, num, readNumber, readString, str } from './attribut
 import type { Item } from './attribute-values.ts';
 import { eventKeys } from './keys.ts';
 import { clampLimit, decodeCursor, pageOf } from './pages.ts';
-import { readSessionTop } from './session-top.ts';
+import { NO_TOP, readSessionTop, sessionTopOf } from './session-top.ts';
 import { ACTIVITY_INDEX } from './table-definitions.ts';
 
 const TIME_DIGITS = 15;
@@ -80,7 +80,10 @@ export class SessionSummaryStore implements SessionSummariesPort {
       values[':ended'] = { BOOL: true };
     }
     if (options.top !== undefined) {
-      sets.push('topKey = :top');
+      // The top before this batch is kept beside it (the right-hand side reads the old value), so
+      // a retry of this very batch can tell again which of its events were late.
+      sets.push('topKey = :top', 'topBefore = if_not_exists(topKey, :noTop)');
+      values[':noTop'] = str(NO_TOP);
       values[':top'] = str(options.top);
     }
     let condition = '(attribute_not_exists(watermark) OR watermark < :watermark)';
@@ -89,7 +92,7 @@ export class SessionSummaryStore implements SessionSummariesPort {
       values[':lowest'] = str(options.onlyAbove);
     }
     try {
-      await this.client.send(
+      const result = await this.client.send(
         new UpdateItemCommand({
           TableName: this.options.tableName,
           Key: { pk: str(partition), sk: str(activity.session) },
@@ -98,17 +101,21 @@ export class SessionSummaryStore implements SessionSummariesPort {
           // `agent` is a DynamoDB reserved word; `session` is aliased the same way for safety.
           ExpressionAttributeNames: { '#session': 'session', '#agent': 'agent' },
           ExpressionAttributeValues: values,
-          // A refusal answers why from the item as it stands (no second read).
+          // A refusal answers why from the item as it stands (no second read); a fold, the top it replaced.
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          ReturnValues: 'UPDATED_OLD',
         }),
       );
-      return { kind: 'folded' };
+      return options.top === undefined ? { kind: 'folded' } : { kind: 'folded', topBefore: readString(result.Attributes, 'topKey') ?? null };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
       // The refusal carries the item as it stands; read it when a store leaves that out.
-      const current = error.Item === undefined ? await this.readTop(activity.tenant, activity.session) : { top: readString(error.Item, 'topKey') ?? null, watermark: readString(error.Item, 'watermark') };
-      // Already folded in by an earlier attempt of this batch (whole or bisected).
-      if (current.watermark !== undefined && current.watermark >= activity.watermark) return { kind: 'seen-before' };
+      const current = error.Item === undefined ? await this.readTop(activity.tenant, activity.session) : sessionTopOf(error.Item);
+      // Already folded in by an earlier attempt of this batch (whole or bisected); when it was
+      // the newest batch folded, the top before it is known.
+      if (current.watermark !== undefined && current.watermark >= activity.watermark) {
+        return current.watermark === activity.watermark && current.topBefore !== undefined ? { kind: 'seen-before', topBefore: current.topBefore } : { kind: 'seen-before' };
+      }
       return { kind: 'behind', top: current.top };
     }
   }

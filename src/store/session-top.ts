@@ -9,17 +9,31 @@ import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SessionTop } from '../relay/domain/history.ts';
 import { readString, str } from './attribute-values.ts';
+import type { Item } from './attribute-values.ts';
 import { eventKeys } from './keys.ts';
+
+/** What `topBefore` holds when the session had no top before its newest folded batch. */
+export const NO_TOP = '';
 
 export async function readSessionTop(client: DynamoDBClient, tableName: string, tenant: string, session: string): Promise<SessionTop> {
   const { Item: item } = await client.send(
     new GetItemCommand({
       TableName: tableName,
       Key: { pk: str(eventKeys.sessionRegistryPartition(tenant)), sk: str(session) },
-      ProjectionExpression: 'topKey, watermark',
+      ProjectionExpression: 'topKey, topBefore, watermark',
       ConsistentRead: true,
     }),
   );
+  return sessionTopOf(item);
+}
+
+/** The session top as a summary item holds it. */
+export function sessionTopOf(item: Item | undefined): SessionTop {
   const watermark = readString(item, 'watermark');
-  return { top: readString(item, 'topKey') ?? null, ...(watermark === undefined ? {} : { watermark }) };
+  const topBefore = readString(item, 'topBefore');
+  return {
+    top: readString(item, 'topKey') ?? null,
+    ...(watermark === undefined ? {} : { watermark }),
+    ...(topBefore === undefined ? {} : { topBefore: topBefore === NO_TOP ? null : topBefore }),
+  };
 }

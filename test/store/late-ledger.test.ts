@@ -128,7 +128,7 @@ describe('late ledger and session top', () => {
     expect(await s.afterSeqs(3)).toContain(1);
   });
 
-  it('writes nothing again for a batch folded before (a retry) and answers all its events as not to be skipped', async () => {
+  it('writes nothing again for a batch folded before (a retry), and tells its late events again when it was the newest folded', async () => {
     const log = eventLog({ replayBuffer: 100, tableName: tables.events });
     const s = session(log);
     await s.store(0, 2, 1);
@@ -140,13 +140,23 @@ describe('late ledger and session top', () => {
       (await client.send(new GetItemCommand({ TableName: tables.events, Key: { pk: { S: eventKeys.sessionRegistryPartition(s.tenant) }, sk: { S: s.id } }, ConsistentRead: true }))).Item;
     const before = await summary();
     const ledgerEntries = await countLedgerItems(client, s.tenant, s.id);
-    // The retry: same records, same sequence numbers.
-    expect((await foldBatch(client, log, tables.events, batch)).map((deliverable) => deliverable.event.seq)).toEqual([0, 2, 1]);
+    // The retry: same records, same sequence numbers; the top before it is on the summary.
+    expect((await foldBatch(client, log, tables.events, batch)).map((deliverable) => deliverable.event.seq)).toEqual([1]);
     expect(await summary()).toEqual(before);
     expect(await countLedgerItems(client, s.tenant, s.id)).toBe(ledgerEntries);
     expect(before?.eventCount?.N).toBe('3');
     expect(await s.afterSeqs(2)).toEqual([1]);
     expect(await s.afterSeqs(0)).toEqual([1, 2]);
+
+    // A rising batch (the one-write path), retried whole: nothing late, as the first time.
+    await s.store(3, 4);
+    const stored = await sessionItems(client, tables.events, s.tenant, s.id);
+    const next = insertRecords([3, 4].map((seq) => stored.find((item) => seqOf(item) === seq) ?? expect.unreachable()));
+    expect(await foldBatch(client, log, tables.events, next)).toEqual([]);
+    expect(await foldBatch(client, log, tables.events, next)).toEqual([]);
+    // The older batch retried once a newer one was folded: its lateness is no longer known, so
+    // every event of it is answered (fan-out skips none of them as already replayed).
+    expect((await foldBatch(client, log, tables.events, batch)).map((deliverable) => deliverable.event.seq)).toEqual([0, 2, 1]);
   });
 });
 

@@ -54,15 +54,16 @@ describe('session summaries from the event stream', () => {
     const now = Date.now();
     const activity = (sequenceNumber: number, seq: number) => sessionActivitiesOf([insert(tenant, sessionEvent('s', seq), sequenceNumber, now)])[0] as SessionActivity;
     expect(await store.readTop(tenant, 's')).toEqual({ top: null });
-    expect(await store.fold(activity(200, 3), { top: 'k3', onlyAbove: 'k3' })).toEqual({ kind: 'folded' });
-    expect(await store.readTop(tenant, 's')).toEqual({ top: 'k3', watermark: activity(200, 3).watermark });
+    expect(await store.fold(activity(200, 3), { top: 'k3', onlyAbove: 'k3' })).toEqual({ kind: 'folded', topBefore: null });
+    expect(await store.readTop(tenant, 's')).toEqual({ top: 'k3', watermark: activity(200, 3).watermark, topBefore: null });
     // A batch whose lowest key is not above the top: nothing written, the top answered.
     expect(await store.fold(activity(201, 2), { top: 'k5', onlyAbove: 'k2' })).toEqual({ kind: 'behind', top: 'k3' });
     expect((await store.readTop(tenant, 's')).top).toBe('k3');
     // Then folded with the top the caller worked out; the same batch again is a retry.
-    expect(await store.fold(activity(201, 2), { top: 'k5' })).toEqual({ kind: 'folded' });
-    expect(await store.fold(activity(201, 2), { top: 'k9', onlyAbove: 'k9' })).toEqual({ kind: 'seen-before' });
-    expect(await store.readTop(tenant, 's')).toEqual({ top: 'k5', watermark: activity(201, 2).watermark });
+    expect(await store.fold(activity(201, 2), { top: 'k5' })).toEqual({ kind: 'folded', topBefore: 'k3' });
+    // The retry of that newest batch: the top before it comes back with the refusal.
+    expect(await store.fold(activity(201, 2), { top: 'k9', onlyAbove: 'k9' })).toEqual({ kind: 'seen-before', topBefore: 'k3' });
+    expect(await store.readTop(tenant, 's')).toEqual({ top: 'k5', watermark: activity(201, 2).watermark, topBefore: 'k3' });
     expect((await store.listSummaries(tenant, {}, 10)).items.map((summary) => summary.eventCount)).toEqual([2]);
   });
 

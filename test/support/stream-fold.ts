@@ -66,7 +66,7 @@ export async function foldBatch(client: DynamoDBClient, log: EventLog, tableName
   const activities = sessionActivitiesOf(records);
   const late = new Set<Deliverable>();
   for (const tenant of new Set(deliverables.map((deliverable) => deliverable.tenant))) {
-    for (const deliverable of await lateArrivals.record(tenant, deliverables, activities)) late.add(deliverable);
+    for (const deliverable of (await lateArrivals.record(tenant, deliverables, activities)).late) late.add(deliverable);
   }
   return deliverables.filter((deliverable) => late.has(deliverable));
 }

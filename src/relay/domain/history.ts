@@ -78,6 +78,8 @@ export interface SessionTop {
   top: string | null;
   /** The newest stream batch folded in (`SessionActivity.watermark`), when one was. */
   watermark?: string;
+  /** The top before that batch (null: none), when known: a retry of it can tell its late events again. */
+  topBefore?: string | null;
 }
 
 /** One session of one tenant, as a map key (per-container state of fan-out). */

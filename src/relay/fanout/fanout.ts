@@ -76,8 +76,8 @@ export async function fanOut(runtime: RelayRuntime, logger: Logger, deliverables
       }
       try {
         // Late arrivals are on record, and the sessions' tops moved, before any subscription is read (`late-arrivals.ts`).
-        const late = await ordering.lateArrivals.record(tenant, tenantDeliverables, activities);
-        const ordered = await ordering.sequencer.order(tenant, await forwardable(runtime.eventLog, tenant, tenantDeliverables));
+        const { late, freshSessions } = await ordering.lateArrivals.record(tenant, tenantDeliverables, activities);
+        const ordered = await ordering.sequencer.order(tenant, await forwardable(runtime.eventLog, tenant, tenantDeliverables), freshSessions);
         const subscriptions = await runtime.subscriptions.subscriptionsFor(tenant, [...sessions], [...typeSegments]);
         const tenantPlans = new Map<string, ConnectionPlan>();
         planTenant(tenant, ordered, subscriptions, tenantPlans, (deliverable) => ordering.sequencer.alreadyGiven(deliverable), late);

@@ -33,15 +33,25 @@ export interface LateArrivalsDeps {
   summaries: Pick<SessionSummariesPort, 'fold' | 'readTop'>;
 }
 
+/** What folding one tenant's batch found. */
+export interface FoldedBatch {
+  /** Deliverables fan-out must not skip as already replayed. */
+  late: ReadonlySet<Deliverable>;
+  /** Sessions fan-out had handled nothing of before this batch. */
+  freshSessions: ReadonlySet<string>;
+}
+
 export class LateArrivals {
   constructor(private readonly deps: LateArrivalsDeps) {}
 
   /**
-   * Folds one tenant's batch into its sessions, recording late arrivals first. Answers the
-   * deliverables fan-out must not skip as already replayed (the late ones; every one of a
-   * session whose batch was folded before, as lateness is no longer known); throws when it could not.
+   * Folds one tenant's batch into its sessions, recording late arrivals first; throws when it
+   * could not. Answers the deliverables fan-out must not skip as already replayed (the late ones;
+   * every one of a session whose batch was folded before, when lateness is no longer known), and
+   * the sessions fan-out had handled nothing of before this batch (`SessionSequencer` then knows
+   * every lower position is still to come).
    */
-  async record(tenant: string, deliverables: readonly Deliverable[], activities: readonly SessionActivity[]): Promise<ReadonlySet<Deliverable>> {
+  async record(tenant: string, deliverables: readonly Deliverable[], activities: readonly SessionActivity[]): Promise<FoldedBatch> {
     const bySession = new Map<string, Deliverable[]>();
     for (const deliverable of deliverables) {
       const session = deliverable.event.session;
@@ -51,42 +61,56 @@ export class LateArrivals {
       else list.push(deliverable);
     }
     const late = new Set<Deliverable>();
+    const freshSessions = new Set<string>();
     await Promise.all(
       activities
         .filter((activity) => activity.tenant === tenant)
         .map(async (activity) => {
-          for (const deliverable of await this.foldSession(activity, bySession.get(activity.session) ?? [])) late.add(deliverable);
+          const folded = await this.foldSession(activity, bySession.get(activity.session) ?? []);
+          for (const deliverable of folded.late) late.add(deliverable);
+          if (folded.fresh) freshSessions.add(activity.session);
         }),
     );
-    return late;
+    return { late, freshSessions };
   }
 
   /** `stored`: the session's ordered events of the batch, in stream order. */
-  private async foldSession(activity: SessionActivity, stored: readonly Deliverable[]): Promise<readonly Deliverable[]> {
+  private async foldSession(activity: SessionActivity, stored: readonly Deliverable[]): Promise<{ late: readonly Deliverable[]; fresh: boolean }> {
     const keys = stored.map((deliverable) => deliverable.order?.key as string);
     const lowest = keys[0];
     let previousTop: string | null;
     if (lowest === undefined || activity.topOrderKey === undefined) {
       // Nothing in the session's order (no positioned event): only the summary to fold.
       await this.deps.summaries.fold(activity);
-      return [];
+      return { late: [], fresh: false };
     }
     if (isRising(keys)) {
       const attempt = await this.deps.summaries.fold(activity, { top: activity.topOrderKey, onlyAbove: lowest });
-      if (attempt.kind === 'folded') return [];
-      if (attempt.kind === 'seen-before') return stored;
+      if (attempt.kind === 'folded') return { late: [], fresh: attempt.topBefore === null };
+      if (attempt.kind === 'seen-before') return { late: lateOnRetry(stored, attempt.topBefore), fresh: false };
       previousTop = attempt.top;
     } else {
       // Some event is below an earlier one of the batch: late whatever the top, so read it.
       const current = await this.deps.summaries.readTop(activity.tenant, activity.session);
-      if (current.watermark !== undefined && current.watermark >= activity.watermark) return stored;
+      if (current.watermark !== undefined && current.watermark >= activity.watermark) {
+        return { late: lateOnRetry(stored, current.watermark === activity.watermark ? current.topBefore : undefined), fresh: false };
+      }
       previousTop = current.top;
     }
     const { late, arrivals, top } = lateAmong(stored, previousTop);
     if (arrivals.length > 0) await this.deps.eventLog.recordLateArrivals(activity.tenant, activity.session, arrivals);
     await this.deps.summaries.fold(activity, top === undefined ? {} : { top });
-    return late;
+    return { late, fresh: previousTop === null };
   }
+}
+
+/**
+ * The late ones of a batch folded before (its ledger written then): measured again from the top
+ * before it when that is known, else every event (fan-out then skips none as already replayed:
+ * duplicates, never a miss).
+ */
+function lateOnRetry(stored: readonly Deliverable[], topBefore: string | null | undefined): readonly Deliverable[] {
+  return topBefore === undefined ? stored : lateAmong(stored, topBefore).late;
 }
 
 function isRising(keys: readonly string[]): boolean {

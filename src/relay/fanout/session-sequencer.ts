@@ -63,8 +63,12 @@ export class SessionSequencer {
     this.sleep = deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   }
 
-  /** One tenant's deliverables in delivery order, gap fills inserted. */
-  async order(tenant: string, deliverables: readonly Deliverable[]): Promise<Deliverable[]> {
+  /**
+   * One tenant's deliverables in delivery order, gap fills inserted. `freshSessions`: sessions
+   * fan-out had handled nothing of before this batch, so every position below their first
+   * event here is still to come (no guess from the log is needed).
+   */
+  async order(tenant: string, deliverables: readonly Deliverable[], freshSessions: ReadonlySet<string> = new Set()): Promise<Deliverable[]> {
     const bySession = new Map<string, Sequenced[]>();
     for (const deliverable of deliverables) {
       const position = sequencedPosition(deliverable);
@@ -74,7 +78,7 @@ export class SessionSequencer {
       else members.push({ deliverable, position });
     }
     const chunks = new Map<string, Deliverable[][]>();
-    await Promise.all([...bySession].map(async ([session, members]) => chunks.set(session, await this.orderSession(tenant, session, members))));
+    await Promise.all([...bySession].map(async ([session, members]) => chunks.set(session, await this.orderSession(tenant, session, members, freshSessions.has(session)))));
     // Each sequenced place of a session takes that session's next chunk: gap fills, then one event.
     const ordered: Deliverable[] = [];
     for (const deliverable of deliverables) {
@@ -114,10 +118,11 @@ export class SessionSequencer {
     }
   }
 
-  private async orderSession(tenant: string, session: string, members: readonly Sequenced[]): Promise<Deliverable[][]> {
+  private async orderSession(tenant: string, session: string, members: readonly Sequenced[], fresh: boolean): Promise<Deliverable[][]> {
     const sessionKey = sessionTopKey(tenant, session);
     const sorted = [...members].sort((left, right) => comparePositions(left.position, right.position));
-    let last = this.released.get(sessionKey) ?? (await this.firstLook(tenant, sorted[0]!));
+    const first = sorted[0]!;
+    let last = this.released.get(sessionKey) ?? (fresh ? beforeEpochStart(first.position) : await this.firstLook(tenant, first));
     const chunks: Deliverable[][] = [];
     for (const member of sorted) {
       if (last !== undefined && comparePositions(member.position, last) <= 0) {
@@ -148,7 +153,7 @@ export class SessionSequencer {
       const position = positionOfStored(stored);
       if (position !== undefined && (stored.storedAtMs ?? 0) < firstStoredAt) return position;
     }
-    return below.length < FIRST_LOOK ? { session: first.position.session, epoch: first.position.epoch, seq: -1 } : undefined;
+    return below.length < FIRST_LOOK ? beforeEpochStart(first.position) : undefined;
   }
 
   /** The events stored between `last` and `member` that the stream has not brought yet, waiting a bounded time for missing ones. */
@@ -179,6 +184,10 @@ export class SessionSequencer {
     }
     return fills;
   }
+}
+
+function beforeEpochStart(position: Position): Position {
+  return { session: position.session, epoch: position.epoch, seq: -1 };
 }
 
 function sequencedPosition(deliverable: Deliverable): Position | undefined {

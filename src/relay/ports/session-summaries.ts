@@ -11,9 +11,13 @@ export interface FoldOptions {
 
 /** What folding a batch into a session's summary did. */
 export type FoldAttempt =
-  | { kind: 'folded' }
-  /** The batch was folded in before (a retry, whole or bisected): nothing written. */
-  | { kind: 'seen-before' }
+  /** `topBefore`: the top it replaced (null: none), when the fold set one. */
+  | { kind: 'folded'; topBefore?: string | null }
+  /**
+   * The batch was folded in before (a retry, whole or bisected): nothing written. `topBefore`:
+   * the top before it, known when it was the newest batch folded (a whole retry).
+   */
+  | { kind: 'seen-before'; topBefore?: string | null }
   /** `onlyAbove` was not met: nothing written; the session's top as it stands. */
   | { kind: 'behind'; top: string | null };
 
