@@ -7,8 +7,10 @@
  * The local stack stores a pipelined burst of 200 frames over a second or more (DynamoDB Local on
  * a small machine, frames run concurrently with the gateway's invocation jitter on, so they
  * really are stored out of order: the test checks that too). That spread is far wider than AWS
- * shows, so this stack's wait is set to cover it (5 s); the promise's condition then holds and
- * the order must be exact.
+ * shows, so this stack's wait is set to cover it (5 s). On a loaded machine a frame can still be
+ * stored later than that after a higher one; the test holds the relay to the promise as stated:
+ * every event once, and in `seq` order except those stored more than the wait after a higher
+ * one (judged from the log's store times, with a second's margin), which may come as backfill.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStackProcess } from '../support/local-stack-process.ts';
@@ -20,20 +22,31 @@ import { helloSocket, isType, waitForCount } from '../support/ws-client.ts';
 import type { Frame } from '../support/ws-client.ts';
 
 const EVENTS = 200;
+const ORDER_WAIT_MS = 5000;
 let stack: StackProcess;
 
 beforeAll(async () => {
-  stack = await startStackProcess({ env: { AEP_DEV_TOKEN: `aep_order_${process.pid}`, AEP_ORDER_WAIT_MS: '5000', AEP_LOCAL_WS_JITTER_MS: '20', AEP_LOCAL_POLL_MS: '50' } });
+  stack = await startStackProcess({ env: { AEP_DEV_TOKEN: `aep_order_${process.pid}`, AEP_ORDER_WAIT_MS: String(ORDER_WAIT_MS), AEP_LOCAL_WS_JITTER_MS: '20', AEP_LOCAL_POLL_MS: '50' } });
 });
 
 afterAll(async () => {
   await stack?.stop();
 });
 
-/** The session's events in the order the log stored them (their `storedAt`, then seq). */
-async function storedOrder(session: string): Promise<number[]> {
+/** The session's events as the log stored them: seq and store time, in store order (`storedAt`, then seq). */
+async function storedEvents(session: string): Promise<Array<{ seq: number; storedAt: number }>> {
   const items = (await sessionItems(stack.dynamoEndpoint, session, 'P#')).map((item) => ({ seq: (JSON.parse(item.raw?.S ?? '{}') as { seq: number }).seq, storedAt: Number(item.storedAt?.N) }));
-  return items.sort((a, b) => a.storedAt - b.storedAt || a.seq - b.seq).map((item) => item.seq);
+  return items.sort((a, b) => a.storedAt - b.storedAt || a.seq - b.seq);
+}
+
+/** Events stored more than the wait (less a second's margin) after a higher one: the promise lets those come as backfill. */
+function mayBackfill(stored: ReadonlyArray<{ seq: number; storedAt: number }>): Set<number> {
+  const allowed = new Set<number>();
+  for (const event of stored) {
+    const earliestHigher = Math.min(...stored.filter((other) => other.seq > event.seq).map((other) => other.storedAt));
+    if (event.storedAt - earliestHigher > ORDER_WAIT_MS - 1000) allowed.add(event.seq);
+  }
+  return allowed;
 }
 
 describe('live order of one emitter', () => {
@@ -50,15 +63,22 @@ describe('live order of one emitter', () => {
     await byType.next(isType('subscribed'));
     const { emitter } = await pipelineEvents(coordinates, session, EVENTS);
     const inSeqOrder = Array.from({ length: EVENTS }, (_, seq) => seq);
+    for (const consumer of [pinned, byType]) await waitForCount(consumer, isEvent, EVENTS, 45_000);
+    // Give a duplicate time to show up, if one were coming.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const stored = await storedEvents(session);
+    const backfill = mayBackfill(stored);
+    if (backfill.size > 0) console.log(`[live-order] stored more than the wait after a higher one (may come as backfill): ${[...backfill].join(', ')}`);
     for (const consumer of [pinned, byType]) {
-      await waitForCount(consumer, isEvent, EVENTS, 45_000);
-      // Give a duplicate time to show up, if one were coming.
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(consumer.all(isEvent).map((frame) => frame.seq)).toEqual(inSeqOrder);
+      const received = consumer.all(isEvent).map((frame) => frame.seq as number);
+      // Each once...
+      expect([...received].sort((a, b) => a - b)).toEqual(inSeqOrder);
+      // ...and in seq order, but for what the promise lets come as backfill.
+      expect(received.filter((seq) => !backfill.has(seq))).toEqual(inSeqOrder.filter((seq) => !backfill.has(seq)));
     }
     expect(emitter.all(isType('error'))).toEqual([]);
     // The frames really were stored out of order.
-    expect(await storedOrder(session)).not.toEqual(inSeqOrder);
+    expect(stored.map((event) => event.seq)).not.toEqual(inSeqOrder);
     for (const client of [emitter, pinned, byType]) await client.close();
   }, 90_000);
 });
