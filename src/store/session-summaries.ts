@@ -110,13 +110,7 @@ export class SessionSummaryStore implements SessionSummariesPort {
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
       // The refusal carries the item as it stands; read it when a store leaves that out.
-      const current = error.Item === undefined ? await this.readTop(activity.tenant, activity.session) : sessionTopOf(error.Item);
-      // Already folded in by an earlier attempt of this batch (whole or bisected); when it was
-      // the newest batch folded, the top before it is known.
-      if (current.watermark !== undefined && current.watermark >= activity.watermark) {
-        return current.watermark === activity.watermark && current.topBefore !== undefined ? { kind: 'seen-before', topBefore: current.topBefore } : { kind: 'seen-before' };
-      }
-      return { kind: 'behind', top: current.top };
+      return { kind: 'refused', current: error.Item === undefined ? await this.readTop(activity.tenant, activity.session) : sessionTopOf(error.Item) };
     }
   }
 

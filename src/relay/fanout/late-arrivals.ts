@@ -18,13 +18,13 @@
  *
  * "Late" is exact, measured against the session's top before the batch (stream order is store
  * order). The common batch, whose events rise above the top, costs one conditional write (the
- * summary fold, which also moves the top). Otherwise the fold is refused (and answers the top),
- * the ledger is written, and the fold is repeated with the new top: late batches cost that one
- * refused write more. A batch folded before (a retry) writes nothing: its ledger was written
- * before its fold.
+ * summary fold, which also moves the top). A batch rising from below the top has that fold
+ * refused (the refusal answers the top); a batch falling within itself reads the top instead;
+ * either then writes the ledger and folds with the new top: one refused write (or one read)
+ * more. A batch folded before (a retry) writes nothing: its ledger was written before its fold.
  */
 import type { Deliverable, LateArrival } from '../domain/deliverable.ts';
-import type { SessionActivity } from '../domain/history.ts';
+import type { SessionActivity, SessionTop } from '../domain/history.ts';
 import type { EventLogPort } from '../ports/event-log.ts';
 import type { SessionSummariesPort } from '../ports/session-summaries.ts';
 
@@ -78,39 +78,35 @@ export class LateArrivals {
   private async foldSession(activity: SessionActivity, stored: readonly Deliverable[]): Promise<{ late: readonly Deliverable[]; fresh: boolean }> {
     const keys = stored.map((deliverable) => deliverable.order?.key as string);
     const lowest = keys[0];
-    let previousTop: string | null;
     if (lowest === undefined || activity.topOrderKey === undefined) {
       // Nothing in the session's order (no positioned event): only the summary to fold.
       await this.deps.summaries.fold(activity);
       return { late: [], fresh: false };
     }
+    let current: SessionTop;
     if (isRising(keys)) {
       const attempt = await this.deps.summaries.fold(activity, { top: activity.topOrderKey, onlyAbove: lowest });
       if (attempt.kind === 'folded') return { late: [], fresh: attempt.topBefore === null };
-      if (attempt.kind === 'seen-before') return { late: lateOnRetry(stored, attempt.topBefore), fresh: false };
-      previousTop = attempt.top;
+      current = attempt.current;
     } else {
       // Some event is below an earlier one of the batch: late whatever the top, so read it.
-      const current = await this.deps.summaries.readTop(activity.tenant, activity.session);
-      if (current.watermark !== undefined && current.watermark >= activity.watermark) {
-        return { late: lateOnRetry(stored, current.watermark === activity.watermark ? current.topBefore : undefined), fresh: false };
-      }
-      previousTop = current.top;
+      current = await this.deps.summaries.readTop(activity.tenant, activity.session);
     }
-    const { late, arrivals, top } = lateAmong(stored, previousTop);
+    if (current.watermark !== undefined && current.watermark >= activity.watermark) return { late: lateOnRetry(stored, activity, current), fresh: false };
+    const { late, arrivals, top } = lateAmong(stored, current.top);
     if (arrivals.length > 0) await this.deps.eventLog.recordLateArrivals(activity.tenant, activity.session, arrivals);
     await this.deps.summaries.fold(activity, top === undefined ? {} : { top });
-    return { late, fresh: previousTop === null };
+    return { late, fresh: current.top === null };
   }
 }
 
 /**
- * The late ones of a batch folded before (its ledger written then): measured again from the top
- * before it when that is known, else every event (fan-out then skips none as already replayed:
- * duplicates, never a miss).
+ * The late ones of a batch folded before (a retry; its ledger was written then): measured again
+ * from the top before it when it is the newest batch folded, else every event (fan-out then
+ * skips none as already replayed: duplicates, never a miss).
  */
-function lateOnRetry(stored: readonly Deliverable[], topBefore: string | null | undefined): readonly Deliverable[] {
-  return topBefore === undefined ? stored : lateAmong(stored, topBefore).late;
+function lateOnRetry(stored: readonly Deliverable[], activity: SessionActivity, current: SessionTop): readonly Deliverable[] {
+  return current.watermark === activity.watermark && current.topBefore !== undefined ? lateAmong(stored, current.topBefore).late : stored;
 }
 
 function isRising(keys: readonly string[]): boolean {

@@ -5,7 +5,7 @@ import type { Page } from '../domain/stored-event.ts';
 export interface FoldOptions {
   /** The session's new top (the highest order key fan-out has finished with); absent: unchanged. */
   top?: string;
-  /** Fold only when the session's top is below this key (the batch's lowest): otherwise write nothing and answer `behind`. */
+  /** Fold only when the session's top is below this key (the batch's lowest): otherwise write nothing and answer `refused`. */
   onlyAbove?: string;
 }
 
@@ -14,15 +14,13 @@ export type FoldAttempt =
   /** `topBefore`: the top it replaced (null: none), when the fold set one. */
   | { kind: 'folded'; topBefore?: string | null }
   /**
-   * The batch was folded in before (a retry, whole or bisected): nothing written. `topBefore`:
-   * the top before it, known when it was the newest batch folded (a whole retry).
+   * Nothing written: the batch was folded in before (its watermark is not newer than the
+   * recorded one), or `onlyAbove` was not met. `current`: the summary's top as it stands.
    */
-  | { kind: 'seen-before'; topBefore?: string | null }
-  /** `onlyAbove` was not met: nothing written; the session's top as it stands. */
-  | { kind: 'behind'; top: string | null };
+  | { kind: 'refused'; current: SessionTop };
 
 export interface SessionSummariesPort {
-  /** Folds one stream batch's activity of one session into its summary; a batch seen before (same watermark or older) is not counted again. */
+  /** Folds one stream batch's activity of one session into its summary; a batch seen before (same watermark or older) is refused, not counted again. */
   fold(activity: SessionActivity, options?: FoldOptions): Promise<FoldAttempt>;
   /** The session's top and newest folded batch, strongly consistent. */
   readTop(tenant: string, session: string): Promise<SessionTop>;
