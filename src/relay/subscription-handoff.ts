@@ -43,8 +43,8 @@ export class DeliveredPositions {
   }
 
   /**
-   * A position given outside the replay's contiguous range (a stream's catch-up read, which
-   * takes only the newest events): the consumer has this one, not everything below it.
+   * A position the handoff delivered (parked, or a stream's catch-up read, which takes only the
+   * newest events): the consumer has this one, not everything below it.
    */
   hold(position: Position): void {
     this.held.add(heldKey(position));
@@ -114,8 +114,7 @@ export async function handOffToLive(store: { subscriptions: SubscriptionsPort; p
       toDeliver.push(...entry.pending.slice(taken));
       drained.set(entryKey(entry), entry.pending.length);
     }
-    for (const { parked, event } of inDeliveryOrder(toDeliver)) {
-      const position = positionOf(event);
+    for (const { parked, event, position } of inDeliveryOrder(toDeliver)) {
       if (request.delivered.has(position)) continue;
       if (parked.inOrder && request.delivered.covers(position)) continue;
       if (!(await request.deliver(deliveryText(parked.raw, event, request.ceiling)))) return false;
@@ -135,7 +134,7 @@ function entryKey(entry: StoredSubscription): string {
  * Sequenced events by session and position (a consumer that drops part way then holds no
  * position above one it lacks among them), then seq-less ones in the order they came.
  */
-function inDeliveryOrder(parkedEvents: readonly ParkedEvent[]): Array<{ parked: ParkedEvent; event: AepEvent }> {
+function inDeliveryOrder(parkedEvents: readonly ParkedEvent[]): Array<{ parked: ParkedEvent; event: AepEvent; position?: Position }> {
   const sequenced: Array<{ parked: ParkedEvent; event: AepEvent; position: Position }> = [];
   const seqLess: Array<{ parked: ParkedEvent; event: AepEvent }> = [];
   for (const parked of parkedEvents) {

@@ -109,7 +109,7 @@ export class ConnectionDelivery {
       this.logger.warn('dropped low-severity event for a slow consumer', { connectionId: this.plan.connectionId, tenant: this.plan.tenant, type: event.type });
       return 'next';
     }
-    await this.disconnect();
+    await this.disconnect('disconnecting a consumer that cannot take a notice-or-above event');
     return 'stop';
   }
 
@@ -131,11 +131,16 @@ export class ConnectionDelivery {
   }
 
   /** The decision (see the file comment): the frame if it fits now, else a mark on every entry. */
-  private async disconnect(): Promise<void> {
+  private async disconnect(why: string): Promise<void> {
     const { connectionId, tenant } = this.plan;
     this.counts.disconnected += 1;
     this.runtime.metrics.count('BackpressureDisconnects', tenant);
-    this.logger.warn('disconnecting a consumer that cannot take a notice-or-above event', { connectionId, tenant });
+    this.logger.warn(why, { connectionId, tenant });
+    if (isSseStreamId(connectionId)) {
+      // A stream has no connection to close: it is told through its inbox and ends itself.
+      await this.runtime.inbox.notifyClosing(tenant, connectionId, 'backpressure; reconnect with Last-Event-ID to resume');
+      return;
+    }
     if (await this.tryClosingFrame([...this.delivered.values()])) return;
     const sinceMs = this.runtime.now();
     await Promise.all(
@@ -153,15 +158,7 @@ export class ConnectionDelivery {
    * (AEP-0003 §8.4), and resumes from the last position it got.
    */
   private async endOverflowingReplay(): Promise<LaneVerdict> {
-    const { connectionId, tenant } = this.plan;
-    this.logger.warn('ending a subscription whose replay fell too far behind live events', { connectionId, tenant });
-    if (isSseStreamId(connectionId)) {
-      await this.runtime.inbox.notifyClosing(tenant, connectionId, 'backpressure: the replay fell too far behind live events; reconnect with Last-Event-ID to resume');
-      this.counts.disconnected += 1;
-      this.runtime.metrics.count('BackpressureDisconnects', tenant);
-      return 'stop';
-    }
-    await this.disconnect();
+    await this.disconnect('disconnecting a consumer whose replay fell too far behind live events');
     return 'stop';
   }
 

@@ -14,15 +14,9 @@ import type { EventLogPort } from '../ports/event-log.ts';
 
 /** The deliverables to plan: all but the redeliveries of positions fan-out has not finished with. */
 export async function forwardable(eventLog: Pick<EventLogPort, 'finishedWith'>, tenant: string, deliverables: readonly Deliverable[]): Promise<Deliverable[]> {
-  const sessions = new Set<string>();
-  for (const deliverable of deliverables) {
-    const position = deliverable.kind === 'redelivery' ? positionOf(deliverable.event) : undefined;
-    if (position !== undefined) sessions.add(position.session);
-  }
+  const positioned = deliverables.map((deliverable) => ({ deliverable, position: deliverable.kind === 'redelivery' ? positionOf(deliverable.event) : undefined }));
+  const sessions = new Set(positioned.flatMap(({ position }) => (position === undefined ? [] : [position.session])));
   if (sessions.size === 0) return [...deliverables];
   const finished = new Map(await Promise.all([...sessions].map(async (session) => [session, await eventLog.finishedWith(tenant, session)] as const)));
-  return deliverables.filter((deliverable) => {
-    const position = deliverable.kind === 'redelivery' ? positionOf(deliverable.event) : undefined;
-    return position === undefined || finished.get(position.session)?.(position) === true;
-  });
+  return positioned.filter(({ position }) => position === undefined || finished.get(position.session)?.(position) === true).map(({ deliverable }) => deliverable);
 }
