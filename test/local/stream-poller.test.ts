@@ -44,6 +44,8 @@ interface Harness {
   failures: StreamBatchFailure[];
   /** Writes an item of `kind` with sort key `id`. */
   put(id: string, kind?: string, extra?: Record<string, { S: string }>): Promise<void>;
+  /** Another poller on the same table, options and handler, sharing nothing in memory with `poller` (a restarted process). */
+  newPoller(): StreamPoller;
   /** Sort keys of the records of every invocation. */
   ids(): string[][];
   stop(): Promise<void>;
@@ -57,7 +59,7 @@ async function harness(behaviour: Behaviour = async () => ({ batchItemFailures: 
   await createTables(client, names);
   const invocations: DynamoDBRecord[][] = [];
   const failures: StreamBatchFailure[] = [];
-  const poller = createStreamPoller({
+  const newPoller = () => createStreamPoller({
     dynamoEndpoint: dynamo.endpoint,
     region: 'us-east-1',
     credentials: LOCAL_CREDENTIALS,
@@ -73,9 +75,11 @@ async function harness(behaviour: Behaviour = async () => ({ batchItemFailures: 
     },
     onFailure: (failure) => failures.push(failure),
   });
+  const poller = newPoller();
   return {
     table: names.events,
     poller,
+    newPoller,
     invocations,
     failures,
     put: async (id, kind = 'event', extra = {}) => {
@@ -277,20 +281,7 @@ describe('local stream poller', () => {
     // Written while no process reads the stream (a kill -9 leaves the same state on disk).
     await h.put('e3');
     await h.put('e4');
-    const next = createStreamPoller({
-      dynamoEndpoint: dynamo.endpoint,
-      region: 'us-east-1',
-      credentials: LOCAL_CREDENTIALS,
-      tableName: h.table,
-      pollIntervalMs: 20,
-      log: () => undefined,
-      checkpointFile,
-      handler: async (event) => {
-        h.invocations.push(event.Records);
-        return { batchItemFailures: [] };
-      },
-      onFailure: (failure) => h.failures.push(failure),
-    });
+    const next = h.newPoller();
     await next.start();
     await h.put('e5');
     await expect.poll(() => h.ids().flat()).toEqual(['e1', 'e2', 'e3', 'e4', 'e5']);

@@ -19,6 +19,40 @@ function entry(pending: ParkedEvent[], pk = 'p'): StoredSubscription {
   return { connectionId: 'c', subscriptionId: 's', filter: '{}', state: 'replaying', pending, covered: {}, indexKey: { pk, sk: 's' } };
 }
 
+/**
+ * Runs the handoff over in-memory ports: `readEntries` answers each read of the subscription's
+ * entries, `flipSucceeds` each attempt to go live (numbered from 1). Answers whether it went live,
+ * the seqs it sent, and each attempt's entries with how many of their parked events it drained.
+ */
+async function handOff(readEntries: () => StoredSubscription[], flipSucceeds: (attempt: number) => boolean, delivered: DeliveredPositions, alsoDeliver?: ParkedEvent[]) {
+  const flips: Array<Array<[string, number]>> = [];
+  const subscriptions = { subscriptionEntries: async () => readEntries() } as unknown as SubscriptionsPort;
+  const parking: ParkingPort = {
+    parkPending: async () => 'not-replaying' as const,
+    goLive: async (entries) => {
+      flips.push(entries.map((drainedEntry) => [drainedEntry.subscription.indexKey.pk, drainedEntry.drained]));
+      return flipSucceeds(flips.length);
+    },
+  };
+  const sent: number[] = [];
+  const live = await handOffToLive(
+    { subscriptions, parking },
+    {
+      tenant: 't',
+      connectionId: 'c',
+      subscriptionId: 's',
+      ceiling: undefined,
+      delivered,
+      deliver: async (text) => {
+        sent.push((JSON.parse(text) as { seq: number }).seq);
+        return true;
+      },
+      ...(alsoDeliver === undefined ? {} : { alsoDeliver }),
+    },
+  );
+  return { live, sent, flips };
+}
+
 describe('replay-to-live handoff', () => {
   it('skips what the consumer holds (a replayed position, or an in-order event at or below its highest) and delivers late ones and what lies above', async () => {
     const stored = entry([
@@ -33,36 +67,13 @@ describe('replay-to-live handoff', () => {
       // Above everything it was given.
       parked(12, true),
     ]);
-    const subscriptions = { subscriptionEntries: async () => [stored] } as unknown as SubscriptionsPort;
-    let wentLiveWith: number | undefined;
-    const parking: ParkingPort = {
-      parkPending: async () => 'not-replaying' as const,
-      goLive: async (entries) => {
-        wentLiveWith = entries[0]?.drained;
-        return true;
-      },
-    };
     const delivered = new DeliveredPositions();
     delivered.raise({ session, epoch: 0, seq: 2 });
     delivered.add({ session, epoch: 0, seq: 9 });
-    const sent: number[] = [];
-    const live = await handOffToLive(
-      { subscriptions, parking },
-      {
-        tenant: 't',
-        connectionId: 'c',
-        subscriptionId: 's',
-        ceiling: undefined,
-        delivered,
-        deliver: async (text) => {
-          sent.push((JSON.parse(text) as { seq: number }).seq);
-          return true;
-        },
-      },
-    );
+    const { live, sent, flips } = await handOff(() => [stored], () => true, delivered);
     expect(live).toBe(true);
     expect(sent).toEqual([4, 12]);
-    expect(wentLiveWith).toBe(5);
+    expect(flips).toEqual([[['p', 5]]]);
   });
 
   it("merges every entry's parked events and the catch-up in position order, and flips all entries at once, again when more were parked meanwhile", async () => {
@@ -70,39 +81,14 @@ describe('replay-to-live handoff', () => {
     const tools = entry([parked(7, true)], 'tools');
     const progress = entry([parked(5, true)], 'progress');
     let reads = 0;
-    const subscriptions = {
-      subscriptionEntries: async () => {
-        reads += 1;
-        // By the second read, fan-out parked 8 on the tools entry.
-        return reads === 1 ? [tools, progress] : [{ ...tools, pending: [...tools.pending, parked(8, true)] }, progress];
-      },
-    } as unknown as SubscriptionsPort;
-    const flips: Array<Array<[string, number]>> = [];
-    const parking: ParkingPort = {
-      parkPending: async () => 'not-replaying' as const,
-      goLive: async (entries) => {
-        flips.push(entries.map((drainedEntry) => [drainedEntry.subscription.indexKey.pk, drainedEntry.drained]));
-        return flips.length > 1;
-      },
+    const readEntries = () => {
+      reads += 1;
+      // By the second read, fan-out parked 8 on the tools entry.
+      return reads === 1 ? [tools, progress] : [{ ...tools, pending: [...tools.pending, parked(8, true)] }, progress];
     };
     const delivered = new DeliveredPositions();
     delivered.raise({ session, epoch: 0, seq: 2 });
-    const sent: number[] = [];
-    const live = await handOffToLive(
-      { subscriptions, parking },
-      {
-        tenant: 't',
-        connectionId: 'c',
-        subscriptionId: 's',
-        ceiling: undefined,
-        delivered,
-        deliver: async (text) => {
-          sent.push((JSON.parse(text) as { seq: number }).seq);
-          return true;
-        },
-        alsoDeliver: [parked(6, false)],
-      },
-    );
+    const { live, sent, flips } = await handOff(readEntries, (attempt) => attempt > 1, delivered, [parked(6, false)]);
     expect(live).toBe(true);
     expect(sent).toEqual([5, 6, 7, 8]);
     expect(flips).toEqual([

@@ -15,7 +15,7 @@ import { openStream } from '../support/sse-client.ts';
 import type { SseStream } from '../support/sse-client.ts';
 import { helloSocket, isType } from '../support/ws-client.ts';
 import type { Frame, TestSocket } from '../support/ws-client.ts';
-import { eventOf, eventually, post, sleep, startOwnStack, uniqueName } from './support/fault-stack.ts';
+import { eventOf, eventually, postAccepted, sleep, startOwnStack, uniqueName } from './support/fault-stack.ts';
 import type { OwnStack } from './support/fault-stack.ts';
 
 let stack: OwnStack;
@@ -51,10 +51,7 @@ async function sseConsumer(filter: Record<string, unknown>): Promise<SseStream> 
   return stream;
 }
 
-async function accepted(events: Array<Record<string, unknown>>): Promise<void> {
-  const { status, body } = await post(stack.baseUrl, stack.token, events);
-  expect(status, JSON.stringify(body)).toBe(202);
-}
+const accepted = (events: Array<Record<string, unknown>>) => postAccepted(stack, events);
 
 /** Waits until each WebSocket and SSE consumer has received every id at least once. */
 async function allDelivered(ids: readonly string[], sockets: readonly TestSocket[], streams: readonly SseStream[], timeoutMs = 20_000): Promise<void> {

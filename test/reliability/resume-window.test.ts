@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openStream } from '../support/sse-client.ts';
 import { helloSocket, isType } from '../support/ws-client.ts';
 import type { Frame, TestSocket } from '../support/ws-client.ts';
-import { eventOf, post, sleep, startOwnStack, uniqueName } from './support/fault-stack.ts';
+import { eventOf, postAccepted, sleep, startOwnStack, uniqueName } from './support/fault-stack.ts';
 import type { OwnStack } from './support/fault-stack.ts';
 
 const SETTLE_MS = 400;
@@ -29,10 +29,7 @@ afterEach(async () => {
   await stack.startPoller();
 });
 
-async function accepted(events: Array<Record<string, unknown>>): Promise<void> {
-  const { status, body } = await post(stack.baseUrl, stack.token, events);
-  expect(status, JSON.stringify(body)).toBe(202);
-}
+const accepted = (events: Array<Record<string, unknown>>) => postAccepted(stack, events);
 
 const seqsOf = (session: string, frames: readonly Frame[]) => frames.filter((frame) => frame.session === session && typeof frame.seq === 'number').map((frame) => frame.seq as number);
 

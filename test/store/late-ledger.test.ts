@@ -4,13 +4,14 @@
  * after a position returning the events below it stored after it (AEP-0003 §7) and nothing
  * fan-out has not finished with.
  */
-import { GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBRecord } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTables, localTableNames } from '../../local/create-tables.ts';
 import type { AepEvent } from '../../src/protocol/event.ts';
-import type { EventLog } from '../../src/store/event-log.ts';
 import { eventKeys } from '../../src/store/keys.ts';
 import { positionKey } from '../../src/store/position-key.ts';
+import { queryAll } from '../../src/store/table-access.ts';
 import { dynamoClient, eventLog, sessionEvent, uniqueName } from '../support/relay-fixtures.ts';
 import { foldBatch, insertRecords, seqOf, sessionItems } from '../support/stream-fold.ts';
 
@@ -23,12 +24,21 @@ beforeAll(async () => {
   await createTables(dynamoClient(), tables);
 });
 
-/** A session of its own, its events appended (stored) in the order given. */
-function session(log: EventLog) {
+/** A session of its own on this file's tables, its events appended (stored) in the order given. */
+function session() {
+  const log = eventLog({ replayBuffer: 100, tableName: tables.events });
   const tenant = uniqueName('t');
   const id = uniqueName('s');
   const client = dynamoClient();
+  /** Fan-out handling one stream batch; answers the seqs it found late. */
+  const fold = async (records: readonly DynamoDBRecord[]): Promise<number[]> => (await foldBatch(client, log, tables.events, records)).map((deliverable) => deliverable.event.seq as number);
+  /** Stream records of these stored events, in this (store) order. */
+  const records = async (...seqList: number[]): Promise<DynamoDBRecord[]> => {
+    const items = await sessionItems(client, tables.events, tenant, id);
+    return insertRecords(seqList.map((seq) => items.find((item) => seqOf(item) === seq) ?? expect.unreachable(`seq ${seq} is not stored`)));
+  };
   return {
+    log,
     tenant,
     id,
     async store(...seqList: number[]): Promise<void> {
@@ -37,21 +47,19 @@ function session(log: EventLog) {
         expect(await log.append(tenant, { event: event as unknown as AepEvent, raw: JSON.stringify(event) })).toBe('stored');
       }
     },
-    /** Fan-out handling one stream batch holding these events in this (store) order; answers the late ones' seqs. */
-    async fanOut(...seqList: number[]): Promise<number[]> {
-      const items = await sessionItems(client, tables.events, tenant, id);
-      const batch = seqList.map((seq) => items.find((item) => seqOf(item) === seq) ?? expect.unreachable(`seq ${seq} is not stored`));
-      return (await foldBatch(client, log, tables.events, insertRecords(batch))).map((deliverable) => deliverable.event.seq as number);
-    },
+    records,
+    fold,
+    /** Fan-out handling one stream batch holding these events in this (store) order. */
+    fanOut: async (...seqList: number[]): Promise<number[]> => fold(await records(...seqList)),
     after: async (seq: number) => log.replay(tenant, id, { session: id, epoch: 0, seq }),
     afterSeqs: async (seq: number) => seqs((await log.replay(tenant, id, { session: id, epoch: 0, seq })).items),
+    ledgerItems: async (): Promise<number> => (await queryAll(client, tables.events, eventKeys.sessionPartition(tenant, id), 'L#')).length,
   };
 }
 
 describe('late ledger and session top', () => {
   it('records events stored below a higher one, and replay after P returns those below P stored after P', async () => {
-    const log = eventLog({ replayBuffer: 100, tableName: tables.events });
-    const s = session(log);
+    const s = session();
     // Store order, as the stream gives it: 0, 1, 4, 2, 5, 3, in one batch of a new session.
     await s.store(0, 1, 4, 2, 5, 3);
     expect(await s.fanOut(0, 1, 4, 2, 5, 3)).toEqual([2, 3]);
@@ -69,8 +77,7 @@ describe('late ledger and session top', () => {
   });
 
   it('measures lateness against the top earlier batches left, across batches', async () => {
-    const log = eventLog({ replayBuffer: 100, tableName: tables.events });
-    const s = session(log);
+    const s = session();
     await s.store(0, 1, 5);
     expect(await s.fanOut(0, 1, 5)).toEqual([]);
     // Rising within the batch, but 3 is below the 5 an earlier batch left.
@@ -86,8 +93,7 @@ describe('late ledger and session top', () => {
   });
 
   it('serves nothing fan-out has not finished with, so a consumer never holds a position above an unrecorded late event', async () => {
-    const log = eventLog({ replayBuffer: 100, tableName: tables.events });
-    const s = session(log);
+    const s = session();
     // The consumer got 0, 1, 2, 4; fan-out finished with them.
     await s.store(0, 1, 2, 4);
     expect(await s.fanOut(0, 1, 2, 4)).toEqual([]);
@@ -99,11 +105,11 @@ describe('late ledger and session top', () => {
     const early = await s.after(4);
     expect(seqs(early.items)).toEqual([]);
     expect(early.pendingThrough).toBe(positionKey(0, 5));
-    expect(await log.sessionTop(s.tenant, s.id)).toBe(positionKey(0, 4));
+    expect(await s.log.sessionTop(s.tenant, s.id)).toBe(positionKey(0, 4));
     // Resume after 2 serves what is at or below the top (3 is, though fan-out has not recorded it).
     expect(seqs((await s.after(2)).items)).toEqual([3, 4]);
     // A stream's catch-up read is bounded the same way.
-    expect(seqs(await log.storedSince(s.tenant, s.id, 0))).toEqual([0, 1, 2, 3, 4]);
+    expect(seqs(await s.log.storedSince(s.tenant, s.id, 0))).toEqual([0, 1, 2, 3, 4]);
 
     expect(await s.fanOut(3, 5)).toEqual([3]);
     const settled = await s.after(4);
@@ -114,8 +120,7 @@ describe('late ledger and session top', () => {
   });
 
   it('returns, after a late position a replay served before fan-out recorded it, what was stored before it and not served', async () => {
-    const log = eventLog({ replayBuffer: 100, tableName: tables.events });
-    const s = session(log);
+    const s = session();
     await s.store(0, 2, 5);
     expect(await s.fanOut(0, 2, 5)).toEqual([]);
     // 1 and 3 are stored (both late: below 5); fan-out lags.
@@ -129,45 +134,30 @@ describe('late ledger and session top', () => {
   });
 
   it('writes nothing again for a batch folded before (a retry), and tells its late events again when it was the newest folded', async () => {
-    const log = eventLog({ replayBuffer: 100, tableName: tables.events });
-    const s = session(log);
+    const s = session();
     await s.store(0, 2, 1);
+    const batch = await s.records(0, 2, 1);
+    expect(await s.fold(batch)).toEqual([1]);
     const client = dynamoClient();
-    const items = await sessionItems(client, tables.events, s.tenant, s.id);
-    const batch = insertRecords([0, 2, 1].map((seq) => items.find((item) => seqOf(item) === seq) ?? expect.unreachable()));
-    expect((await foldBatch(client, log, tables.events, batch)).map((deliverable) => deliverable.event.seq)).toEqual([1]);
     const summary = async () =>
       (await client.send(new GetItemCommand({ TableName: tables.events, Key: { pk: { S: eventKeys.sessionRegistryPartition(s.tenant) }, sk: { S: s.id } }, ConsistentRead: true }))).Item;
     const before = await summary();
-    const ledgerEntries = await countLedgerItems(client, s.tenant, s.id);
+    const ledgerEntries = await s.ledgerItems();
     // The retry: same records, same sequence numbers; the top before it is on the summary.
-    expect((await foldBatch(client, log, tables.events, batch)).map((deliverable) => deliverable.event.seq)).toEqual([1]);
+    expect(await s.fold(batch)).toEqual([1]);
     expect(await summary()).toEqual(before);
-    expect(await countLedgerItems(client, s.tenant, s.id)).toBe(ledgerEntries);
+    expect(await s.ledgerItems()).toBe(ledgerEntries);
     expect(before?.eventCount?.N).toBe('3');
     expect(await s.afterSeqs(2)).toEqual([1]);
     expect(await s.afterSeqs(0)).toEqual([1, 2]);
 
     // A rising batch (the one-write path), retried whole: nothing late, as the first time.
     await s.store(3, 4);
-    const stored = await sessionItems(client, tables.events, s.tenant, s.id);
-    const next = insertRecords([3, 4].map((seq) => stored.find((item) => seqOf(item) === seq) ?? expect.unreachable()));
-    expect(await foldBatch(client, log, tables.events, next)).toEqual([]);
-    expect(await foldBatch(client, log, tables.events, next)).toEqual([]);
+    const next = await s.records(3, 4);
+    expect(await s.fold(next)).toEqual([]);
+    expect(await s.fold(next)).toEqual([]);
     // The older batch retried once a newer one was folded: its lateness is no longer known, so
     // every event of it is answered (fan-out skips none of them as already replayed).
-    expect((await foldBatch(client, log, tables.events, batch)).map((deliverable) => deliverable.event.seq)).toEqual([0, 2, 1]);
+    expect(await s.fold(batch)).toEqual([0, 2, 1]);
   });
 });
-
-async function countLedgerItems(client: ReturnType<typeof dynamoClient>, tenant: string, session: string): Promise<number> {
-  const page = await client.send(
-    new QueryCommand({
-      TableName: tables.events,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :ledger)',
-      ExpressionAttributeValues: { ':pk': { S: eventKeys.sessionPartition(tenant, session) }, ':ledger': { S: 'L#' } },
-      ConsistentRead: true,
-    }),
-  );
-  return page.Count ?? 0;
-}

@@ -4,7 +4,6 @@
  * holds, for store tests on tables no stack reads: the test says the store order (which the
  * stream would give) and when fan-out gets to a batch, with no timing involved.
  */
-import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import type { Deliverable } from '../../src/relay/domain/deliverable.ts';
@@ -13,6 +12,7 @@ import type { EventLog } from '../../src/store/event-log.ts';
 import { deliverablesOf, sessionActivitiesOf } from '../../src/store/event-stream.ts';
 import { eventKeys, POSITIONED_PREFIX } from '../../src/store/keys.ts';
 import { SessionSummaryStore } from '../../src/store/session-summaries.ts';
+import { queryAll } from '../../src/store/table-access.ts';
 
 type StoredItem = Record<string, AttributeValue>;
 
@@ -21,22 +21,7 @@ let nextSequence = BigInt(Date.now()) * 1000n;
 
 /** The event items a session partition holds, in session order (position, seq-less ones at their place). */
 export async function sessionItems(client: DynamoDBClient, tableName: string, tenant: string, session: string): Promise<StoredItem[]> {
-  const items: StoredItem[] = [];
-  let startKey: StoredItem | undefined;
-  do {
-    const page = await client.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk',
-        FilterExpression: 'kind = :event',
-        ExpressionAttributeValues: { ':pk': { S: eventKeys.sessionPartition(tenant, session) }, ':event': { S: 'event' } },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey !== undefined);
+  const items = (await queryAll(client, tableName, eventKeys.sessionPartition(tenant, session))).filter((item) => item.kind?.S === 'event');
   return items.sort((a, b) => (orderKeyOf(a) < orderKeyOf(b) ? -1 : orderKeyOf(a) > orderKeyOf(b) ? 1 : 0));
 }
 

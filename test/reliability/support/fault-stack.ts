@@ -106,6 +106,12 @@ export async function post(baseUrl: string, token: string, events: readonly unkn
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
+/** Posts events to a stack and expects all of them admitted (202). */
+export async function postAccepted(stack: Pick<OwnStack, 'baseUrl' | 'token'>, events: readonly unknown[]): Promise<void> {
+  const { status, body } = await post(stack.baseUrl, stack.token, events);
+  expect(status, JSON.stringify(body)).toBe(202);
+}
+
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls `condition` until it holds, or fails with `describe()` after `timeoutMs`. */
