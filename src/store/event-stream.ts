@@ -52,7 +52,7 @@ function orderOf(partition: string, tenant: string, session: string | undefined,
 /**
  * What a stream batch stored, per session: the `event` inserts of session partitions (agent-
  * scoped events are never listed, redeliveries store nothing new), folded for
- * `SessionSummariesPort.recordActivity`.
+ * `SessionSummariesPort.fold` (one per session, by `fanout/late-arrivals.ts`).
  */
 export function sessionActivitiesOf(records: readonly DynamoDBRecord[]): SessionActivity[] {
   const bySession = new Map<string, SessionActivity>();
