@@ -8,7 +8,7 @@
  * a small machine, frames run concurrently with the gateway's invocation jitter on, so they
  * really are stored out of order: the test checks that too). That spread is far wider than AWS
  * shows, so this stack's wait is set to cover it (15 s: a store time is the handler's clock when
- * the put starts, and under CI load the commit has come seconds later). A frame can still be
+ * the put starts, and under CI load the commit can come seconds later). A frame can still be
  * stored later than that after a higher one; the test holds the relay to the promise as stated:
  * every event once, and in `seq` order except those stored more than the wait after a higher
  * one (judged from the log's store times, with a second's margin), which may come as backfill.
