@@ -9,7 +9,8 @@ import { BenchSocket, createTenant, inPool, openSse, postEvents, sleep, uniqueNa
 import { BENCH_AGENT, benchEvents, expectedDeliveries, subscriberMix } from './workload.ts';
 import { localTableNames } from '../local/create-tables.ts';
 import { LOCAL_CREDENTIALS } from '../local/local-credentials.ts';
-import { DeliveredPositions, handOffToLive } from '../src/relay/subscription-handoff.ts';
+import { Opening } from '../src/relay/order/consumer-has.ts';
+import { handOffToLive } from '../src/relay/subscription-handoff.ts';
 import { recordSubscription } from '../src/relay/open-subscription.ts';
 import { compileFilter, validateFilter } from '../src/protocol/attr-match.ts';
 import { connectionTableStores } from '../src/store/connection-table.ts';
@@ -221,7 +222,7 @@ export async function runSweepScenario(stack: RunningStack, kind: SweepRun['kind
           // Recorded the way every binding records a subscription (indexed by session or by type).
           const recorded = await recordSubscription(stores, { tenant, connectionId, subscriptionId, filter: validated.filter, matches: compileFilter(validated.filter), ceiling: undefined, from: undefined }, perConnection);
           if (!recorded) throw new Error('could not record a sweep subscription');
-          await handOffToLive(stores, { tenant, connectionId, subscriptionId, ceiling: undefined, delivered: new DeliveredPositions(), deliver: async () => true });
+          await handOffToLive(stores, { tenant, connectionId, subscriptionId, ceiling: undefined, opening: new Opening(), deliver: async () => true });
         },
       );
     });

@@ -152,7 +152,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       // The fault plans count faults per command across functions; the bridges' stream consumer
       // would use up a plan meant for a request path, so it runs undecorated (its own failures are
       // tested with failing receivers, test/integration/bridges.test.ts).
-      if (name !== 'bridges') faults?.decorateDynamo(client);
+      if (name !== 'bridges') faults?.decorateDynamo(client, name);
       return createRuntime({ config, dynamo: client, metrics: createRelayMetrics({ service: `aep-relay-${name}` }) });
     };
     // AEP_LOCAL_BUNDLES=<dir> runs the esbuild bundles that deploy (infra/bundle.ts) instead of

@@ -53,14 +53,19 @@ function attributeOf(value: StreamsAttributeValue): AttributeValue {
 export const FANOUT_KINDS: readonly string[] = ['event', 'redelivery'];
 
 /**
- * The fan-out event source mapping's filter criteria, which the CDK stack declares as
- * `{ eventName: ['INSERT'], dynamodb: { NewImage: { kind: { S: ['event', 'redelivery'] } } } }`.
+ * The fan-out event source mapping's filter criteria, which the CDK stack declares as two
+ * patterns (a record passes when it matches either):
+ * `{ eventName: ['INSERT'], dynamodb: { NewImage: { kind: { S: ['event', 'redelivery'] } } } }`
+ * and, for the wake-up of a session holding events (`session-order-store.ts`),
+ * `{ eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { kind: { S: ['order'] }, wakeAt: { N: [{ exists: true }] } } } }`.
  * Lambda drops records that match no filter and never invokes the function with them
  * ("Control which events Lambda sends to your function").
  */
 export function passesFanoutFilter(record: DynamoDBRecord): boolean {
-  const kind = record.dynamodb?.NewImage?.kind?.S;
-  return record.eventName === 'INSERT' && kind !== undefined && FANOUT_KINDS.includes(kind);
+  const image = record.dynamodb?.NewImage;
+  const kind = image?.kind?.S;
+  if (record.eventName === 'INSERT' && kind !== undefined && FANOUT_KINDS.includes(kind)) return true;
+  return (record.eventName === 'INSERT' || record.eventName === 'MODIFY') && kind === 'order' && image?.wakeAt?.N !== undefined;
 }
 
 /**

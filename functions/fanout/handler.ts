@@ -1,8 +1,8 @@
 /**
  * `functions/fanout`: invoked by the event log's DynamoDB Stream (through an event source
- * mapping with per-record failure reporting); folds the batch into the session summaries
- * (`GET /sessions`, and the top replay serves up to), then delivers new events to WebSocket
- * subscribers and SSE inboxes.
+ * mapping with per-record failure reporting): releases each emitter's session in order
+ * (`order/order-lane.ts`), folds the session summaries (`GET /sessions`), then delivers to
+ * WebSocket subscribers and SSE inboxes.
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
@@ -11,25 +11,23 @@ import { readRelayConfig } from '../../src/config/relay-config.ts';
 import { flushMetrics } from '../../src/middleware/flush-metrics.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { createRelayMetrics } from '../../src/observability/relay-metrics.ts';
-import { createFanoutOrdering, fanOut } from '../../src/relay/fanout/fanout.ts';
+import { createOrderLane, fanOut } from '../../src/relay/fanout/fanout.ts';
 import type { RelayRuntime } from '../../src/relay/runtime.ts';
-import { deliverablesOf, sessionActivitiesOf } from '../../src/store/event-stream.ts';
+import { deliverablesOf, sessionActivitiesOf, wakeUpsOf } from '../../src/store/event-stream.ts';
 import { createRuntime } from '../runtime/create-runtime.ts';
 
 const logger = createLogger({ service: 'aep-relay-fanout' });
 
 /** The fan-out handler over a runtime (the local stack injects its own; Lambda uses `handler`). */
 export function createHandler(runtime: RelayRuntime) {
-  // Per container: the ordering state fan-out keeps between batches.
-  const ordering = createFanoutOrdering(runtime);
+  // Per container: the order states it last committed (a cache; every commit is conditional).
+  const lane = createOrderLane(runtime);
   return middy<DynamoDBStreamEvent, DynamoDBBatchResponse, Error, Context>()
     .use(injectLambdaContext(logger.powertools))
     .use(flushMetrics(runtime.metrics))
     .handler(async (event, context) => {
-      // The summaries' fold runs inside fan-out, per session, after its late arrivals are on
-      // record: the session top it moves bounds what replay serves (`late-arrivals.ts`), so a
-      // failure to fold is a failure of the batch, retried like one.
-      const report = await fanOut(runtime, logger.child({ requestId: context.awsRequestId }), deliverablesOf(event.Records), ordering, sessionActivitiesOf(event.Records));
+      const batch = { deliverables: deliverablesOf(event.Records), wakeUps: wakeUpsOf(event.Records), activities: sessionActivitiesOf(event.Records) };
+      const report = await fanOut(runtime, logger.child({ requestId: context.awsRequestId }), batch, lane);
       logger.debug('fan-out batch', { records: event.Records.length, posted: report.posted, dropped: report.dropped, disconnected: report.disconnected, closed: report.closed, failed: report.failedRecordIds.length });
       return { batchItemFailures: report.failedRecordIds.map((itemIdentifier) => ({ itemIdentifier })) };
     });

@@ -29,6 +29,7 @@ import { createDynamoClient } from '../../src/store/dynamo-client.ts';
 import { EventLog } from '../../src/store/event-log.ts';
 import { InboxStore } from '../../src/store/inbox-store.ts';
 import { QuotaStore } from '../../src/store/quota-store.ts';
+import { SessionOrderStore } from '../../src/store/session-order-store.ts';
 import { SessionOwnerStore } from '../../src/store/session-owner-store.ts';
 import { SessionSummaryStore } from '../../src/store/session-summaries.ts';
 import { tenantTableStores } from '../../src/store/tenant-table.ts';
@@ -79,6 +80,11 @@ export function createRuntime(dependencies: RuntimeDependencies): RelayRuntime {
       mintId,
     }),
     sessionSummaries: new SessionSummaryStore(dynamo, { tableName: config.tables.events, now }),
+    sessionOrder: new SessionOrderStore(dynamo, {
+      tableName: config.tables.events,
+      now,
+      lifetimeSecondsOf: async (tenant) => ((await quotas.quotasOf(tenant)).retentionDays ?? config.retentionDays) * 86_400,
+    }),
     ...connectionTable,
     ...tenantTableStores(dynamo, config.tables.tenants, now),
     quotas,

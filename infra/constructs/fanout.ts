@@ -53,16 +53,26 @@ export class RelayFanout extends Construct {
       bisectBatchOnError: true,
       retryAttempts: FANOUT_RETRY_ATTEMPTS,
       maxRecordAge: FANOUT_MAX_RECORD_AGE,
-      // One concurrent batch per shard keeps records of one item key in stream order.
+      // One batch per shard: above 1, Lambda keeps order per item (partition and sort key) only
+      // (Lambda Developer Guide, DynamoDB streams), so two events of one session could run in
+      // two invocations at once. Session order does not depend on it (every order write is
+      // conditional), but at 1 a session's batches come one after another, as the order lane
+      // expects, and nothing in fan-out waits, so a gapped session holds up no other.
       parallelizationFactor: 1,
       onFailure: new SqsDlq(this.failedRecords),
-      // Only inserts of deliverable items invoke the function: events and redelivery
-      // markers. Session registry updates, TTL deletions and modifications are dropped by
-      // the event source mapping at no invocation cost (functions/fanout re-checks anyway).
+      // Only inserts of deliverable items invoke the function (events and redelivery markers),
+      // and the writes of an order state while it holds events (`wakeAt` set): that record is
+      // the wake-up that releases a gapped session once its wait is over, without holding the
+      // batch (src/store/session-order-store.ts). Session registry updates, other order writes
+      // and TTL deletions are dropped at no invocation cost (functions/fanout re-checks anyway).
       filters: [
         FilterCriteria.filter({
           eventName: FilterRule.isEqual('INSERT'),
           dynamodb: { NewImage: { kind: { S: FilterRule.or('event', 'redelivery') } } },
+        }),
+        FilterCriteria.filter({
+          eventName: FilterRule.or('INSERT', 'MODIFY'),
+          dynamodb: { NewImage: { kind: { S: FilterRule.isEqual('order') }, wakeAt: { N: FilterRule.exists() } } },
         }),
       ],
     });

@@ -49,10 +49,11 @@ export class DynamoFaults {
   }
 
   /** The error this attempt of `command` gets, if any (first rule that fires wins). */
-  private decide(command: string, tables: readonly string[]): { rule: DynamoFaultRule } | undefined {
+  private decide(command: string, tables: readonly string[], functionName: string | undefined): { rule: DynamoFaultRule } | undefined {
     this.stats.calls[command] = (this.stats.calls[command] ?? 0) + 1;
     for (const state of this.rules) {
       if (!state.commands.has(command)) continue;
+      if (state.rule.functions !== undefined && (functionName === undefined || !state.rule.functions.includes(functionName))) continue;
       const ruleTables = state.tables;
       if (ruleTables !== undefined && !tables.some((table) => ruleTables.has(table))) continue;
       state.seen += 1;
@@ -67,10 +68,10 @@ export class DynamoFaults {
   }
 
   /** Adds the fault middleware to a client (the local stack applies it to each function's client). */
-  decorate(client: DynamoDBClient): void {
+  decorate(client: DynamoDBClient, functionName?: string): void {
     client.middlewareStack.add(
       (next, context) => async (args) => {
-        const fault = this.decide(String(context.commandName), tablesOf(args.input));
+        const fault = this.decide(String(context.commandName), tablesOf(args.input), functionName);
         if (fault === undefined) return next(args);
         if (fault.rule.phase === 'after') await next(args);
         return { output: undefined as never, response: errorResponse(fault.rule.error) };

@@ -36,7 +36,7 @@ export interface FaultLayer {
   wrapConnections(api: ConnectionsApi, registry: ConnectionRegistry): ConnectionsApi;
   attachPoller(poller: StreamPoller): void;
   /** Adds the DynamoDB fault middleware to a client (the stack passes each function's client). */
-  decorateDynamo(client: DynamoDBClient): void;
+  decorateDynamo(client: DynamoDBClient, functionName?: string): void;
 }
 
 /** Creates the layer from `AEP_FAULTS`; the stack applies it to the clients and routes it builds. */
@@ -96,7 +96,7 @@ export function createFaultLayer(planText: string): FaultLayer {
       poller = attached;
       pollerRunning = true;
     },
-    decorateDynamo: (client) => dynamo.decorate(client),
+    decorateDynamo: (client, functionName) => dynamo.decorate(client, functionName),
   };
 }
 

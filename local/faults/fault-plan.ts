@@ -40,6 +40,8 @@ export interface DynamoFaultRule {
   commands?: string[];
   /** Table names (e.g. `aep-local-events`); default: every table. */
   tables?: string[];
+  /** The functions whose calls it fails (`http`, `socket`, `stream`, `fanout`, ...); default: every one. */
+  functions?: string[];
   error: DynamoFaultError;
   /** Probability that a matching call fails, 0..1 (default 1). */
   rate?: number;
@@ -122,6 +124,12 @@ function dynamoRule(value: unknown, where: string): DynamoFaultRule {
     result.tables = asArray(rule.tables, `${where}.tables`).map((table) => {
       if (typeof table !== 'string' || table === '') throw new Error(`${where}.tables holds table names`);
       return table;
+    });
+  }
+  if (rule.functions !== undefined) {
+    result.functions = asArray(rule.functions, `${where}.functions`).map((name) => {
+      if (typeof name !== 'string' || name === '') throw new Error(`${where}.functions holds function names such as http or fanout`);
+      return name;
     });
   }
   if (rule.rate !== undefined) result.rate = fraction(rule.rate, `${where}.rate`);

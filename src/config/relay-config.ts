@@ -122,9 +122,15 @@ export interface FanoutSettings {
    * How long fan-out holds a session's event for the positions missing below it (AEP-0001 §7:
    * gaps are legal, so the wait is bounded), counted from when that event was stored. API
    * Gateway runs a connection's frames concurrently, so pipelined events can be stored out of
-   * order; this is the reordering live delivery absorbs (`fanout/session-sequencer.ts`).
+   * order; this is the reordering live delivery absorbs (`order/emitter-order.ts`). It delays
+   * only the gapped session, never the rest of the batch.
    */
   orderWaitMs: number;
+  /**
+   * After this long, an event the log holds whose stream record never reached fan-out (the
+   * event source mapping discarded it, or was created after it) is released from the log.
+   */
+  orderAdoptMs: number;
 }
 
 export const DEFAULT_LIMITS: RelayLimits = {
@@ -189,6 +195,7 @@ export function readRelayConfig(env: Environment): RelayConfig {
       concurrency: positiveInteger(env, FANOUT_VARIABLES.concurrency, 256),
       closingGraceMs: positiveInteger(env, FANOUT_VARIABLES.closingGraceMs, 10_000),
       orderWaitMs: nonNegativeInteger(env, FANOUT_VARIABLES.orderWaitMs, 500),
+      orderAdoptMs: positiveInteger(env, FANOUT_VARIABLES.orderAdoptMs, 10_000),
     },
     operatorTenant: operatorTenantOf(env),
     surface: {

@@ -57,6 +57,7 @@ export const FANOUT_VARIABLES: Readonly<Record<keyof FanoutSettings, string>> = 
   concurrency: 'AEP_FANOUT_CONCURRENCY',
   closingGraceMs: 'AEP_FANOUT_CLOSING_GRACE_MS',
   orderWaitMs: 'AEP_ORDER_WAIT_MS',
+  orderAdoptMs: 'AEP_ORDER_ADOPT_MS',
 };
 /** The bridges' variables (`bridge-config.ts`). */
 export const BRIDGE_VARIABLES = {

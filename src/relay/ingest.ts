@@ -16,7 +16,7 @@ import type { AdmissionLimits } from './admission.ts';
 import { decodeCloudEventBody } from './cloudevents-body.ts';
 import type { DroppedAttributes } from './cloudevents-body.ts';
 import { bodyKindOf, splitBody } from './http-batch.ts';
-import { ownershipRefusal } from './session-ownership.ts';
+import { settleOwner } from './session-ownership.ts';
 import { batchLimitOf, checkEventRate } from './quota-checks.ts';
 
 export interface IngestRequest {
@@ -79,7 +79,7 @@ async function ingestBody(runtime: RelayRuntime, request: IngestRequest): Promis
   const admitted = admitBatch(texts, principal, limits);
   // Every event before an unmappable CloudEvent was admitted, so this is the first failing index.
   if (mappingRefusal !== undefined) throw mappingRefusal;
-  await requireOwnership(runtime, principal, admitted);
+  await settleOwners(runtime, principal.tenant, admitted);
   const rateRefusal = await checkEventRate(runtime.quotas, principal.tenant, admitted.length);
   if (rateRefusal !== undefined) throw limitExceeded(rateRefusal);
   const { stored, duplicates } = await appendAll(runtime.eventLog, principal.tenant, admitted);
@@ -108,19 +108,12 @@ export function admitBatch(texts: readonly string[], principal: Principal, limit
   return admitted;
 }
 
-/**
- * Refuses the whole batch (403, naming the first line) when a bound token puts a sequenced
- * event into another agent's session (`session-ownership.ts`); nothing of it is stored.
- */
-async function requireOwnership(runtime: RelayRuntime, principal: Principal, admitted: readonly AdmittedEvent[]): Promise<void> {
-  for (const [index, { event }] of admitted.entries()) {
-    let refusal: string | undefined;
-    try {
-      refusal = await ownershipRefusal(runtime, principal, event);
-    } catch (error) {
-      throw unavailable(undefined, error);
-    }
-    if (refusal !== undefined) throw new RelayError('unauthorized', 403, `${admitted.length > 1 ? `line ${index}: ` : ''}${refusal}`, { line: index });
+/** Records the owner of each session name the batch starts (`session-ownership.ts`). */
+async function settleOwners(runtime: RelayRuntime, tenant: string, admitted: readonly AdmittedEvent[]): Promise<void> {
+  try {
+    for (const { event } of admitted) await settleOwner(runtime, tenant, event);
+  } catch (error) {
+    throw unavailable(undefined, error);
   }
 }
 

@@ -14,10 +14,9 @@ import type { EventMatcher, Filter } from '../protocol/attr-match.ts';
 import type { CaptureLevel } from '../protocol/levels.ts';
 import type { Position } from '../protocol/positions.ts';
 import type { RelayRuntime } from './runtime.ts';
+import { Opening } from './order/consumer-has.ts';
 import { replaySteps } from './replay-plan.ts';
-import { parseStored } from './delivery-text.ts';
-import type { ParkedEvent } from './domain/subscription.ts';
-import { DeliveredPositions, handOffToLive } from './subscription-handoff.ts';
+import { handOffToLive } from './subscription-handoff.ts';
 
 export interface SubscriptionSpec {
   tenant: string;
@@ -36,7 +35,7 @@ export interface SubscriptionOutput {
   exhausted: (session: string, earliest: { epoch: number; seq: number }) => Promise<boolean>;
 }
 
-type Runtime = Pick<RelayRuntime, 'eventLog' | 'subscriptions' | 'parking' | 'config' | 'now'>;
+type Runtime = Pick<RelayRuntime, 'eventLog' | 'sessionOrder' | 'subscriptions' | 'parking' | 'config' | 'now'>;
 
 /** Records the subscription in state `replaying`; false when the connection holds `maxSubscriptions` already. */
 export async function recordSubscription(runtime: Pick<RelayRuntime, 'subscriptions'>, spec: SubscriptionSpec, maxSubscriptions: number): Promise<boolean> {
@@ -57,56 +56,44 @@ export async function recordSubscription(runtime: Pick<RelayRuntime, 'subscripti
 }
 
 /**
- * Writes the replay `from` asks for. Returns the positions it delivered, or undefined when the
- * consumer went away.
+ * Writes the replay `from` asks for. Returns what the opening gave the consumer (for the
+ * handoff), or undefined when the consumer went away.
  */
-export async function replayInto(runtime: Pick<RelayRuntime, 'eventLog' | 'config' | 'now'>, spec: SubscriptionSpec, output: SubscriptionOutput): Promise<DeliveredPositions | undefined> {
-  const delivered = new DeliveredPositions();
-  if (spec.from === undefined) return delivered;
-  if (Array.isArray(spec.from)) for (const position of spec.from) delivered.raise(position);
-  const steps = replaySteps(runtime.eventLog, {
-    tenant: spec.tenant,
-    from: spec.from,
-    matches: spec.matches,
-    ...(spec.ceiling === undefined ? {} : { ceiling: spec.ceiling }),
-    // What the session held when the subscription opened is in its replay, unless fan-out lags past the wait.
-    settle: { waitMs: runtime.config.replaySettleMs, now: runtime.now, sleep: async (ms) => void (await delay(ms)) },
-  });
+export async function replayInto(runtime: Pick<RelayRuntime, 'eventLog' | 'sessionOrder' | 'config' | 'now'>, spec: SubscriptionSpec, output: SubscriptionOutput): Promise<Opening | undefined> {
+  const opening = new Opening();
+  if (spec.from === undefined) return opening;
+  if (Array.isArray(spec.from)) for (const position of spec.from) opening.resumeAfter(position);
+  const steps = replaySteps(
+    {
+      eventLog: runtime.eventLog,
+      sessionOrder: runtime.sessionOrder,
+      window: runtime.config.replayBuffer,
+      // One wait for the whole replay, however many sessions it covers.
+      settleUntilMs: runtime.now() + runtime.config.replaySettleMs,
+      now: runtime.now,
+      sleep: async (ms) => void (await delay(ms)),
+    },
+    { tenant: spec.tenant, from: spec.from, matches: spec.matches, ...(spec.ceiling === undefined ? {} : { ceiling: spec.ceiling }) },
+  );
   for await (const step of steps) {
+    if (step.kind === 'released') {
+      opening.replayRead(step.session, step.released);
+      continue;
+    }
     const written = step.kind === 'exhausted' ? await output.exhausted(step.session, step.earliest) : await output.event(step.text);
     if (!written) return undefined;
-    if (step.kind === 'event' && step.position !== undefined) delivered.add(step.position);
+    if (step.kind === 'event') opening.gave(step.event);
   }
-  return delivered;
-}
-
-export interface GoLiveOptions {
-  /**
-   * Catch up from the log with events of the filter's pinned sessions stored since this time
-   * (ms): a stream measures its start from the request's arrival, before its subscription
-   * was recorded, and fan-out could not deliver what was stored in between.
-   */
-  catchUpSinceMs?: number;
+  return opening;
 }
 
 /** Delivers what was parked during the replay and flips the subscription to live; false when the consumer went away. */
-export async function goLive(runtime: Runtime, spec: SubscriptionSpec, delivered: DeliveredPositions, output: SubscriptionOutput, options: GoLiveOptions = {}): Promise<boolean> {
-  // The catch-up goes out with the parked events, merged in position order (`handOffToLive`):
-  // sent before them, one of its events could reach the consumer above a parked one it lacks.
-  const caughtUp: ParkedEvent[] = [];
-  if (options.catchUpSinceMs !== undefined) {
-    for (const session of sessionEqualityOf(spec.filter) ?? []) {
-      for (const item of await runtime.eventLog.storedSince(spec.tenant, session, options.catchUpSinceMs)) {
-        const event = parseStored(item.raw);
-        if (event !== undefined && spec.matches(event)) caughtUp.push({ raw: item.raw, inOrder: false });
-      }
-    }
-  }
-  return handOffToLive(runtime, { tenant: spec.tenant, connectionId: spec.connectionId, subscriptionId: spec.subscriptionId, ceiling: spec.ceiling, delivered, deliver: output.event, alsoDeliver: caughtUp });
+export async function goLive(runtime: Runtime, spec: SubscriptionSpec, opening: Opening, output: SubscriptionOutput): Promise<boolean> {
+  return handOffToLive(runtime, { tenant: spec.tenant, connectionId: spec.connectionId, subscriptionId: spec.subscriptionId, ceiling: spec.ceiling, opening, deliver: output.event });
 }
 
 /** Replays, then goes live: the whole of a recorded subscription's opening. */
-export async function openSubscription(runtime: Runtime, spec: SubscriptionSpec, output: SubscriptionOutput, options: GoLiveOptions = {}): Promise<boolean> {
-  const delivered = await replayInto(runtime, spec, output);
-  return delivered !== undefined && goLive(runtime, spec, delivered, output, options);
+export async function openSubscription(runtime: Runtime, spec: SubscriptionSpec, output: SubscriptionOutput): Promise<boolean> {
+  const opening = await replayInto(runtime, spec, output);
+  return opening !== undefined && goLive(runtime, spec, opening, output);
 }

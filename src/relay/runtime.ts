@@ -18,6 +18,7 @@ import type {
   ParkingPort,
   QuotasPort,
   RelayMetrics,
+  SessionOrderPort,
   SessionOwnersPort,
   SessionSummariesPort,
   SubscriptionsPort,
@@ -33,6 +34,8 @@ export interface RelayRuntime {
   eventLog: EventLogPort;
   /** Per-session summaries for `GET /sessions`, kept up to date by fan-out. */
   sessionSummaries: SessionSummariesPort;
+  /** Each emitter's session order: release points, late entries (`order/`). */
+  sessionOrder: SessionOrderPort;
   /** Signs history and session-listing cursors. */
   cursorKeys: CursorKeysPort;
   connections: ConnectionsPort;

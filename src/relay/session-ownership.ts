@@ -1,19 +1,14 @@
 /**
- * A session belongs to the agent whose sequenced events it holds (AEP-0001 §5.2: one owning
- * emitter per session, the party assigning its `(epoch, seq)` positions). The first
- * sequenced event of a session settles its owner; afterwards, a token bound to agents may
- * put sequenced events into the session (and so claim it for commands, AEP-0004 §4.5) only as
- * the owner. Foreign-emitter events (commands, `attention.routed`: seq-less by definition)
- * are not ownership events and pass.
+ * Which agent a session name belongs to in a tenant: the agent of its first sequenced event.
+ * Sessions are emitter-scoped (AEP-0001 §5.2): another emitter's events under the same name are
+ * that emitter's own session and are stored and delivered as such; the owner matters only to
+ * command routing, so that a token bound to other agents never receives the commands meant for
+ * the session the owner runs, also while the owner is offline (`route-command.ts`: a sole live
+ * claimant of another agent is `no-route`).
  *
- * Unbound tokens are tenant-wide by grant (they may emit as any agent), so they are not
- * refused; their sequenced events still settle the owner of a new session, so a bound token
- * cannot take over a session an unbound emitter started.
- *
- * Cost: one conditional write per session per process; the owner is remembered afterwards
- * (ownership never changes while the session is retained), so the hot path reads nothing.
+ * Cost: one conditional write per session name per process; the owner is remembered afterwards
+ * (it never changes while the session is retained), so the hot path reads nothing.
  */
-import type { Principal } from '../auth/principal.ts';
 import type { AepEvent } from '../protocol/event.ts';
 import { isAgentScopedType, isForeignEmitterType } from '../protocol/type-grammar.ts';
 import type { SessionOwnersPort } from './ports/session-owners.ts';
@@ -53,18 +48,8 @@ export interface OwnershipDeps {
   knownOwners: KnownOwners;
 }
 
-/**
- * Settles the owner of the event's session and says why the principal may not put this event
- * into it, or undefined when it may (always, for events that are not ownership events).
- */
-export async function ownershipRefusal(deps: OwnershipDeps, principal: Principal, event: AepEvent): Promise<string | undefined> {
-  if (!isOwnershipEvent(event)) return undefined;
-  const { tenant } = principal;
-  let owner = deps.knownOwners.get(tenant, event.session);
-  if (owner === undefined) {
-    owner = await deps.sessionOwners.settleOwner(tenant, event.session, event.agent);
-    deps.knownOwners.remember(tenant, event.session, owner);
-  }
-  if (owner === event.agent || principal.agents === undefined) return undefined;
-  return `session ${JSON.stringify(event.session)} belongs to another agent: a token bound to agents may put sequenced events only into its own agents' sessions (AEP-0001 §5.2)`;
+/** Records the owner of the event's session name when the event is the first sequenced one of it. */
+export async function settleOwner(deps: OwnershipDeps, tenant: string, event: AepEvent): Promise<void> {
+  if (!isOwnershipEvent(event) || deps.knownOwners.get(tenant, event.session) !== undefined) return;
+  deps.knownOwners.remember(tenant, event.session, await deps.sessionOwners.settleOwner(tenant, event.session, event.agent));
 }

@@ -5,7 +5,9 @@
  *
  * Item kinds (attribute `kind`), all in the events table:
  * - `event`: one stored event, keyed by what identifies it in order:
- *   - sequenced (session, `seq`): `P#{epoch}.{seq}` in its session's partition. A put that finds
+ *   - sequenced (session, `seq`): `P#{epoch}.{seq}#{source digest}` in its session's partition
+ *     (sessions are emitter-scoped, AEP-0001 §5.2: two emitters may each hold a position of
+ *     one session name; a replay of the name serves both, `position-key.ts`). A put that finds
  *     the position taken learns what holds it from the failed condition itself
  *     (`ReturnValuesOnConditionCheckFailure`, no read): the same `(source, id)` is a retransmit
  *     (stored once, forwarded as a redelivery); another event is a position conflict
@@ -19,33 +21,29 @@
  *   `(tenant, agent, source, id)`. An `id` reused at a different position, or in another
  *   session, is a different item, stored again (README, "Guarantees").
  * - `redelivery`: a short-lived marker written when a duplicate arrives (`redelivery-markers.ts`).
- * - `late-ledger`: which events were stored after a higher position of their session, written
- *   by fan-out so that resume misses none of them (`late-ledger.ts`).
+ * - `order` and `late`: each emitter's order state and late entries (`session-order-store.ts`).
  * - `session`: the tenant's registry of sessions held, for replay-all (`session-registry.ts`).
  */
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { isBeforeFirst } from '../protocol/positions.ts';
 import type { Position } from '../protocol/positions.ts';
-import type { LateArrival } from '../relay/domain/deliverable.ts';
 import { isAgentScopedType } from '../protocol/type-grammar.ts';
 import type { HistoryBudget, HistoryPage, HistoryRange } from '../relay/domain/history.ts';
-import type { AdmittedEvent, AppendOutcome, Page, ReplayResult, SeqLessAnchor, StoredEvent } from '../relay/domain/stored-event.ts';
+import type { AdmittedEvent, AppendOutcome, Page, SeqLessAnchor, WindowItem } from '../relay/domain/stored-event.ts';
 import type { Clock } from '../relay/ports/clock.ts';
 import type { EventLogPort } from '../relay/ports/event-log.ts';
 import type { IdMinter } from '../relay/ports/ids.ts';
 import { isConditionFailure, num, readString, str } from './attribute-values.ts';
 import type { Item } from './attribute-values.ts';
-import { eventKeys } from './keys.ts';
+import { eventKeys, sourceDigest } from './keys.ts';
 import { readHistoryPage } from './history-reader.ts';
 import { clampLimit } from './pages.ts';
-import { LateLedger } from './late-ledger.ts';
-import { positionKey, positionOfKey, seqLessKey } from './position-key.ts';
+import { afterPositionKey, emitterKey, positionOfKey, seqLessKey } from './position-key.ts';
 import { RedeliveryMarkers } from './redelivery-markers.ts';
 import { SessionRegistry } from './session-registry.ts';
 import { expiresAfter } from './table-access.ts';
 import { SessionHistory } from './session-history.ts';
-import { readSessionTop } from './session-top.ts';
 import type { PositionedItem } from './session-history.ts';
 
 export type { PositionedItem } from './session-history.ts';
@@ -75,7 +73,6 @@ export class EventLog implements EventLogPort {
   private readonly sessions: SessionRegistry;
   private readonly redeliveries: RedeliveryMarkers;
   private readonly history: SessionHistory;
-  private readonly ledger: LateLedger;
 
   constructor(
     private readonly client: DynamoDBClient,
@@ -84,7 +81,6 @@ export class EventLog implements EventLogPort {
     this.sessions = new SessionRegistry(client, { tableName: options.tableName, refreshMs: options.registryRefreshMs ?? 60_000 });
     this.redeliveries = new RedeliveryMarkers(client, { tableName: options.tableName, lifetimeSeconds: options.liveOnlySeconds, mintId: options.mintId });
     this.history = new SessionHistory(client, options.tableName);
-    this.ledger = new LateLedger(client, { tableName: options.tableName, mintId: options.mintId });
   }
 
   /**
@@ -111,7 +107,7 @@ export class EventLog implements EventLogPort {
     } else {
       const session = event.session as string;
       item.pk = str(eventKeys.sessionPartition(tenant, session));
-      const place = event.seq === undefined ? (seqLessAnchor ?? (await this.anchorSeqLess(tenant, session))).positionKey : positionKey(event.epoch ?? 0, event.seq);
+      const place = event.seq === undefined ? (seqLessAnchor ?? (await this.anchorSeqLess(tenant, session))).positionKey : emitterKey(event.epoch ?? 0, event.seq, sourceDigest(event.source));
       item.sk = str(event.seq === undefined ? eventKeys.eventSort(event.source, event.id) : eventKeys.positionSort(place));
       item.pos = str(place);
       registering = this.sessions.register(tenant, session, nowMs, expiresAfter(nowMs, retentionDays * SECONDS_PER_DAY));
@@ -149,55 +145,16 @@ export class EventLog implements EventLogPort {
   }
 
   /**
-   * Replay of one session (AEP-0003 §5): the events after `requested` (or the whole served
-   * window when absent), limited to the newest `replayBuffer` events. When more than that lie
-   * after the requested position, the result says where the served window starts.
-   *
-   * Only events at or below the session's top are served: the top is read first, and whatever
-   * lies above it, fan-out handles after this read and delivers live (`session-top.ts`,
-   * `fanout/late-arrivals.ts`). Serving such an event here could hand a consumer a position
-   * above an event stored before it whose late arrival is not on record yet.
+   * The newest `limit` events of a session strictly after `after` (all emitters; seq-less ones
+   * in their place), oldest first: the read a replay filters (`order/session-replay.ts`).
    */
-  async replay(tenant: string, session: string, requested?: Position): Promise<ReplayResult & { items: PositionedItem[] }> {
-    const window = this.options.replayBuffer;
-    const { afterKey } = afterKeyOf(requested);
-    const { top } = await readSessionTop(this.client, this.options.tableName, tenant, session);
-    // The newest window + 1 sequenced events and every seq-less one after `requested`, merged;
-    // one more than the window tells whether it overflows. Plus the events below `requested`
-    // stored after it (`late-ledger.ts`): a consumer holding `requested` may lack those.
-    const [read, late] = await Promise.all([
-      this.history.read(tenant, session, { ...(afterKey === undefined ? {} : { afterKey }), newestFirst: true, limit: window + 1 }),
-      afterKey === undefined || top === null ? [] : this.ledger.storedLateBelow(tenant, session, afterKey, Math.floor(this.options.now() / 1000)),
-    ]);
-    let newestFirst = read.items.filter((item) => top !== null && item.positionKey <= top);
-    // Newest first: the first item read is the highest, and it is above the top if any is.
-    const pendingThrough = newestFirst.length < read.items.length ? read.items[0]?.positionKey : undefined;
-    const pending = pendingThrough === undefined ? {} : { pendingThrough };
-    if (pendingThrough !== undefined && read.items.length > window && top !== null && (afterKey === undefined || top > afterKey)) {
-      // The read filled its window partly above the top: the window below the top, read again.
-      newestFirst = (await this.history.read(tenant, session, { ...(afterKey === undefined ? {} : { afterKey }), beforeKey: justAbove(top), newestFirst: true, limit: window + 1 })).items;
-    }
-    // In position order, the late ones (all below `requested`) first: a consumer that drops
-    // mid-replay and resumes after the last position it got must already hold everything below
-    // that position stored before it, or its next resume could not know to send it.
-    const after = newestFirst.slice(0, window).reverse();
-    const afterKeys = new Set(after.map((item) => item.positionKey));
-    const items = [...late.filter((item) => !afterKeys.has(item.positionKey)).slice(-window), ...after];
-    const earliest = after[0];
-    if (newestFirst.length > window && requested !== undefined && earliest !== undefined) {
-      return { exhaustedEarliest: positionOfKey(session, earliest.positionKey), items, ...pending };
-    }
-    return { items, ...pending };
-  }
-
-  async finishedWith(tenant: string, session: string): Promise<(position: Position) => boolean> {
-    const top = await this.sessionTop(tenant, session);
-    return (position) => top !== null && positionKey(position.epoch, position.seq) <= top;
-  }
-
-  /** The session's top: the highest order key fan-out has finished with (null: none yet). */
-  async sessionTop(tenant: string, session: string): Promise<string | null> {
-    return (await readSessionTop(this.client, this.options.tableName, tenant, session)).top;
+  async readWindow(tenant: string, session: string, after: Position | undefined, limit: number): Promise<WindowItem[]> {
+    const { afterKey } = afterKeyOf(after);
+    const { items } = await this.history.read(tenant, session, { ...(afterKey === undefined ? {} : { afterKey }), newestFirst: true, limit });
+    return items
+      .slice(0, limit)
+      .reverse()
+      .map((item) => ({ raw: item.raw, anchor: anchorOf(session, item.positionKey) }));
   }
 
   /** Events of a session strictly after a position, oldest first, one bounded page at a time. */
@@ -215,43 +172,6 @@ export class EventLog implements EventLogPort {
   /** One page of a session's history (`history-reader.ts` holds the layout-specific queries). */
   historyPage(tenant: string, session: string, range: HistoryRange, budget: HistoryBudget, cursor?: string): Promise<HistoryPage> {
     return readHistoryPage({ client: this.client, tableName: this.options.tableName, nowMs: this.options.now() }, tenant, session, range, budget, cursor);
-  }
-
-  /**
-   * The session's events stored at or after `sinceMs`, oldest first, among its newest `limit`.
-   * A stream opening catches up with these, so an event ingested while it was being set up
-   * (before its subscription was recorded) is not missed.
-   */
-  async storedSince(tenant: string, session: string, sinceMs: number, limit = 100): Promise<PositionedItem[]> {
-    // Bounded by the session's top, as replay is, for the same reason.
-    const { top } = await readSessionTop(this.client, this.options.tableName, tenant, session);
-    if (top === null) return [];
-    const { items } = await this.history.read(tenant, session, { newestFirst: true, limit, sinceMs, beforeKey: justAbove(top) });
-    return items.slice(0, limit).reverse();
-  }
-
-  /** The earliest position replay serves for a session, or undefined when it holds none. */
-  async earliestServedPosition(tenant: string, session: string): Promise<Position | undefined> {
-    const { items } = await this.replay(tenant, session);
-    const earliest = items[0];
-    return earliest === undefined ? undefined : positionOfKey(session, earliest.positionKey);
-  }
-
-  /**
-   * Records a batch's late arrivals of one session (fan-out writes it from the stream, which is
-   * store order); the ledger expires with the tenant's retention.
-   */
-  async recordLateArrivals(tenant: string, session: string, arrivals: readonly LateArrival[]): Promise<void> {
-    const nowMs = this.options.now();
-    const retentionDays = (await this.options.retentionDaysOf?.(tenant)) ?? this.options.retentionDays;
-    await this.ledger.record(tenant, session, arrivals, expiresAfter(nowMs, retentionDays * SECONDS_PER_DAY));
-  }
-
-  /** The session's sequenced events strictly between two positions, at most `limit` from the low end (or the high end). */
-  async storedBetween(tenant: string, session: string, after: Position | undefined, before: Position, limit: number, newestFirst = false): Promise<StoredEvent[]> {
-    const afterKey = after === undefined || isBeforeFirst(after) ? undefined : positionKey(after.epoch, after.seq);
-    const items = await this.history.positionedBetween(tenant, session, afterKey, positionKey(before.epoch, before.seq), limit, newestFirst);
-    return items.map((item) => ({ raw: item.raw, order: { key: item.positionKey, itemKey: eventKeys.positionSort(item.positionKey) }, ...(item.storedAtMs === undefined ? {} : { storedAtMs: item.storedAtMs }) }));
   }
 
   /** Sessions the tenant holds history for, one bounded page at a time. */
@@ -272,14 +192,9 @@ export class EventLog implements EventLogPort {
   }
 }
 
-/** A key just above `key` (an exclusive bound that keeps `key` itself in). */
-function justAbove(key: string): string {
-  return `${key}\u0000`;
-}
-
 function afterKeyOf(after: Position | undefined): { afterKey?: string } {
   // Before the first position is the start of the session, seq-less events anchored there included.
-  return after === undefined || isBeforeFirst(after) ? {} : { afterKey: positionKey(after.epoch, after.seq) };
+  return after === undefined || isBeforeFirst(after) ? {} : { afterKey: afterPositionKey(after.epoch, after.seq) };
 }
 
 /** Whether stored text is the event with this `(source, id)` (a retransmit), not another one. */
@@ -290,4 +205,11 @@ function sameEvent(storedRaw: string, source: string, id: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The position an item stands at (a seq-less one: where it arrived), null before every position. */
+function anchorOf(session: string, key: string): { epoch: number; seq: number } | null {
+  if (key.startsWith('-')) return null;
+  const { epoch, seq } = positionOfKey(session, key);
+  return { epoch, seq };
 }

@@ -1,15 +1,18 @@
 /**
  * The events table's DynamoDB Stream, read for fan-out: turns the records Lambda hands the
- * fan-out function into plain deliverables. Only inserts of `event` and `redelivery` items
- * carry something to deliver (the deployed event source mapping filters the rest out before
- * invoking; this check keeps the handler correct without the filter too).
+ * fan-out function into plain deliverables and wake-ups. Only inserts of `event` and
+ * `redelivery` items carry something to deliver, and order items only while they hold events
+ * (`wakeAt`, `session-order-store.ts`); the deployed event source mapping filters the rest out
+ * before invoking, and these checks keep the handler correct without the filter too.
  */
 import type { DynamoDBRecord } from 'aws-lambda';
 import { positionOf } from '../protocol/positions.ts';
-import type { Deliverable, SessionOrderKey } from '../relay/domain/deliverable.ts';
+import type { Deliverable } from '../relay/domain/deliverable.ts';
 import type { SessionActivity } from '../relay/domain/history.ts';
 import { parseStored } from '../relay/delivery-text.ts';
-import { eventKeys, POSITIONED_PREFIX, tenantOfPartition } from './keys.ts';
+import type { WakeUp } from '../relay/fanout/fanout.ts';
+import { eventKeys, ORDER_PREFIX, tenantOfPartition } from './keys.ts';
+import { orderStateOfImage } from './session-order-store.ts';
 
 /** The deliverables of a batch, in stream order; a record's id is its stream sequence number. */
 export function deliverablesOf(records: readonly DynamoDBRecord[]): Deliverable[] {
@@ -29,24 +32,25 @@ function deliverableOf(record: DynamoDBRecord): Deliverable | undefined {
   const event = parseStored(raw);
   if (tenant === undefined || event === undefined) return undefined;
   const storedAtMs = Number(image?.storedAt?.N);
-  const order = kind === 'event' ? orderOf(partition, tenant, event.session, image?.sk?.S, image?.pos?.S) : undefined;
-  return {
-    recordId: sequenceNumber,
-    tenant,
-    raw,
-    event,
-    kind,
-    storeRank: storeRankOf(sequenceNumber),
-    ...(order === undefined ? {} : { order }),
-    ...(Number.isFinite(storedAtMs) ? { storedAtMs } : {}),
-  };
+  return { recordId: sequenceNumber, tenant, raw, event, kind, ...(Number.isFinite(storedAtMs) ? { storedAtMs } : {}) };
 }
 
-/** A session event's place in its session's order: its position key, or a seq-less event's `pos` (`position-key.ts`). */
-function orderOf(partition: string, tenant: string, session: string | undefined, sortKey: string | undefined, pos: string | undefined): SessionOrderKey | undefined {
-  if (session === undefined || sortKey === undefined || partition !== eventKeys.sessionPartition(tenant, session)) return undefined;
-  if (sortKey.startsWith(POSITIONED_PREFIX)) return { key: sortKey.slice(POSITIONED_PREFIX.length), itemKey: sortKey };
-  return pos === undefined ? undefined : { key: pos, itemKey: sortKey };
+/** The wake-ups of a batch: order items written while they hold events, with the state they carry. */
+export function wakeUpsOf(records: readonly DynamoDBRecord[]): WakeUp[] {
+  const wakes: WakeUp[] = [];
+  for (const record of records) {
+    const image = record.dynamodb?.NewImage;
+    const partition = image?.pk?.S;
+    const sequenceNumber = record.dynamodb?.SequenceNumber;
+    if (record.eventName === 'REMOVE' || image?.kind?.S !== 'order' || image.wakeAt?.N === undefined || partition === undefined || sequenceNumber === undefined) continue;
+    if (!(image.sk?.S ?? '').startsWith(ORDER_PREFIX)) continue;
+    const tenant = tenantOfPartition(partition);
+    const session = image.session?.S;
+    const order = orderStateOfImage(image);
+    if (tenant === undefined || session === undefined || order === undefined || partition !== eventKeys.sessionPartition(tenant, session)) continue;
+    wakes.push({ recordId: sequenceNumber, key: { tenant, session, source: order.source }, state: order.state });
+  }
+  return wakes;
 }
 
 /**
@@ -73,7 +77,6 @@ export function sessionActivitiesOf(records: readonly DynamoDBRecord[]): Session
     if (partition !== eventKeys.sessionPartition(tenant, event.session)) continue;
     const key = `${tenant}\u0000${event.session}`;
     const position = positionOf(event);
-    const order = orderOf(partition, tenant, event.session, image?.sk?.S, image?.pos?.S);
     const watermark = storeRankOf(sequenceNumber);
     const known = bySession.get(key);
     if (known === undefined) {
@@ -88,11 +91,9 @@ export function sessionActivitiesOf(records: readonly DynamoDBRecord[]): Session
         ended: event.type === 'session.ended',
         visibleUntilSec: expiresAt,
         watermark,
-        ...(order === undefined ? {} : { topOrderKey: order.key }),
       });
       continue;
     }
-    if (order !== undefined && (known.topOrderKey === undefined || order.key > known.topOrderKey)) known.topOrderKey = order.key;
     known.firstEventMs = Math.min(known.firstEventMs, storedAt);
     known.lastEventMs = Math.max(known.lastEventMs, storedAt);
     if (position !== undefined) known.lastPosition = { epoch: position.epoch, seq: position.seq };

@@ -19,7 +19,7 @@ import type { HistoryBudget, HistoryPage, HistoryRange } from '../relay/domain/h
 import { num, readString, str } from './attribute-values.ts';
 import type { Item } from './attribute-values.ts';
 import { eventKeys, POSITIONED_END, POSITIONED_PREFIX } from './keys.ts';
-import { positionKey } from './position-key.ts';
+import { afterPositionKey, positionKey } from './position-key.ts';
 import { querySeqLess } from './session-history.ts';
 
 export interface HistoryReadContext {
@@ -42,7 +42,7 @@ interface Span {
 export async function readHistoryPage(context: HistoryReadContext, tenant: string, session: string, range: HistoryRange, budget: HistoryBudget, cursor?: string): Promise<HistoryPage> {
   const partition = eventKeys.sessionPartition(tenant, session);
   const ascending = range.order === 'asc';
-  const after = range.after === undefined ? undefined : positionKey(range.after.epoch, range.after.seq);
+  const after = range.after === undefined ? undefined : afterPositionKey(range.after.epoch, range.after.seq);
   const before = range.before === undefined ? undefined : positionKey(range.before.epoch, range.before.seq);
   // The cursor moves the bound on the side the page walks from.
   const span: Span = ascending ? { ...bound('low', cursor ?? after), ...bound('high', before) } : { ...bound('low', after), ...bound('high', cursor ?? before) };
@@ -81,9 +81,11 @@ async function readPositioned(context: HistoryReadContext, partition: string, sp
   let startKey: Item | undefined;
   let read = 0;
   let lastKey: string | undefined;
-  // BETWEEN includes `P#{high}`; walking down it is the first item evaluated, so the first query
-  // reads one more, which does not count against the page (else a page of one would never move).
-  let boundAllowance = range.order === 'desc' && span.high !== undefined ? 1 : 0;
+  // BETWEEN includes `P#{high}`; when that is an event's own key (a cursor: `{position}#{emitter}`)
+  // walking down it is the first item evaluated, so the first query reads one more, which does
+  // not count against the page (else a page of one would never move). A bare position key
+  // (`before`) is no item's.
+  let boundAllowance = range.order === 'desc' && span.high !== undefined && span.high.includes('#') ? 1 : 0;
   for (;;) {
     const page: QueryCommandOutput = await context.client.send(
       new QueryCommand({

@@ -16,6 +16,10 @@ export const POSITIONED_PREFIX = 'P#';
 export const UNPOSITIONED_PREFIX = 'E#';
 /** The first string above every `P#…` key (`$` follows `#`): the positioned range's upper bound. */
 export const POSITIONED_END = 'P$';
+/** Order states (`O#`) and late entries (`L#`) of a session partition. */
+export const ORDER_PREFIX = 'O#';
+export const LATE_PREFIX = 'L#';
+export const LATE_END = 'L$';
 
 export const eventKeys = {
   /** Partition of one session's history within a tenant. */
@@ -23,10 +27,15 @@ export const eventKeys = {
   /** Partition of one agent's agent-scoped events (live only, never replayed). */
   agentPartition: (tenant: string, agent: string) => `T#${tenant}#A#${agent}`,
   /**
-   * A sequenced event's key in its session's partition: its position (`position-key.ts`), so the
-   * partition itself is the history in `(epoch, seq)` order and admission is one conditional put.
+   * A sequenced event's key in its session's partition: its position and emitter
+   * (`position-key.ts` `emitterKey`), so the partition itself is the history in `(epoch, seq)`
+   * order and admission is one conditional put per `(source, session, epoch, seq)`.
    */
-  positionSort: (positionKey: string) => `${POSITIONED_PREFIX}${positionKey}`,
+  positionSort: (emitterKey: string) => `${POSITIONED_PREFIX}${emitterKey}`,
+  /** One emitter's order state in the session's partition (`session-order-store.ts`). */
+  orderSort: (source: string) => `${ORDER_PREFIX}${sourceDigest(source)}`,
+  /** A late event's entry, keyed by the release point it came under (`session-order-store.ts`). */
+  lateSort: (aboveKey: string, emitterKey: string) => `${LATE_PREFIX}${aboveKey}#${emitterKey}`,
   /**
    * The dedupe key of the events that have no position (seq-less session events, keyed in their
    * session's partition with their place in an attribute; agent-scoped ones, in their agent's).

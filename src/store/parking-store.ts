@@ -4,7 +4,7 @@
  */
 import { TransactWriteItemsCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { CoveredPosition, ParkedEvent, StoredSubscription } from '../relay/domain/subscription.ts';
+import type { ParkedEvent, StoredSubscription } from '../relay/domain/subscription.ts';
 import type { DrainedEntry, ParkingPort, ParkOutcome } from '../relay/ports/parking.ts';
 import { isConditionFailure, num, readString, str } from './attribute-values.ts';
 
@@ -25,9 +25,9 @@ export class ParkingStore implements ParkingPort {
 
   async parkPending(subscription: StoredSubscription, parked: ParkedEvent): Promise<ParkOutcome> {
     const { raw } = parked;
-    // A plain string is an event to deliver unless the consumer has that very position; a map
-    // marks one stored in order (`ParkedEvent.inOrder`).
-    const entry: AttributeValue = parked.inOrder ? { M: { raw: str(raw), inOrder: { BOOL: true } } } : str(raw);
+    // A plain string is an event as released; a map carries its flags (`ParkedEvent`).
+    const flagged = parked.late === true || parked.redelivery === true;
+    const entry: AttributeValue = flagged ? { M: { raw: str(raw), ...(parked.late === true ? { late: { BOOL: true } } : {}), ...(parked.redelivery === true ? { redelivery: { BOOL: true } } : {}) } } : str(raw);
     try {
       await this.client.send(
         new UpdateItemCommand({
@@ -55,18 +55,16 @@ export class ParkingStore implements ParkingPort {
     }
   }
 
-  async goLive(entries: readonly DrainedEntry[], covered?: Readonly<Record<string, CoveredPosition>>): Promise<boolean> {
-    const coveredText = covered === undefined || Object.keys(covered).length === 0 ? undefined : JSON.stringify(covered);
+  async goLive(entries: readonly DrainedEntry[]): Promise<boolean> {
     const updates = entries.map(({ subscription, drained }) => ({
       TableName: this.options.tableName,
       Key: { pk: str(subscription.indexKey.pk), sk: str(subscription.indexKey.sk) },
-      UpdateExpression: coveredText === undefined ? 'SET #state = :live REMOVE pending, pendingBytes' : 'SET #state = :live, covered = :covered REMOVE pending, pendingBytes',
+      UpdateExpression: 'SET #state = :live REMOVE pending, pendingBytes',
       ConditionExpression: drained === 0 ? 'attribute_not_exists(pending)' : 'size(pending) = :drained',
       ExpressionAttributeNames: { '#state': 'state' },
       ExpressionAttributeValues: {
         ':live': str('live'),
         ...(drained === 0 ? {} : { ':drained': num(drained) }),
-        ...(coveredText === undefined ? {} : { ':covered': str(coveredText) }),
       },
     }));
     try {

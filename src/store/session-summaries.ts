@@ -4,29 +4,26 @@
  * first through the sparse `byActivity` global index.
  *
  * Written by fan-out from the events table's stream, one update per session per stream batch
- * (never on the ingest path; a batch holding a late event has a conditional one refused first).
+ * (never on the ingest path).
  * An update is conditional on the batch's watermark (its newest stream sequence number,
  * zero-padded so string order is numeric order) being newer than the one recorded: a batch
  * Lambda retries, whole or bisected, is not counted twice.
  *
- * The same item holds the session's top (`topKey`): the highest order key fan-out has finished
- * with, late arrivals recorded. Replay serves nothing above it (`session-top.ts`), which is why
- * fan-out moves it only once a batch's late arrivals are on record (`fanout/late-arrivals.ts`).
+ * A listing only: session order lives in the order states (`session-order-store.ts`).
  *
  * Reads of a global index are eventually consistent (DynamoDB offers nothing stronger there),
  * so a listing may lag the stream by the index's propagation delay, on top of fan-out's.
  */
 import { QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { SessionActivity, SessionFilter, SessionSummary, SessionTop } from '../relay/domain/history.ts';
+import type { SessionActivity, SessionFilter, SessionSummary } from '../relay/domain/history.ts';
 import type { Page } from '../relay/domain/stored-event.ts';
 import type { Clock } from '../relay/ports/clock.ts';
-import type { FoldAttempt, FoldOptions, SessionSummariesPort } from '../relay/ports/session-summaries.ts';
+import type { SessionSummariesPort } from '../relay/ports/session-summaries.ts';
 import { isConditionFailure, num, readNumber, readString, str } from './attribute-values.ts';
 import type { Item } from './attribute-values.ts';
 import { eventKeys } from './keys.ts';
 import { clampLimit, decodeCursor, pageOf } from './pages.ts';
-import { NO_TOP, readSessionTop, sessionTopOf } from './session-top.ts';
 import { ACTIVITY_INDEX } from './table-definitions.ts';
 
 const TIME_DIGITS = 15;
@@ -42,7 +39,7 @@ export class SessionSummaryStore implements SessionSummariesPort {
     private readonly options: SessionSummaryStoreOptions,
   ) {}
 
-  async fold(activity: SessionActivity, options: FoldOptions = {}): Promise<FoldAttempt> {
+  async fold(activity: SessionActivity): Promise<void> {
     const partition = eventKeys.sessionRegistryPartition(activity.tenant);
     const sets = [
       'kind = :kind',
@@ -54,8 +51,7 @@ export class SessionSummaryStore implements SessionSummariesPort {
       'activityPk = :activityPk',
       'activity = :activity',
       'visibleUntil = :visibleUntil',
-      // The item's expiry is the registry's (`session-registry.ts`), which only ever moves it
-      // later: the session's top lives on this item and must outlive every event of the session.
+      // The item's expiry is the registry's (`session-registry.ts`), which only ever moves it later.
       'expiresAt = if_not_exists(expiresAt, :visibleUntil)',
     ];
     const values: Item = {
@@ -79,20 +75,9 @@ export class SessionSummaryStore implements SessionSummariesPort {
       sets.push('ended = :ended');
       values[':ended'] = { BOOL: true };
     }
-    if (options.top !== undefined) {
-      // The top before this batch is kept beside it (the right-hand side reads the old value), so
-      // a retry of this very batch can tell again which of its events were late.
-      sets.push('topKey = :top', 'topBefore = if_not_exists(topKey, :noTop)');
-      values[':noTop'] = str(NO_TOP);
-      values[':top'] = str(options.top);
-    }
-    let condition = '(attribute_not_exists(watermark) OR watermark < :watermark)';
-    if (options.onlyAbove !== undefined) {
-      condition += ' AND (attribute_not_exists(topKey) OR topKey < :lowest)';
-      values[':lowest'] = str(options.onlyAbove);
-    }
+    const condition = 'attribute_not_exists(watermark) OR watermark < :watermark';
     try {
-      const result = await this.client.send(
+      await this.client.send(
         new UpdateItemCommand({
           TableName: this.options.tableName,
           Key: { pk: str(partition), sk: str(activity.session) },
@@ -101,21 +86,12 @@ export class SessionSummaryStore implements SessionSummariesPort {
           // `agent` is a DynamoDB reserved word; `session` is aliased the same way for safety.
           ExpressionAttributeNames: { '#session': 'session', '#agent': 'agent' },
           ExpressionAttributeValues: values,
-          // A refusal answers why from the item as it stands (no second read); a fold, the top it replaced.
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          ReturnValues: 'UPDATED_OLD',
         }),
       );
-      return options.top === undefined ? { kind: 'folded' } : { kind: 'folded', topBefore: readString(result.Attributes, 'topKey') ?? null };
     } catch (error) {
+      // Folded before (a retried batch): nothing to count again.
       if (!isConditionFailure(error)) throw error;
-      // The refusal carries the item as it stands; read it when a store leaves that out.
-      return { kind: 'refused', current: error.Item === undefined ? await this.readTop(activity.tenant, activity.session) : sessionTopOf(error.Item) };
     }
-  }
-
-  readTop(tenant: string, session: string): Promise<SessionTop> {
-    return readSessionTop(this.client, this.options.tableName, tenant, session);
   }
 
   async listSummaries(tenant: string, filter: SessionFilter, limit: number, cursor?: string): Promise<Page<SessionSummary>> {

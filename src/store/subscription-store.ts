@@ -7,7 +7,7 @@
 import { DeleteItemCommand, GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { CaptureLevel } from '../protocol/levels.ts';
-import type { ClosingMark, CoveredPosition, NewSubscription, StoredSubscription, SubscriptionState } from '../relay/domain/subscription.ts';
+import type { ClosingMark, NewSubscription, StoredSubscription, SubscriptionState } from '../relay/domain/subscription.ts';
 import type { Clock } from '../relay/ports/clock.ts';
 import type { SubscriptionsPort } from '../relay/ports/subscriptions.ts';
 import { isConditionFailure, num, parseJsonObject, readNumber, readString, readStringSet, str } from './attribute-values.ts';
@@ -142,8 +142,9 @@ export class SubscriptionStore implements SubscriptionsPort {
         new UpdateItemCommand({
           TableName: this.options.tableName,
           Key: { pk: str(entry.indexKey.pk), sk: str(entry.indexKey.sk) },
-          // The first decision's time stands: the grace runs from it.
-          UpdateExpression: mark.delivered === undefined ? 'SET closingSince = if_not_exists(closingSince, :since)' : 'SET closingSince = if_not_exists(closingSince, :since), closingAt = :at',
+          // The first decision stands: the grace runs from its time, and the positions it named are
+          // the ones the consumer is told (a later batch's could lie above what it never got).
+          UpdateExpression: mark.delivered === undefined ? 'SET closingSince = if_not_exists(closingSince, :since)' : 'SET closingSince = if_not_exists(closingSince, :since), closingAt = if_not_exists(closingAt, :at)',
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeValues: { ':since': num(mark.sinceMs), ...(mark.delivered === undefined ? {} : { ':at': str(JSON.stringify(mark.delivered)) }) },
         }),
@@ -174,8 +175,7 @@ function subscriptionOf(item: Item): StoredSubscription {
     filter: readString(item, 'filter') ?? '{}',
     ...(ceiling === undefined ? {} : { ceiling }),
     state: (readString(item, 'state') ?? 'live') as SubscriptionState,
-    pending: (item.pending?.L ?? []).map((entry) => (entry.S !== undefined ? { raw: entry.S, inOrder: false } : { raw: entry.M?.raw?.S ?? '', inOrder: entry.M?.inOrder?.BOOL === true })),
-    covered: coveredOf(readString(item, 'covered')),
+    pending: (item.pending?.L ?? []).map((entry) => (entry.S !== undefined ? { raw: entry.S } : { raw: entry.M?.raw?.S ?? '', ...(entry.M?.late?.BOOL === true ? { late: true } : {}), ...(entry.M?.redelivery?.BOOL === true ? { redelivery: true } : {}) })),
     indexKey: { pk: readString(item, 'pk') ?? '', sk: readString(item, 'sk') ?? '' },
     ...closingOf(item),
   };
@@ -189,12 +189,3 @@ function closingOf(item: Item): { closing?: ClosingMark } {
   return { closing: { sinceMs, ...(delivered === undefined ? {} : { delivered }) } };
 }
 
-function coveredOf(text: string | undefined): Record<string, CoveredPosition> {
-  if (text === undefined) return {};
-  const covered: Record<string, CoveredPosition> = {};
-  for (const [session, value] of Object.entries(parseJsonObject(text))) {
-    const position = value as { epoch?: unknown; seq?: unknown } | null;
-    if (typeof position?.epoch === 'number' && typeof position.seq === 'number') covered[session] = { epoch: position.epoch, seq: position.seq };
-  }
-  return covered;
-}

@@ -7,6 +7,7 @@
  * Scenarios: defaults (no context), and a production-like one (custom domain and
  * certificate, retained tables, an alarm topic, a web ACL, WebSocket access logs).
  */
+import type { DynamoDBRecord } from 'aws-lambda';
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -26,7 +27,7 @@ import { CONSOLE_CONTENT_SECURITY_POLICY } from '../../infra/constructs/console-
 import { FANOUT_RETRY_ATTEMPTS } from '../../infra/constructs/fanout.ts';
 import { RelayStack } from '../../infra/relay-stack.ts';
 import { settingsFromContext } from '../../infra/relay-settings.ts';
-import { FANOUT_KINDS } from '../../local/stream-records.ts';
+import { FANOUT_KINDS, passesFanoutFilter } from '../../local/stream-records.ts';
 import { readRelayConfig } from '../../src/config/relay-config.ts';
 import { ACTIVITY_INDEX, CONNECTIONS_TABLE, EVENTS_TABLE, TABLE_DEFINITIONS, TENANTS_TABLE } from '../../src/store/table-definitions.ts';
 import type { TableDefinition } from '../../src/store/table-definitions.ts';
@@ -295,11 +296,20 @@ describe('fan-out', () => {
     expect(mapping.DestinationConfig).toEqual({ OnFailure: { Destination: { 'Fn::GetAtt': [logicalIdOf(stack.fanout.failedRecords), 'Arn'] } } });
   });
 
-  it('invokes only for inserted events and redelivery markers, the kinds the local poller passes too', () => {
+  it('invokes only for inserted events and redelivery markers, and for order states holding events (their wake-up), as the local poller passes them', () => {
     const { template } = defaults;
     const mapping = Object.values(resourcesOfType(template, 'AWS::Lambda::EventSourceMapping'))[0]!.Properties!;
     const filters = (mapping.FilterCriteria as { Filters: Array<{ Pattern: string }> }).Filters;
-    expect(filters.map((filter) => JSON.parse(filter.Pattern))).toEqual([{ eventName: ['INSERT'], dynamodb: { NewImage: { kind: { S: [...FANOUT_KINDS] } } } }]);
+    expect(filters.map((filter) => JSON.parse(filter.Pattern))).toEqual([
+      { eventName: ['INSERT'], dynamodb: { NewImage: { kind: { S: [...FANOUT_KINDS] } } } },
+      { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { kind: { S: ['order'] }, wakeAt: { N: [{ exists: true }] } } } },
+    ]);
+    const record = (eventName: 'INSERT' | 'MODIFY', NewImage: Record<string, { S?: string; N?: string }>) => ({ eventName, dynamodb: { NewImage } }) as unknown as DynamoDBRecord;
+    expect(passesFanoutFilter(record('INSERT', { kind: { S: 'event' } }))).toBe(true);
+    expect(passesFanoutFilter(record('MODIFY', { kind: { S: 'event' } }))).toBe(false);
+    expect(passesFanoutFilter(record('MODIFY', { kind: { S: 'order' }, wakeAt: { N: '1' } }))).toBe(true);
+    expect(passesFanoutFilter(record('MODIFY', { kind: { S: 'order' } }))).toBe(false);
+    expect(passesFanoutFilter(record('INSERT', { kind: { S: 'session' } }))).toBe(false);
   });
 
   it('encrypts the failed-records queue and refuses requests without TLS', () => {

@@ -5,8 +5,10 @@ import type { TestSocket } from '../support/ws-client.ts';
 
 /**
  * Inside one tenant, a token bound to agent `alpha` cannot act as agent `beta`: not at hello,
- * not by writing into beta's session, not by using beta's `source`. Each check fails if the
- * attack succeeds.
+ * not by using beta's `source`, and not by taking the commands of beta's session. Sessions are
+ * emitter-scoped (AEP-0001 §5.2): alpha's events under beta's session name are alpha's own
+ * session, stored and delivered; commands to the name go to beta's claimant only. Each check
+ * fails if the attack succeeds.
  */
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -63,61 +65,62 @@ describe('bound tokens: hello identity', () => {
   });
 });
 
-describe('bound tokens: session ownership', () => {
-  it("keeps alpha out of beta's session on HTTP and WebSocket, online and offline; commands keep reaching beta", async () => {
+describe('bound tokens: emitter-scoped sessions and command routing', () => {
+  it("stores alpha's events under beta's session name as alpha's own session; commands to the name reach beta only, online or offline", async () => {
     const { tenant, alpha, beta, commander } = await boundPair('owner');
     const session = uniqueName('beta-session');
     const betaSocket = await emitterOf(beta, 'beta', session);
 
-    // HTTP: a sequenced event of alpha into beta's session is refused whole, nothing stored.
-    const overHttp = await postEvents(ndjson([eventOf('alpha', uniqueName('alpha-own'), 0), eventOf('alpha', session, 1)]), { token: alpha, contentType: 'application/x-ndjson' });
-    expect(overHttp.status).toBe(403);
-    expect(await overHttp.json()).toMatchObject({ error: 'unauthorized' });
-    // WebSocket: refused in-band, and alpha's connection never becomes a claimant.
-    const alphaSocket = await helloSocket({ role: 'both', identity: { agent: 'alpha' }, capabilities: { control: { accepts: ['control.cancel'] } } }, { token: alpha });
-    const intrusion = eventOf('alpha', session, 2);
-    alphaSocket.send(intrusion);
-    expect(await alphaSocket.next((frame) => frame.cause === intrusion.id)).toMatchObject({ type: 'error', code: 'unauthorized' });
+    // HTTP and WebSocket: alpha's sequenced events under the same name, at the same positions, are stored.
+    const overHttp = await postEvents(ndjson([eventOf('alpha', session, 0), eventOf('alpha', session, 1)]), { token: alpha, contentType: 'application/x-ndjson' });
+    expect(overHttp.status).toBe(202);
+    const alphaSocket = await emitterOf(alpha, 'alpha', session, 2);
 
-    // With beta online, a command is routed to beta alone (not `ambiguous`).
+    // Both claim the name: the roster shows both claims, and a command is refused `ambiguous` (AEP-0004 §4.5).
     const phone = await helloSocket({ role: 'both', identity: { agent: 'phone' } }, { token: commander });
+    phone.send({ type: 'roster', id: 'r' });
+    const roster = await phone.next((frame) => frame.type === 'roster');
+    expect((roster.entries as Array<{ session: string; agent: string }>).filter((entry) => entry.session === session).map((entry) => entry.agent).sort()).toEqual(['alpha', 'beta']);
     const first = cancelFor(session);
     phone.send(first);
-    await betaSocket.next((frame) => frame.id === first.id);
-    await pause(300);
-    expect(phone.all((frame) => frame.cause === first.id)).toEqual([]);
+    expect(await phone.next((frame) => frame.cause === first.id)).toMatchObject({ type: 'error', code: 'ambiguous' });
 
-    // With beta offline, alpha still cannot take the session over; the command has no route.
+    // With beta offline, alpha is the only claimant of beta's name: the command has no route, alpha never gets it.
     await betaSocket.close();
     await pause(300);
-    const retry = eventOf('alpha', session, 3);
-    alphaSocket.send(retry);
-    expect(await alphaSocket.next((frame) => frame.cause === retry.id)).toMatchObject({ code: 'unauthorized' });
     const second = cancelFor(session);
     phone.send(second);
     expect(await phone.next((frame) => frame.cause === second.id)).toMatchObject({ type: 'error', code: 'no-route' });
+
+    // Beta back alone on its name (alpha gone): the command reaches beta.
+    await alphaSocket.close();
+    const betaBack = await emitterOf(beta, 'beta', session, 1);
+    await pause(300);
+    const third = cancelFor(session);
+    phone.send(third);
+    await betaBack.next((frame) => frame.id === third.id);
     expect(alphaSocket.all((frame) => frame.type === 'control.cancel')).toEqual([]);
 
-    // Foreign-emitter events are unaffected: alpha's own command into beta's session is stored seq-less.
-    const betaBack = await emitterOf(beta, 'beta', session, 4);
-    const alphaCommand = cancelFor(session, 'alpha');
-    alphaSocket.send(alphaCommand);
-    await betaBack.next((frame) => frame.id === alphaCommand.id);
-
     const stored = await storedEvents(tenant, session);
-    expect(stored.filter((event) => event.seq !== undefined).map((event) => event.agent)).toEqual(['beta', 'beta']);
-    await Promise.all([alphaSocket.close(), betaBack.close(), phone.close()]);
+    expect(stored.filter((event) => event.seq !== undefined).map((event) => `${event.agent}:${event.seq}`).sort()).toEqual(['alpha:0', 'alpha:1', 'alpha:2', 'beta:0', 'beta:1']);
+    await Promise.all([betaBack.close(), phone.close()]);
   });
 
-  it('lets an unbound token write into any session, and its first event settles the owner', async () => {
-    const { tenant, alpha } = await boundPair('unbound');
+  it("settles the name's owner with its first sequenced event, from whichever token", async () => {
+    const { tenant, alpha, commander } = await boundPair('unbound');
     const unbound = await tenantWithToken(tenant, ['emit']);
     const session = uniqueName('shared');
     expect((await postEvents(JSON.stringify(eventOf('builder', session, 0)), { token: unbound })).status).toBe(202);
-    expect((await postEvents(JSON.stringify(eventOf('other', session, 1)), { token: unbound })).status).toBe(202);
-    // The session is builder's: a bound alpha may not join it.
-    expect((await postEvents(JSON.stringify(eventOf('alpha', session, 2)), { token: alpha })).status).toBe(403);
-    expect((await storedEvents(tenant, session)).map((event) => event.agent)).toEqual(['builder', 'other']);
+    expect((await postEvents(JSON.stringify(eventOf('other', session, 0)), { token: unbound })).status).toBe(202);
+    expect((await postEvents(JSON.stringify(eventOf('alpha', session, 0)), { token: alpha })).status).toBe(202);
+    expect((await storedEvents(tenant, session)).map((event) => event.agent).sort()).toEqual(['alpha', 'builder', 'other']);
+    // The name is builder's: a sole claimant of alpha gets no command for it.
+    const alphaSocket = await emitterOf(alpha, 'alpha', session, 1);
+    const phone = await helloSocket({ role: 'both', identity: { agent: 'phone' } }, { token: commander });
+    const command = cancelFor(session);
+    phone.send(command);
+    expect(await phone.next((frame) => frame.cause === command.id)).toMatchObject({ code: 'no-route' });
+    await Promise.all([alphaSocket.close(), phone.close()]);
   });
 });
 

@@ -42,10 +42,14 @@ function seeded(seed: number): () => number {
   };
 }
 
-/** The session's late-ledger entries (events stored after a higher position of it): [seq, above, store rank], shortened. */
+/** The session's late entries (events released after the release point passed them): [seq, above seq]. */
 async function ledgerOf(session: string): Promise<unknown[]> {
   const items = await sessionItems(stack.dynamoEndpoint, session, 'L#');
-  return items.flatMap((item) => (JSON.parse(item.entries?.S ?? '[]') as Array<{ k: string; a: string; r: string }>).map((entry) => [entry.k.slice(-4), entry.a.slice(-4), entry.r.slice(-8)]));
+  // `L#{above}#{position}#{digest}`, positions as `{epoch}.{seq}` zero-padded.
+  return items.map((item) => {
+    const [, above = '', position = ''] = (item.sk?.S ?? '').split('#');
+    return [Number(position.split('.')[1]), Number(above.split('.')[1])];
+  });
 }
 
 const isEventOf = (session: string) => (frame: Frame) => frame.session === session && typeof frame.type === 'string' && frame.type.includes('.');
@@ -79,6 +83,26 @@ describe('resume after the last received position, with pipelined events stored 
     // The burst really was stored out of order, so resume had late events to serve.
     expect(late).toBeGreaterThan(0);
     console.log(`[resume-no-loss] ${ROUNDS} rounds: ${resumes} resumes, ${late} late-ledger entries, ${duplicates} duplicate deliveries`);
+  }, 400_000);
+
+  it('lets a consumer that drops after every 5 to 40 events and resumes from the last position it received catch up: 5 rounds of 200 pipelined events, each within 60 s', async () => {
+    const coordinates = { baseUrl: stack.baseUrl, token: stack.devToken };
+    for (let round = 0; round < 5; round += 1) {
+      const session = uniqueName(`reconnect-${round}`);
+      const expected = new Set<string>();
+      const startedAt = Date.now();
+      const consuming = resumingConsumer(coordinates, session, expected, { minLifeMs: 0, maxLifeMs: 0, dropAfterEvents: { min: 5, max: 40 }, minConnections: 2, timeoutMs: 60_000, random: seeded(1000 + round) });
+      const { emitter, ids } = await pipelineEvents(coordinates, session, EVENTS);
+      for (const id of ids) expected.add(id);
+      const report = await consuming;
+      const received = new Set(report.received.map((frame) => frame.id as string));
+      const missing = ids.flatMap((id, seq) => (received.has(id) ? [] : [seq]));
+      const late = (await ledgerOf(session)).length;
+      console.log(`[reconnecting-consumer] round ${round}: ${report.connections} connections, ${Date.now() - startedAt} ms, ${late} late entries, ${report.received.length - received.size} duplicates${missing.length > 0 ? `, missing ${JSON.stringify(missing)}; trail ${JSON.stringify(report.trail.slice(-20))}` : ''}`);
+      expect(emitter.all(isType('error')), `round ${round}: refusals`).toEqual([]);
+      expect(missing, `round ${round}: events the reconnecting consumer never received within 60 s`).toEqual([]);
+      await emitter.close();
+    }
   }, 400_000);
 
   it('serves a late event to a consumer that received a higher position and resumes after it, and live to a subscription above it', async () => {

@@ -6,17 +6,20 @@ import { describe, expect, it } from 'vitest';
 import type { ParkedEvent, StoredSubscription } from '../../src/relay/domain/subscription.ts';
 import type { ParkingPort } from '../../src/relay/ports/parking.ts';
 import type { SubscriptionsPort } from '../../src/relay/ports/subscriptions.ts';
-import { DeliveredPositions, handOffToLive } from '../../src/relay/subscription-handoff.ts';
+import { Opening } from '../../src/relay/order/consumer-has.ts';
+import { handOffToLive } from '../../src/relay/subscription-handoff.ts';
 import { sessionEvent } from '../support/relay-fixtures.ts';
 
 const session = 'handoff';
 
-function parked(seq: number, inOrder: boolean): ParkedEvent {
-  return { raw: JSON.stringify(sessionEvent(session, seq)), inOrder };
+function parked(seq: number, flags: Omit<ParkedEvent, 'raw'> = {}): ParkedEvent {
+  return { raw: JSON.stringify(sessionEvent(session, seq)), ...flags };
 }
 
+const source = sessionEvent(session, 0).source as string;
+
 function entry(pending: ParkedEvent[], pk = 'p'): StoredSubscription {
-  return { connectionId: 'c', subscriptionId: 's', filter: '{}', state: 'replaying', pending, covered: {}, indexKey: { pk, sk: 's' } };
+  return { connectionId: 'c', subscriptionId: 's', filter: '{}', state: 'replaying', pending, indexKey: { pk, sk: 's' } };
 }
 
 /**
@@ -24,7 +27,7 @@ function entry(pending: ParkedEvent[], pk = 'p'): StoredSubscription {
  * entries, `flipSucceeds` each attempt to go live (numbered from 1). Answers whether it went live,
  * the seqs it sent, and each attempt's entries with how many of their parked events it drained.
  */
-async function handOff(readEntries: () => StoredSubscription[], flipSucceeds: (attempt: number) => boolean, delivered: DeliveredPositions, alsoDeliver?: ParkedEvent[]) {
+async function handOff(readEntries: () => StoredSubscription[], flipSucceeds: (attempt: number) => boolean, opening: Opening) {
   const flips: Array<Array<[string, number]>> = [];
   const subscriptions = { subscriptionEntries: async () => readEntries() } as unknown as SubscriptionsPort;
   const parking: ParkingPort = {
@@ -42,55 +45,57 @@ async function handOff(readEntries: () => StoredSubscription[], flipSucceeds: (a
       connectionId: 'c',
       subscriptionId: 's',
       ceiling: undefined,
-      delivered,
+      opening,
       deliver: async (text) => {
         sent.push((JSON.parse(text) as { seq: number }).seq);
         return true;
       },
-      ...(alsoDeliver === undefined ? {} : { alsoDeliver }),
     },
   );
   return { live, sent, flips };
 }
 
 describe('replay-to-live handoff', () => {
-  it('skips what the consumer holds (a replayed position, or an in-order event at or below its highest) and delivers late ones and what lies above', async () => {
+  it('skips what the opening gave (at or below the resume point or the release point its replay read, or replayed itself) and delivers late ones, redeliveries and what lies above', async () => {
     const stored = entry([
-      // At or below the resume point (2), stored in order: the consumer has it.
-      parked(1, true),
-      // Below the newest replayed position (9), stored in order: replayed, or before the served window.
-      parked(5, true),
-      // Replayed itself.
-      parked(9, false),
-      // Below, but stored late: may be new to the consumer.
-      parked(4, false),
+      // At or below the resume point (2): the consumer has it.
+      parked(1),
+      // At or below the release point the replay read (9): the replay served it.
+      parked(5),
+      // Replayed itself, late or not.
+      parked(3, { late: true }),
+      // Late: released after the release point passed it, new to this consumer.
+      parked(4, { late: true }),
+      // A redelivery always goes (AEP-0003 §5).
+      parked(6, { redelivery: true }),
       // Above everything it was given.
-      parked(12, true),
+      parked(12),
     ]);
-    const delivered = new DeliveredPositions();
-    delivered.raise({ session, epoch: 0, seq: 2 });
-    delivered.add({ session, epoch: 0, seq: 9 });
-    const { live, sent, flips } = await handOff(() => [stored], () => true, delivered);
+    const opening = new Opening();
+    opening.resumeAfter({ session, epoch: 0, seq: 2 });
+    opening.replayRead(session, new Map([[source, { epoch: 0, seq: 9 }]]));
+    opening.gave(sessionEvent(session, 3) as never);
+    const { live, sent, flips } = await handOff(() => [stored], () => true, opening);
     expect(live).toBe(true);
-    expect(sent).toEqual([4, 12]);
-    expect(flips).toEqual([[['p', 5]]]);
+    expect(sent).toEqual([4, 6, 12]);
+    expect(flips).toEqual([[['p', 6]]]);
   });
 
-  it("merges every entry's parked events and the catch-up in position order, and flips all entries at once, again when more were parked meanwhile", async () => {
-    // Two index entries (say, two type segments): 7 parked on one, 5 on the other, 6 from the catch-up.
-    const tools = entry([parked(7, true)], 'tools');
-    const progress = entry([parked(5, true)], 'progress');
+  it("merges every entry's parked events in position order, and flips all entries at once, again when more were parked meanwhile", async () => {
+    // Two index entries (say, two type segments): 7 parked on one, 5 on the other.
+    const tools = entry([parked(7)], 'tools');
+    const progress = entry([parked(5)], 'progress');
     let reads = 0;
     const readEntries = () => {
       reads += 1;
       // By the second read, fan-out parked 8 on the tools entry.
-      return reads === 1 ? [tools, progress] : [{ ...tools, pending: [...tools.pending, parked(8, true)] }, progress];
+      return reads === 1 ? [tools, progress] : [{ ...tools, pending: [...tools.pending, parked(8)] }, progress];
     };
-    const delivered = new DeliveredPositions();
-    delivered.raise({ session, epoch: 0, seq: 2 });
-    const { live, sent, flips } = await handOff(readEntries, (attempt) => attempt > 1, delivered, [parked(6, false)]);
+    const opening = new Opening();
+    opening.resumeAfter({ session, epoch: 0, seq: 2 });
+    const { live, sent, flips } = await handOff(readEntries, (attempt) => attempt > 1, opening);
     expect(live).toBe(true);
-    expect(sent).toEqual([5, 6, 7, 8]);
+    expect(sent).toEqual([5, 7, 8]);
     expect(flips).toEqual([
       [['tools', 1], ['progress', 1]],
       [['tools', 2], ['progress', 1]],

@@ -157,7 +157,7 @@ describe('DynamoDB throttling and transient errors', () => {
     const { socket } = await subscribers([session]);
     const events = Array.from({ length: 8 }, (_, seq) => eventOf(session, seq));
     // The fourth event's write fails on all six attempts the SDK makes.
-    await stack.setFaults({ dynamo: [{ commands: ['PutItemCommand'], tables: [EVENTS_TABLE], error: 'InternalServerError', skip: 3, count: 6 }] });
+    await stack.setFaults({ dynamo: [{ commands: ['PutItemCommand'], tables: [EVENTS_TABLE], functions: ['http'], error: 'InternalServerError', skip: 3, count: 6 }] });
     const first = await post(stack.baseUrl, stack.token, events);
     expect(first.status).toBe(503);
     expect(first.body).toMatchObject({ error: 'unavailable' });
@@ -226,13 +226,13 @@ describe('DynamoDB throttling and transient errors', () => {
   it('a storage failure outside the event write (the token lookup) answers 503 unavailable, not 500, on POST /events and GET /stream', async () => {
     const session = uniqueName('ddb-auth');
     const event = eventOf(session, 0);
-    await stack.setFaults({ dynamo: [{ commands: ['GetItemCommand'], error: 'InternalServerError', count: 6 }] });
+    await stack.setFaults({ dynamo: [{ commands: ['GetItemCommand'], functions: ['http'], error: 'InternalServerError', count: 6 }] });
     const refused = await post(stack.baseUrl, stack.token, [event]);
     expect(refused.status).toBe(503);
     expect(refused.body).toMatchObject({ error: 'unavailable' });
     expect(await stack.stored(session)).toEqual([]);
 
-    await stack.setFaults({ dynamo: [{ commands: ['GetItemCommand'], error: 'InternalServerError', count: 6 }] });
+    await stack.setFaults({ dynamo: [{ commands: ['GetItemCommand'], functions: ['stream'], error: 'InternalServerError', count: 6 }] });
     const stream = await openStream({ filter: JSON.stringify({ session }) }, { baseUrl: stack.baseUrl, token: stack.token });
     expect(stream.status).toBe(503);
     expect(stream.body).toMatchObject({ error: 'unavailable' });

@@ -3,9 +3,9 @@
  * file's own stack with the fault layer on): a consumer holding 4 resumes while 3 (stored after
  * 4, so late) and 5 wait for fan-out, then drops, then resumes after the last position it got.
  * Replay serving 5 before fan-out recorded 3 as late is what lost 3: the consumer would resume
- * after 5, and 3 was stored before 5. Replay serves nothing above the session's top, so it
+ * after 5, and 3 was stored before 5. Replay serves nothing above the release point, so it
  * cannot; every admitted event reaches the consumer, on the WebSocket and on SSE. (Before the
- * top existed, the same steps served 5 while lagging and the consumer never got 3.)
+ * session top existed, the same steps served 5 while lagging and the consumer never got 3.)
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openStream } from '../support/sse-client.ts';
@@ -18,7 +18,8 @@ const SETTLE_MS = 400;
 let stack: OwnStack;
 
 beforeAll(async () => {
-  stack = await startOwnStack({ env: { AEP_REPLAY_SETTLE_MS: String(SETTLE_MS) } });
+  // The order wait well inside the settle bound: a replay right after 4 is stored sees it released past the gap at 3.
+  stack = await startOwnStack({ env: { AEP_REPLAY_SETTLE_MS: String(SETTLE_MS), AEP_ORDER_WAIT_MS: '100' } });
 }, 120_000);
 
 afterAll(async () => {
@@ -62,7 +63,7 @@ describe('resume while fan-out lags behind a late event', () => {
     // Stored in line order: 3 after 4 (late), then 5; fan-out has not got to either.
     await accepted([3, 5].map((seq) => eventOf(session, seq)));
     const second = await resumeSocket(session, 4);
-    // Its replay waits out the settle bound, then serves nothing above the top (4).
+    // Its replay waits out the settle bound, then serves nothing above the release point (4).
     await sleep(SETTLE_MS + 600);
     const gotWhileLagging = seqsOf(session, second.frames);
     expect(gotWhileLagging).toEqual([]);

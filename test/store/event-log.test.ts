@@ -10,8 +10,9 @@ import { createTables, localTableNames } from '../../local/create-tables.ts';
 import { CapacityMeter } from '../../src/store/capacity-meter.ts';
 import type { AdmittedEvent } from '../../src/relay/domain/stored-event.ts';
 import type { AepEvent } from '../../src/protocol/event.ts';
+import type { Position } from '../../src/protocol/positions.ts';
 import { dynamoClient, eventLog as sharedEventLog, sessionEvent, uniqueName } from '../support/relay-fixtures.ts';
-import { finishFanout } from '../support/stream-fold.ts';
+import { finishFanout, replayOf } from '../support/stream-fold.ts';
 
 const tables = localTableNames(uniqueName('log'));
 beforeAll(async () => {
@@ -19,14 +20,15 @@ beforeAll(async () => {
 });
 
 const eventLog = (options: Parameters<typeof sharedEventLog>[0] = {}) => sharedEventLog({ ...options, tableName: tables.events });
-/** Fan-out finishing with the session, which replay waits for. */
-const fannedOut = (log: ReturnType<typeof eventLog>, tenant: string, session: string) => finishFanout(dynamoClient(), log, tables.events, tenant, session);
+/** Fan-out finishing with the session: replay serves nothing above the release points. */
+const fannedOut = (_log: ReturnType<typeof eventLog>, tenant: string, session: string) => finishFanout(dynamoClient(), tables.events, tenant, session);
+const replay = (log: ReturnType<typeof eventLog>, tenant: string, session: string, after?: Position, window = 1000) => replayOf(dynamoClient(), log, tables.events, window, tenant, session, after);
 
 function admitted(event: Record<string, unknown>): AdmittedEvent {
   return { event: event as unknown as AepEvent, raw: JSON.stringify(event) };
 }
 
-const seqs = (items: ReadonlyArray<{ raw: string }>) => items.map((item) => (JSON.parse(item.raw) as { seq?: number; type: string }).seq ?? (JSON.parse(item.raw) as { type: string }).type);
+const seqs = (items: readonly string[]) => items.map((raw) => (JSON.parse(raw) as { seq?: number; type: string }).seq ?? (JSON.parse(raw) as { type: string }).type);
 
 describe('event log keyed by position', () => {
   it('stores an event of up to 1 KB with one write unit, and a retransmit once (then a marker, forwarded)', async () => {
@@ -43,7 +45,7 @@ describe('event log keyed by position', () => {
     expect(meter.snapshot()).toMatchObject({ writeUnits: 1, readUnits: 0, calls: 1 });
     expect(await log.append(tenant, admitted(event))).toBe('duplicate');
     await fannedOut(log, tenant, session);
-    const { items } = await log.replay(tenant, session);
+    const { items } = await replay(log, tenant, session);
     expect(seqs(items)).toEqual([0, 1]);
   });
 
@@ -56,8 +58,8 @@ describe('event log keyed by position', () => {
     expect(await log.append(tenant, admitted(first))).toBe('stored');
     expect(await log.append(tenant, admitted(other))).toBe('conflict');
     await fannedOut(log, tenant, session);
-    const { items } = await log.replay(tenant, session);
-    expect(items.map((item) => JSON.parse(item.raw).id)).toEqual([first.id]);
+    const { items } = await replay(log, tenant, session);
+    expect(items.map((raw) => JSON.parse(raw).id)).toEqual([first.id]);
   });
 
   it('stores an id reused at a different position there too (dedupe is per position)', async () => {
@@ -68,7 +70,7 @@ describe('event log keyed by position', () => {
     await log.append(tenant, admitted(event));
     expect(await log.append(tenant, admitted({ ...event, seq: 2 }))).toBe('stored');
     await fannedOut(log, tenant, session);
-    expect(seqs((await log.replay(tenant, session)).items)).toEqual([1, 2]);
+    expect(seqs((await replay(log, tenant, session)).items)).toEqual([1, 2]);
   });
 
   it('stores a seq-less event once however often it comes, in its place after the position it arrived at', async () => {
@@ -82,10 +84,10 @@ describe('event log keyed by position', () => {
     expect(await log.append(tenant, admitted(routed))).toBe('duplicate');
     for (const seq of [3, 4]) await log.append(tenant, admitted(sessionEvent(session, seq)));
     await fannedOut(log, tenant, session);
-    expect(seqs((await log.replay(tenant, session)).items)).toEqual([0, 1, 2, 'attention.routed', 3, 4]);
+    expect(seqs((await replay(log, tenant, session)).items)).toEqual([0, 1, 2, 'attention.routed', 3, 4]);
     // Strictly after (0, 2): the seq-less event that arrived after 2 was stored is included.
-    expect(seqs((await log.replay(tenant, session, { session, epoch: 0, seq: 2 })).items)).toEqual(['attention.routed', 3, 4]);
-    expect(seqs((await log.replay(tenant, session, { session, epoch: 0, seq: 3 })).items)).toEqual([4]);
+    expect(seqs((await replay(log, tenant, session, { session, epoch: 0, seq: 2 })).items)).toEqual(['attention.routed', 3, 4]);
+    expect(seqs((await replay(log, tenant, session, { session, epoch: 0, seq: 3 })).items)).toEqual([4]);
   });
 
   it('orders by (epoch, seq), serves the newest window and says where it starts, and pages in order', async () => {
@@ -102,12 +104,12 @@ describe('event log keyed by position', () => {
       [0, 11],
     ];
     for (const [epoch, seq] of positions) await log.append(tenant, admitted(sessionEvent(session, seq, { epoch })));
-    const order = (items: ReadonlyArray<{ raw: string }>) => items.map((item) => `${JSON.parse(item.raw).epoch}.${JSON.parse(item.raw).seq}`);
+    const order = (items: ReadonlyArray<{ raw: string } | string>) => items.map((item) => (typeof item === 'string' ? item : item.raw)).map((raw) => `${JSON.parse(raw).epoch}.${JSON.parse(raw).seq}`);
     const all = ['0.2', '0.9', '0.10', '0.11', '1.0', '1.3', '2.1'];
     await fannedOut(log, tenant, session);
-    const replay = await log.replay(tenant, session, { session, epoch: 0, seq: 0 });
-    expect(order(replay.items)).toEqual(all.slice(2));
-    expect(replay.exhaustedEarliest).toEqual({ session, epoch: 0, seq: 10 });
+    const replayed = await replay(log, tenant, session, { session, epoch: 0, seq: 0 }, 5);
+    expect(order(replayed.items)).toEqual(all.slice(2));
+    expect(replayed.exhaustedEarliest).toEqual({ session, epoch: 0, seq: 10 });
     const pages: string[] = [];
     let cursor: string | undefined;
     do {
@@ -116,5 +118,25 @@ describe('event log keyed by position', () => {
       cursor = page.cursor;
     } while (cursor !== undefined);
     expect(pages).toEqual(all.slice(1));
+  });
+
+  it('keys positions by emitter: two sources hold the same positions of one session name, each refusing a different event at its own', async () => {
+    const log = eventLog();
+    const tenant = uniqueName('t');
+    const session = uniqueName('s');
+    const first = (seq: number) => sessionEvent(session, seq, { source: 'aep://host-a/agent/a', agent: 'a' });
+    const second = (seq: number) => sessionEvent(session, seq, { source: 'aep://host-b/agent/b', agent: 'b' });
+    for (const seq of [0, 1, 2]) {
+      expect(await log.append(tenant, admitted(first(seq)))).toBe('stored');
+      expect(await log.append(tenant, admitted(second(seq)))).toBe('stored');
+    }
+    expect(await log.append(tenant, admitted({ ...first(1), subject: 'another' }))).toBe('conflict');
+    await fannedOut(log, tenant, session);
+    const served = (await replay(log, tenant, session)).items.map((raw) => `${(JSON.parse(raw) as { agent: string }).agent}${(JSON.parse(raw) as { seq: number }).seq}`);
+    // Position order; at one position the emitters in the order of their source digests.
+    expect(served).toHaveLength(6);
+    expect(served.map((label) => label.slice(1))).toEqual(['0', '0', '1', '1', '2', '2']);
+    // A bare resume position applies to both emitters.
+    expect((await replay(log, tenant, session, { session, epoch: 0, seq: 1 })).items).toHaveLength(2);
   });
 });

@@ -19,21 +19,21 @@ describe('parking store', () => {
     const [first, second] = await entries();
     expect([first?.state, second?.state]).toEqual(['replaying', 'replaying']);
     const raw = JSON.stringify(sessionEvent('s', 1, { type: 'tool.call' }));
-    expect(await stores.parking.parkPending(first!, { raw, inOrder: true })).toBe('parked');
-    expect(await stores.parking.parkPending(first!, { raw, inOrder: false })).toBe('full');
+    expect(await stores.parking.parkPending(first!, { raw, late: true })).toBe('parked');
+    expect(await stores.parking.parkPending(first!, { raw })).toBe('full');
 
     // The handoff saw nothing parked on either: refused, and neither entry flipped.
     expect(await stores.parking.goLive([{ subscription: first!, drained: 0 }, { subscription: second!, drained: 0 }])).toBe(false);
     expect((await entries()).map((entry) => entry.state)).toEqual(['replaying', 'replaying']);
-    expect((await entries()).flatMap((entry) => entry.pending)).toEqual([{ raw, inOrder: true }]);
+    expect((await entries()).flatMap((entry) => entry.pending)).toEqual([{ raw, late: true }]);
 
-    // Having delivered it: both flip, the parked list is gone, the covered positions recorded.
-    expect(await stores.parking.goLive([{ subscription: first!, drained: 1 }, { subscription: second!, drained: 0 }], { s: { epoch: 0, seq: 1 } })).toBe(true);
-    expect((await entries()).map((entry) => [entry.state, entry.pending.length, entry.covered])).toEqual([
-      ['live', 0, { s: { epoch: 0, seq: 1 } }],
-      ['live', 0, { s: { epoch: 0, seq: 1 } }],
+    // Having delivered it: both flip, and the parked list is gone.
+    expect(await stores.parking.goLive([{ subscription: first!, drained: 1 }, { subscription: second!, drained: 0 }])).toBe(true);
+    expect((await entries()).map((entry) => [entry.state, entry.pending.length])).toEqual([
+      ['live', 0],
+      ['live', 0],
     ]);
     // Live now: fan-out delivers instead of parking.
-    expect(await stores.parking.parkPending(second!, { raw, inOrder: true })).toBe('not-replaying');
+    expect(await stores.parking.parkPending(second!, { raw, redelivery: true })).toBe('not-replaying');
   });
 });

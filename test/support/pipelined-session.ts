@@ -24,6 +24,8 @@ export interface ResumingConsumerOptions {
   /** Each connection is dropped at a random moment between these two (ms after it subscribed). */
   minLifeMs: number;
   maxLifeMs: number;
+  /** Or after taking a random number of events between these two (a flaky network that drops every few events). */
+  dropAfterEvents?: { min: number; max: number };
   /** Connections to open at least (each one after the first is a resume), even once everything is in. */
   minConnections: number;
   /** Gives up after this long (ms). */
@@ -65,10 +67,12 @@ export async function resumingConsumer(stack: StackCoordinates, session: string,
     trail.push(taking);
     await consumer.next(isType('subscribed'));
     const dropAt = Date.now() + options.minLifeMs + options.random() * (options.maxLifeMs - options.minLifeMs);
+    const { dropAfterEvents } = options;
+    const takeAtMost = dropAfterEvents === undefined ? Number.POSITIVE_INFINITY : dropAfterEvents.min + Math.floor(options.random() * (dropAfterEvents.max - dropAfterEvents.min + 1));
     let index = 0;
     let lastFrameAt = Date.now();
     // Takes the connection's frames as they come, until its moment to drop (or all is in, or the time is up).
-    while (Date.now() < dropAt && Date.now() < deadline && (missing() || connections < options.minConnections)) {
+    while ((dropAfterEvents !== undefined || Date.now() < dropAt) && taking.seqs.length < takeAtMost && Date.now() < deadline && (missing() || connections < options.minConnections)) {
       const frame = consumer.frames[index];
       if (frame === undefined) {
         if (!missing() && Date.now() - lastFrameAt > 100) break;

@@ -1,62 +1,44 @@
 /**
- * Fan-out's per-batch session step (record late arrivals, then move the session's top,
- * `fanout/late-arrivals.ts`) over stream records made from the items a session partition really
- * holds, for store tests on tables no stack reads: the test says the store order (which the
- * stream would give) and when fan-out gets to a batch, with no timing involved.
+ * Fan-out's order step over what a session partition really holds, for store tests on tables
+ * no stack reads: every emitter's events go through an order lane (`order/order-lane.ts`) as one
+ * batch with the order wait long past, so the release points reach the newest events and a
+ * replay serves them. `replayOf` is the binding-neutral replay of one session.
  */
-import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { DynamoDBRecord } from 'aws-lambda';
-import type { Deliverable } from '../../src/relay/domain/deliverable.ts';
-import { LateArrivals } from '../../src/relay/fanout/late-arrivals.ts';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { OrderLane } from '../../src/relay/order/order-lane.ts';
+import type { LaneRecord } from '../../src/relay/order/order-lane.ts';
+import { replaySession } from '../../src/relay/order/session-replay.ts';
+import type { SessionReplay } from '../../src/relay/order/session-replay.ts';
+import type { Position } from '../../src/protocol/positions.ts';
 import type { EventLog } from '../../src/store/event-log.ts';
-import { deliverablesOf, sessionActivitiesOf } from '../../src/store/event-stream.ts';
-import { eventKeys, POSITIONED_PREFIX } from '../../src/store/keys.ts';
-import { SessionSummaryStore } from '../../src/store/session-summaries.ts';
+import { eventKeys } from '../../src/store/keys.ts';
+import { SessionOrderStore } from '../../src/store/session-order-store.ts';
 import { queryAll } from '../../src/store/table-access.ts';
 
-type StoredItem = Record<string, AttributeValue>;
-
-// Stream sequence numbers only grow, across every batch of the process.
-let nextSequence = BigInt(Date.now()) * 1000n;
-
-/** The event items a session partition holds, in session order (position, seq-less ones at their place). */
-export async function sessionItems(client: DynamoDBClient, tableName: string, tenant: string, session: string): Promise<StoredItem[]> {
-  const items = (await queryAll(client, tableName, eventKeys.sessionPartition(tenant, session))).filter((item) => item.kind?.S === 'event');
-  return items.sort((a, b) => (orderKeyOf(a) < orderKeyOf(b) ? -1 : orderKeyOf(a) > orderKeyOf(b) ? 1 : 0));
+export function orderStore(client: DynamoDBClient, tableName: string): SessionOrderStore {
+  return new SessionOrderStore(client, { tableName, now: Date.now, lifetimeSecondsOf: async () => 86_400 });
 }
 
-/** An item's place in its session's order (`event-stream.ts` reads it the same way). */
-function orderKeyOf(item: StoredItem): string {
-  const sk = item.sk?.S ?? '';
-  return sk.startsWith(POSITIONED_PREFIX) ? sk.slice(POSITIONED_PREFIX.length) : (item.pos?.S ?? '');
-}
-
-/** The `seq` a stored item holds (undefined for a seq-less one). */
-export function seqOf(item: StoredItem): number | undefined {
-  return (JSON.parse(item.raw?.S ?? '{}') as { seq?: number }).seq;
-}
-
-/** INSERT records of these items, in this (store) order. */
-export function insertRecords(items: readonly StoredItem[]): DynamoDBRecord[] {
-  return items.map((item) => {
-    nextSequence += 1n;
-    return { eventName: 'INSERT', dynamodb: { SequenceNumber: nextSequence.toString(), NewImage: item as NonNullable<DynamoDBRecord['dynamodb']>['NewImage'] } };
-  });
-}
-
-/** Runs fan-out's session step over one stream batch; answers the deliverables it found late. */
-export async function foldBatch(client: DynamoDBClient, log: EventLog, tableName: string, records: readonly DynamoDBRecord[]): Promise<Deliverable[]> {
-  const lateArrivals = new LateArrivals({ eventLog: log, summaries: new SessionSummaryStore(client, { tableName, now: Date.now }) });
-  const deliverables = deliverablesOf(records);
-  const activities = sessionActivitiesOf(records);
-  const late = new Set<Deliverable>();
-  for (const tenant of new Set(deliverables.map((deliverable) => deliverable.tenant))) {
-    for (const deliverable of (await lateArrivals.record(tenant, deliverables, activities)).late) late.add(deliverable);
+/** Fan-out finishing with everything a session holds: each emitter's events released through the newest. */
+export async function finishFanout(client: DynamoDBClient, tableName: string, tenant: string, session: string): Promise<void> {
+  const items = (await queryAll(client, tableName, eventKeys.sessionPartition(tenant, session))).filter((item) => item.kind?.S === 'event' && item.sk?.S?.startsWith('P#') === true);
+  const bySource = new Map<string, LaneRecord[]>();
+  for (const item of items) {
+    const event = JSON.parse(item.raw?.S ?? '{}') as { source: string; epoch?: number; seq: number };
+    const records = bySource.get(event.source) ?? [];
+    records.push({ place: { epoch: event.epoch ?? 0, seq: event.seq }, storedAtMs: Number(item.storedAt?.N ?? 0), raw: item.raw?.S ?? '' });
+    bySource.set(event.source, records);
   }
-  return deliverables.filter((deliverable) => late.has(deliverable));
+  // Far enough ahead that every gap is due and every stored event counts as seen.
+  const lane = new OrderLane({ order: orderStore(client, tableName), now: () => Date.now() + 3_600_000, waitMs: 1, adoptAfterMs: 1 });
+  for (const [source, records] of bySource) {
+    let releases = await lane.step({ tenant, session, source }, records);
+    // Each step passes a bounded number of gaps; go on until nothing more is released.
+    while (releases.length > 0) releases = await lane.step({ tenant, session, source }, []);
+  }
 }
 
-/** Fan-out finishing with everything a session holds, in session order (nothing late): replay then serves all of it. */
-export async function finishFanout(client: DynamoDBClient, log: EventLog, tableName: string, tenant: string, session: string): Promise<void> {
-  await foldBatch(client, log, tableName, insertRecords(await sessionItems(client, tableName, tenant, session)));
+/** One session's replay as the bindings run it, after `after` when given. */
+export function replayOf(client: DynamoDBClient, log: EventLog, tableName: string, window: number, tenant: string, session: string, after?: Position): Promise<SessionReplay> {
+  return replaySession({ eventLog: log, sessionOrder: orderStore(client, tableName), window, now: Date.now, sleep: async () => undefined }, tenant, session, after);
 }

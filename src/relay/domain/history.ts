@@ -68,21 +68,4 @@ export interface SessionActivity extends SessionSummary {
   visibleUntilSec: number;
   /** Ordered watermark of the batch (its newest stream sequence number), so a retried batch is not counted twice. */
   watermark: string;
-  /** The highest order key among the batch's events of the session (`SessionOrderKey`). */
-  topOrderKey?: string;
-}
-
-/** What a session's summary says of fan-out's progress through it. */
-export interface SessionTop {
-  /** The highest order key fan-out has finished with (null: none yet). Replay serves nothing above it. */
-  top: string | null;
-  /** The newest stream batch folded in (`SessionActivity.watermark`), when one was. */
-  watermark?: string;
-  /** The top before that batch (null: none), when known: a retry of it can tell its late events again. */
-  topBefore?: string | null;
-}
-
-/** One session of one tenant, as a map key (per-container state of fan-out). */
-export function sessionTopKey(tenant: string, session: string): string {
-  return `${tenant}\u0000${session}`;
 }

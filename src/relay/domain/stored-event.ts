@@ -3,8 +3,6 @@
  * arrived as) and read back for replay.
  */
 import type { AepEvent } from '../../protocol/event.ts';
-import type { Position } from '../../protocol/positions.ts';
-import type { SessionOrderKey } from './deliverable.ts';
 
 /** An event that passed validation, with the exact text it arrived as (AEP-0004 §4.4 byte identity). */
 export interface AdmittedEvent {
@@ -24,29 +22,16 @@ export interface SeqLessAnchor {
   readonly positionKey: string;
 }
 
-/** A stored session event read back with its place in the session's order (fan-out's ordering reads). */
-export interface StoredEvent {
+/** A stored session event as a replay reads it: its text, and where it stands. */
+export interface WindowItem {
   raw: string;
-  order: SessionOrderKey;
-  storedAtMs?: number;
+  /** Its position (a seq-less event: the position it arrived after); null before every position. */
+  anchor: { epoch: number; seq: number } | null;
 }
 
 /** One stored event read back from a session's history, as the text it was admitted as. */
 export interface HistoryItem {
   raw: string;
-}
-
-export interface ReplayResult {
-  /** Set when the requested position predates the served window (AEP-0003 §5 `replay-exhausted`). */
-  exhaustedEarliest?: Position;
-  /** The served events after the requested position, oldest first. */
-  items: HistoryItem[];
-  /**
-   * Set when events are stored after the requested position that fan-out has not finished with
-   * yet, so this replay left them out: the highest order key among them (`SessionOrderKey`). A
-   * live subscription gets them live; a one-shot read, once fan-out has (`EventLogPort.sessionTop`).
-   */
-  pendingThrough?: string;
 }
 
 export interface Page<T> {

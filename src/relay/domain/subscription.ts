@@ -7,12 +7,6 @@ import type { CaptureLevel } from '../../protocol/levels.ts';
 /** `replaying` while its replay is read (fan-out parks matching events), then `live`. */
 export type SubscriptionState = 'replaying' | 'live';
 
-/** A position within one session, without the session (the key it is stored under). */
-export interface CoveredPosition {
-  epoch: number;
-  seq: number;
-}
-
 /** What a binding records when a consumer subscribes. */
 export interface NewSubscription {
   subscriptionId: string;
@@ -48,11 +42,10 @@ export interface SubscriptionEntryKey {
 /** One event fan-out parked on a replaying subscription. */
 export interface ParkedEvent {
   raw: string;
-  /**
-   * Fan-out knew it was stored in order (nothing higher of its session was stored before it), so
-   * a consumer holding a higher position of its session has it (`subscription-handoff.ts`).
-   */
-  inOrder: boolean;
+  /** Released after its session's release point passed it (`order/emitter-order.ts`). */
+  late?: boolean;
+  /** A retransmit forwarded as received (AEP-0003 §5). */
+  redelivery?: boolean;
 }
 
 export interface StoredSubscription {
@@ -64,11 +57,6 @@ export interface StoredSubscription {
   state: SubscriptionState;
   /** Matching events fan-out parked while the subscription was replaying (stream order). */
   pending: ParkedEvent[];
-  /**
-   * Per session, the position the consumer already has (its resume point or the newest event
-   * replayed to it): fan-out skips events at or below it that reach the stream late.
-   */
-  covered: Readonly<Record<string, CoveredPosition>>;
   /** The index entry's key, for the replay handoff. */
   indexKey: SubscriptionEntryKey;
   /** Set once fan-out decided to disconnect the connection: nothing more is delivered to it. */

@@ -15,7 +15,7 @@
  */
 import { closing } from '../../protocol/frames.ts';
 import type { DeliveredPosition } from '../../protocol/frames.ts';
-import { positionOf } from '../../protocol/positions.ts';
+import { comparePositions, positionOf } from '../../protocol/positions.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { backpressureAction } from '../backpressure.ts';
 import type { PostOutcome } from '../ports/connection-poster.ts';
@@ -73,7 +73,8 @@ export class ConnectionDelivery {
     } else {
       let ceiling;
       if (action.kind === 'park') {
-        const parked = await this.runtime.parking.parkPending(action.subscription, { raw: action.deliverable.raw, inOrder: action.inOrder });
+        const { deliverable } = action;
+        const parked = await this.runtime.parking.parkPending(action.subscription, { raw: deliverable.raw, ...(deliverable.late === true ? { late: true } : {}), ...(deliverable.kind === 'redelivery' ? { redelivery: true } : {}) });
         if (parked === 'parked') return 'next';
         if (parked === 'full') return this.endOverflowingReplay();
         // The replay finished meanwhile: deliver live instead.
@@ -109,6 +110,16 @@ export class ConnectionDelivery {
       this.logger.warn('dropped low-severity event for a slow consumer', { connectionId: this.plan.connectionId, tenant: this.plan.tenant, type: event.type });
       return 'next';
     }
+    // The positions the consumer is told must not lie above this undelivered event (a late one
+    // can be below what was delivered before it): those subscriptions are told nothing, and
+    // the consumer resumes from its own position, under which resume returns late events.
+    const failedAt = positionOf(event);
+    if (failedAt !== undefined) {
+      for (const sub of subscriptionIds) {
+        const at = this.delivered.get(sub);
+        if (at !== undefined && at.session === failedAt.session && comparePositions(at, failedAt) >= 0) this.delivered.delete(sub);
+      }
+    }
     await this.disconnect('disconnecting a consumer that cannot take a notice-or-above event');
     return 'stop';
   }
@@ -141,7 +152,9 @@ export class ConnectionDelivery {
       await this.runtime.inbox.notifyClosing(tenant, connectionId, 'backpressure; reconnect with Last-Event-ID to resume');
       return;
     }
-    if (await this.tryClosingFrame([...this.delivered.values()])) return;
+    // The decision is recorded before the frame is tried: a later batch that reads these
+    // entries posts nothing more to the connection, and the first decision's positions stand
+    // (`markClosing` never overwrites them), so no later batch can name a higher one.
     const sinceMs = this.runtime.now();
     await Promise.all(
       this.plan.entries.map((entry) => {
@@ -149,6 +162,7 @@ export class ConnectionDelivery {
         return this.runtime.subscriptions.markClosing(entry, { sinceMs, ...(at === undefined ? {} : { delivered: { session: at.session, epoch: at.epoch, seq: at.seq } }) });
       }),
     );
+    await this.tryClosingFrame([...this.delivered.values()]);
   }
 
   /**

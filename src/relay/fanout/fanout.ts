@@ -2,90 +2,93 @@
  * Fan-out of a batch of stream records to WebSocket subscribers and SSE inboxes (AEP-0003 §5,
  * §6, §8.4).
  *
+ * Order: each emitter's session goes through its order lane (`order/order-lane.ts`), which
+ * releases its events in `(epoch, seq)` order and records what came late, committing the
+ * session's release point before any subscription is read. Nothing waits: a session with an
+ * open gap holds its own events and is woken by its state record, every other session of the
+ * batch goes out at once.
+ *
  * Cost shape: subscriptions are read once per batch and tenant, and only those that could
  * match: the tenant's unconstrained ones, those pinned to a session in the batch, and those
- * indexed under a first type segment (`tool`, `progress`) the batch's events carry. A tenant's
- * subscriptions filtered to other sessions or other types are never read.
+ * indexed under a first type segment (`tool`, `progress`) the batch's events carry.
  *
- * Order: late arrivals (events stored after a higher one of their session) are recorded first,
- * then each session's top moves past the batch, so resume misses none (`late-arrivals.ts`); then each session's events are put in `(epoch,
- * seq)` order, waiting a bounded time for missing positions (`session-sequencer.ts`).
+ * Speed: each connection's deliveries run one after another in that order; `fanout.concurrency`
+ * posts are in flight over all connections, scheduled without head-of-line blocking
+ * (`delivery-pool.ts`).
  *
- * Speed: each connection's deliveries run one after another in that order; `fanout.concurrency` posts are in flight
- * over all connections, scheduled without head-of-line blocking (`delivery-pool.ts`).
- *
- * Failure isolation: a gone connection (410) has its state removed; a slow one is handled by
- * the backpressure rule (`connection-delivery.ts`). Neither fails the batch. Only a failure to
- * fold the sessions' summaries (they hold the top replay serves up to), record late arrivals,
- * order, or read subscriptions reports records back (`failedRecordIds`, which the handler returns as
- * `batchItemFailures`), so the event source mapping retries them.
+ * Failure isolation: a gone connection (410) has its state removed; a slow one is handled by the
+ * backpressure rule (`connection-delivery.ts`). Neither fails the batch. A failure to order,
+ * fold or read subscriptions reports that tenant's records back (`failedRecordIds`), so the event
+ * source mapping retries them.
  */
 import { firstTypeSegment } from '../../protocol/attr-match.ts';
+import { positionOf } from '../../protocol/positions.ts';
 import type { Logger } from '../../observability/logger.ts';
+import { parseStored } from '../delivery-text.ts';
 import type { Deliverable } from '../domain/deliverable.ts';
 import type { SessionActivity } from '../domain/history.ts';
+import type { OrderState } from '../order/emitter-order.ts';
+import { OrderLane } from '../order/order-lane.ts';
+import type { LaneRecord } from '../order/order-lane.ts';
+import type { EmitterSession } from '../ports/session-order.ts';
 import type { RelayRuntime } from '../runtime.ts';
 import { ConnectionDelivery } from './connection-delivery.ts';
 import type { FanoutCounts } from './connection-delivery.ts';
 import { runPool } from './delivery-pool.ts';
 import { DeliveryTexts, planTenant } from './delivery-plan.ts';
-import { LateArrivals } from './late-arrivals.ts';
-import { forwardable } from './redelivery-gate.ts';
-import { SessionSequencer } from './session-sequencer.ts';
 import type { ConnectionPlan } from './delivery-plan.ts';
 
 export interface FanoutReport extends FanoutCounts {
-  /** Ids of the deliverables to hand back for a retry, every one whose subscriptions could not be read. */
+  /** Ids of the records to hand back for a retry: every one of a tenant that could not be ordered or planned. */
   failedRecordIds: string[];
 }
 
-/** What fan-out keeps between batches in one container (`late-arrivals.ts`, `session-sequencer.ts`). */
-export interface FanoutOrdering {
-  lateArrivals: LateArrivals;
-  sequencer: SessionSequencer;
+/** A held session's state record: it brings fan-out back to release what the session holds. */
+export interface WakeUp {
+  recordId: string;
+  key: EmitterSession;
+  /** The state as that write left it. */
+  state: OrderState;
 }
 
-export function createFanoutOrdering(runtime: Pick<RelayRuntime, 'eventLog' | 'sessionSummaries' | 'now' | 'config'>): FanoutOrdering {
-  return {
-    lateArrivals: new LateArrivals({ eventLog: runtime.eventLog, summaries: runtime.sessionSummaries }),
-    sequencer: new SessionSequencer({ eventLog: runtime.eventLog, now: runtime.now, orderWaitMs: runtime.config.fanout.orderWaitMs }),
-  };
+/** What one stream batch hands fan-out. */
+export interface FanoutBatch {
+  /** Events and redeliveries, in stream order. */
+  deliverables: readonly Deliverable[];
+  wakeUps: readonly WakeUp[];
+  /** What the batch stored per session, folded into the session summaries (`GET /sessions`). */
+  activities: readonly SessionActivity[];
 }
 
-/** `activities`: what the batch stored per session, folded into the session summaries (`late-arrivals.ts`). */
-export async function fanOut(runtime: RelayRuntime, logger: Logger, deliverables: readonly Deliverable[], ordering: FanoutOrdering, activities: readonly SessionActivity[]): Promise<FanoutReport> {
+export function createOrderLane(runtime: Pick<RelayRuntime, 'sessionOrder' | 'now' | 'config'>): OrderLane {
+  return new OrderLane({ order: runtime.sessionOrder, now: runtime.now, waitMs: runtime.config.fanout.orderWaitMs, adoptAfterMs: runtime.config.fanout.orderAdoptMs });
+}
+
+export async function fanOut(runtime: RelayRuntime, logger: Logger, batch: FanoutBatch, lane: OrderLane): Promise<FanoutReport> {
   const report: FanoutReport = { failedRecordIds: [], posted: 0, dropped: 0, disconnected: 0, closed: 0 };
-  const byTenant = new Map<string, Deliverable[]>();
-  for (const deliverable of deliverables) {
-    const list = byTenant.get(deliverable.tenant);
-    if (list === undefined) byTenant.set(deliverable.tenant, [deliverable]);
-    else list.push(deliverable);
-  }
-  // A tenant whose batch holds only what is not delivered still has its summaries to fold.
-  for (const activity of activities) if (!byTenant.has(activity.tenant)) byTenant.set(activity.tenant, []);
-
+  const tenants = new Set([...batch.deliverables.map((d) => d.tenant), ...batch.wakeUps.map((w) => w.key.tenant), ...batch.activities.map((a) => a.tenant)]);
   const plans = new Map<string, ConnectionPlan>();
-  const failed: Deliverable[] = [];
   await Promise.all(
-    [...byTenant].map(async ([tenant, tenantDeliverables]) => {
-      const sessions = new Set<string>();
-      const typeSegments = new Set<string>();
-      for (const { event } of tenantDeliverables) {
-        if (event.session !== undefined) sessions.add(event.session);
-        typeSegments.add(firstTypeSegment(event.type));
-      }
+    [...tenants].map(async (tenant) => {
+      const deliverables = batch.deliverables.filter((deliverable) => deliverable.tenant === tenant);
+      const wakeUps = batch.wakeUps.filter((wake) => wake.key.tenant === tenant);
       try {
-        // Late arrivals are on record, and the sessions' tops moved, before any subscription is read (`late-arrivals.ts`).
-        const { late, freshSessions } = await ordering.lateArrivals.record(tenant, tenantDeliverables, activities);
-        const ordered = await ordering.sequencer.order(tenant, await forwardable(runtime.eventLog, tenant, tenantDeliverables), freshSessions);
-        const subscriptions = await runtime.subscriptions.subscriptionsFor(tenant, [...sessions], [...typeSegments]);
+        const ordered = await orderTenant(runtime, lane, deliverables, wakeUps);
+        await Promise.all(batch.activities.filter((activity) => activity.tenant === tenant).map((activity) => runtime.sessionSummaries.fold(activity)));
+        const sessions = new Set<string>();
+        const typeSegments = new Set<string>();
+        for (const { event } of ordered) {
+          if (event.session !== undefined) sessions.add(event.session);
+          typeSegments.add(firstTypeSegment(event.type));
+        }
+        // Read only now: every release point this batch moved is committed (`order-lane.ts`).
+        const subscriptions = ordered.length === 0 ? [] : await runtime.subscriptions.subscriptionsFor(tenant, [...sessions], [...typeSegments]);
         const tenantPlans = new Map<string, ConnectionPlan>();
-        planTenant(tenant, ordered, subscriptions, tenantPlans, (deliverable) => ordering.sequencer.alreadyGiven(deliverable), late);
-        ordering.sequencer.remember(ordered, tenantPlans.values());
+        planTenant(tenant, ordered, subscriptions, tenantPlans);
         for (const [connectionId, plan] of tenantPlans) plans.set(connectionId, plan);
       } catch (error) {
-        logger.error('folding sessions, recording late arrivals, ordering or reading subscriptions failed', { tenant, error });
-        failed.push(...tenantDeliverables);
+        logger.error('ordering, folding or reading subscriptions failed', { tenant, error });
+        report.failedRecordIds.push(...deliverables.map((d) => d.recordId), ...wakeUps.map((w) => w.recordId));
       }
     }),
   );
@@ -95,8 +98,74 @@ export async function fanOut(runtime: RelayRuntime, logger: Logger, deliverables
   for (const [connectionId, plan] of plans) deliveries.set(connectionId, new ConnectionDelivery(runtime, logger, plan, texts, report));
   const queues = new Map([...plans].map(([connectionId, plan]) => [connectionId, plan.actions] as const));
   await runPool(queues, { concurrency: runtime.config.fanout.concurrency }, (connectionId, action) => (deliveries.get(connectionId) as ConnectionDelivery).run(action));
-
-  // Lambda resumes from the lowest reported sequence number; report every failed record.
-  report.failedRecordIds = failed.map((deliverable) => deliverable.recordId);
   return report;
+}
+
+/**
+ * One tenant's deliverables in delivery order: each emitter's session's releases (in its order)
+ * take the place of its first record in the batch; seq-less and agent-scoped events keep theirs;
+ * a redelivery goes out only once its position is released (`OrderLane.isReleased`).
+ */
+async function orderTenant(runtime: Pick<RelayRuntime, 'now'>, lane: OrderLane, deliverables: readonly Deliverable[], wakeUps: readonly WakeUp[]): Promise<Deliverable[]> {
+  const groups = new Map<string, { key: EmitterSession; records: LaneRecord[]; recordId: string; wake?: OrderState }>();
+  const slots: Array<Deliverable | string> = [];
+  for (const deliverable of deliverables) {
+    const key = emitterSessionOf(deliverable);
+    const position = positionOf(deliverable.event);
+    if (deliverable.kind !== 'event' || key === undefined || position === undefined) {
+      slots.push(deliverable);
+      continue;
+    }
+    const id = groupId(key);
+    let group = groups.get(id);
+    if (group === undefined) {
+      group = { key, records: [], recordId: deliverable.recordId };
+      groups.set(id, group);
+      slots.push(id);
+    }
+    group.records.push({ place: { epoch: position.epoch, seq: position.seq }, storedAtMs: deliverable.storedAtMs ?? runtime.now(), raw: deliverable.raw });
+  }
+  for (const wake of wakeUps) {
+    const id = groupId(wake.key);
+    const group = groups.get(id);
+    if (group === undefined) {
+      groups.set(id, { key: wake.key, records: [], recordId: wake.recordId, wake: wake.state });
+      slots.push(id);
+    } else if (group.wake === undefined || wake.state.version > group.wake.version) group.wake = wake.state;
+  }
+  const released = new Map(
+    await Promise.all(
+      [...groups].map(async ([id, group]) => {
+        const releases = await lane.step(group.key, group.records, group.wake);
+        const out: Deliverable[] = [];
+        for (const release of releases) {
+          const event = parseStored(release.raw);
+          if (event === undefined) continue;
+          out.push({ recordId: group.recordId, tenant: group.key.tenant, raw: release.raw, event, kind: 'event', ...(release.late ? { late: true as const } : {}) });
+        }
+        return [id, out] as const;
+      }),
+    ),
+  );
+  const ordered: Deliverable[] = [];
+  for (const slot of slots) {
+    if (typeof slot === 'string') {
+      ordered.push(...(released.get(slot) ?? []));
+      continue;
+    }
+    const key = emitterSessionOf(slot);
+    const position = positionOf(slot.event);
+    if (slot.kind === 'redelivery' && key !== undefined && position !== undefined && !(await lane.isReleased(key, position))) continue;
+    ordered.push(slot);
+  }
+  return ordered;
+}
+
+function emitterSessionOf(deliverable: Deliverable): EmitterSession | undefined {
+  const { session, source } = deliverable.event;
+  return typeof session === 'string' && typeof source === 'string' ? { tenant: deliverable.tenant, session, source } : undefined;
+}
+
+function groupId(key: EmitterSession): string {
+  return `${key.session}\u0000${key.source}`;
 }

@@ -1,8 +1,7 @@
 /** The tenant-scoped, durable event log: admission with `(source, id)` dedupe, and replay reads. */
 import type { Position } from '../../protocol/positions.ts';
 import type { HistoryBudget, HistoryPage, HistoryRange } from '../domain/history.ts';
-import type { LateArrival } from '../domain/deliverable.ts';
-import type { AdmittedEvent, AppendOutcome, HistoryItem, Page, ReplayResult, SeqLessAnchor, StoredEvent } from '../domain/stored-event.ts';
+import type { AdmittedEvent, AppendOutcome, Page, SeqLessAnchor, WindowItem } from '../domain/stored-event.ts';
 
 export interface EventLogPort {
   /**
@@ -12,27 +11,11 @@ export interface EventLogPort {
    */
   append(tenant: string, admitted: AdmittedEvent, anchor?: SeqLessAnchor): Promise<AppendOutcome>;
   /**
-   * Replay of one session (AEP-0003 §5): the events after `after` (the whole served window when
-   * absent), limited to the served window, saying where it starts when `after` predates it.
-   * Also the events below `after` that were stored after a position at or above it (recorded by
-   * `recordLateArrivals`): a consumer holding `after` may never have seen those (AEP-0003 §7).
-   * Nothing above the session's top (what fan-out has finished with) is served; `pendingThrough`
-   * says up to where something was left out for that.
+   * The newest `limit` events of a session strictly after `after` (every emitter's; seq-less
+   * ones in their place), oldest first, strongly consistent: what a replay filters by the
+   * release points (`order/session-replay.ts`).
    */
-  replay(tenant: string, session: string, after?: Position): Promise<ReplayResult>;
-  /** Tells, for positions of the session, whether fan-out has finished with them (at or below the session's top), as of this call. */
-  finishedWith(tenant: string, session: string): Promise<(position: Position) => boolean>;
-  /** The session's top: the highest order key (`SessionOrderKey`) fan-out has finished with, null when none. */
-  sessionTop(tenant: string, session: string): Promise<string | null>;
-  /** The session's events stored at or after `sinceMs`, oldest first, among its newest `limit`, none above the session's top. */
-  storedSince(tenant: string, session: string, sinceMs: number, limit?: number): Promise<HistoryItem[]>;
-  /** Records events of a session that were stored after a higher one of it (fan-out, from the stream). */
-  recordLateArrivals(tenant: string, session: string, arrivals: readonly LateArrival[]): Promise<void>;
-  /**
-   * The session's sequenced events strictly between two positions (`after` absent: from the
-   * start), at most `limit`: the lowest ones oldest first, or with `newestFirst` the highest ones.
-   */
-  storedBetween(tenant: string, session: string, after: Position | undefined, before: Position, limit: number, newestFirst?: boolean): Promise<StoredEvent[]>;
+  readWindow(tenant: string, session: string, after: Position | undefined, limit: number): Promise<WindowItem[]>;
   /** Sessions the tenant holds history for, one bounded page at a time (replay-all). */
   listSessions(tenant: string, limit: number, cursor?: string): Promise<Page<string>>;
   /** The place a seq-less event arriving now takes in its session's history. */

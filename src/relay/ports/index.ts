@@ -14,6 +14,7 @@ export type { InboxItem, InboxPort } from './inbox.ts';
 export type { ParkingPort } from './parking.ts';
 export type { ConnectionLease, QuotasPort, SlotCount, SlotKind } from './quotas.ts';
 export type { SessionOwnersPort } from './session-owners.ts';
+export type { CommitOutcome, EmitterSession, PlacedEvent, SessionOrderPort } from './session-order.ts';
 export type { SealContext, SecretSealer } from './secret-sealer.ts';
 export type { HttpDelivery, PutEventsOutcome, SendOutcome, SinkTransport } from './sink-transport.ts';
 export { LIVE_STREAMS_POOL } from './quotas.ts';

@@ -2,7 +2,7 @@
  * The replay-to-live handoff's shared state: while a subscription replays, fan-out parks
  * matching events on it; the binding then delivers them and flips the subscription live.
  */
-import type { CoveredPosition, ParkedEvent, StoredSubscription } from '../domain/subscription.ts';
+import type { ParkedEvent, StoredSubscription } from '../domain/subscription.ts';
 
 export interface ParkingPort {
   /**
@@ -12,10 +12,10 @@ export interface ParkingPort {
   parkPending(subscription: StoredSubscription, parked: ParkedEvent): Promise<ParkOutcome>;
   /**
    * Flips a subscription's entries to `live` together, each only if no more events were parked
-   * on it than the `drained` count the caller delivered, recording what the consumer already
-   * has. False when more arrived on any of them (then none flipped).
+   * on it than the `drained` count the caller delivered. False when more arrived on any of them
+   * (then none flipped).
    */
-  goLive(entries: readonly DrainedEntry[], covered?: Readonly<Record<string, CoveredPosition>>): Promise<boolean>;
+  goLive(entries: readonly DrainedEntry[]): Promise<boolean>;
 }
 
 export type ParkOutcome = 'parked' | 'not-replaying' | 'full';

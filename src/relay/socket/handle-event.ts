@@ -11,7 +11,7 @@ import type { ConnectionRecord } from '../domain/connection.ts';
 import { admitEventText } from '../admission.ts';
 import { positionTaken } from '../ingest.ts';
 import { checkEventRate } from '../quota-checks.ts';
-import { isOwnershipEvent, ownershipRefusal } from '../session-ownership.ts';
+import { isOwnershipEvent, settleOwner } from '../session-ownership.ts';
 import { routeCommand } from './route-command.ts';
 import { send } from './socket-context.ts';
 import type { SocketContext } from './socket-context.ts';
@@ -40,8 +40,7 @@ export async function handleEvent(context: SocketContext, connection: Connection
   const rateRefusal = await checkEventRate(context.runtime.quotas, context.principal.tenant, 1);
   if (rateRefusal !== undefined) return void (await refuse('limit-exceeded', rateRefusal));
   try {
-    const ownership = await ownershipRefusal(context.runtime, context.principal, event);
-    if (ownership !== undefined) return void (await refuse('unauthorized', ownership));
+    await settleOwner(context.runtime, tenant, event);
     // Inside the try: a claim that cannot be written refuses the event like a failed append (never a silent drop).
     if (ownsSession(connection, event)) await recordClaim(context, connection, event.session);
     if ((await context.runtime.eventLog.append(tenant, admission.admitted)) === 'conflict') {

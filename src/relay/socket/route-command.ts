@@ -29,13 +29,20 @@ export async function routeCommand(context: SocketContext, command: AdmittedEven
   // The policy is decided before any claim is read: a sender it denies gets `unauthorized`
   // for every session alike, claimed or not, so it cannot map the live sessions.
   const policy = await policyOf(context, tenant);
-  const targetAgent = policyNamesAgents(policy) ? await sessionOwnerOf(context.runtime, tenant, session) : undefined;
+  // The agent the name belongs to (its first sequenced event's, `session-ownership.ts`).
+  const owner = await sessionOwnerOf(context.runtime, tenant, session);
+  const targetAgent = policyNamesAgents(policy) ? owner : undefined;
   const verdict = evaluateControlPolicy(policy, { tokenId: context.principal.tokenId, type: event.type, session, ...(targetAgent === undefined ? {} : { targetAgent }) });
   if (verdict === 'deny') return void (await refuse('unauthorized', "the tenant's control policy denies this command"));
   const claimants = await claims.claimsOf(tenant, session);
   if (claimants.length === 0) return void (await refuse('no-route', `no connected emitter claims session ${JSON.stringify(session)}`));
   if (claimants.length > 1) return void (await refuse('ambiguous', `${claimants.length} live connections claim session ${JSON.stringify(session)}; the relay routes to exactly one (AEP-0004 §4.5)`));
   const [target] = claimants as [(typeof claimants)[number]];
+  // A sole claimant of another agent is not the session the command is meant for: sessions are
+  // emitter-scoped (AEP-0001 §5.2), and a name is routed only to its owner's claimants.
+  if (owner !== undefined && target.declarations.agent !== undefined && target.declarations.agent !== owner) {
+    return void (await refuse('no-route', `no connected emitter of agent ${JSON.stringify(owner)}, whose session ${JSON.stringify(session)} is, claims it`));
+  }
   const accepts = target.declarations.control?.accepts;
   if (!Array.isArray(accepts) || !accepts.includes(event.type)) {
     return void (await refuse('unsupported', `the claimant of ${JSON.stringify(session)} did not declare ${event.type} in control.accepts`));

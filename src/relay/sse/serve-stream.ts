@@ -105,7 +105,7 @@ async function streamEvents(runtime: RelayRuntime, logger: Logger, invocation: S
       writer.end();
       return;
     }
-    if (!(await goLive(runtime, subscription, delivered, output, { catchUpSinceMs: accepted.arrivedAtMs }))) return;
+    if (!(await goLive(runtime, subscription, delivered, output))) return;
     writer.write(REPLAY_COMPLETE);
     const readInbox = runtime.inbox.reader(tenant, streamId, startedAt);
     const endAt = startedAt + sse.maxDurationMs;

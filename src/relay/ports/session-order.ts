@@ -1,0 +1,45 @@
+/**
+ * Where session order is kept (`order/emitter-order.ts`): each emitter's order state of a
+ * session, the late entries, and the few log reads the order needs. One port, one adapter.
+ */
+import type { LateEntry, OrderRecord, OrderState, Place } from '../order/emitter-order.ts';
+
+/** One emitter's session (AEP-0001 §5.2: sessions are emitter-scoped). */
+export interface EmitterSession {
+  tenant: string;
+  session: string;
+  source: string;
+}
+
+export type CommitOutcome = { ok: true } | { ok: false; current: OrderState };
+
+/** A stored event of one emitter, read back by place. */
+export interface PlacedEvent {
+  place: Place;
+  raw: string;
+}
+
+export interface SessionOrderPort {
+  /** The emitter's order state, strongly consistent (the empty state when it has none). */
+  load(key: EmitterSession): Promise<OrderState>;
+  /**
+   * Writes `next` if the stored version is still `expectedVersion`, else answers the stored
+   * state. With `wakeAtMs` the write is also a wake-up: its stream record brings fan-out back.
+   */
+  commit(key: EmitterSession, expectedVersion: number, next: OrderState, wakeAtMs?: number): Promise<CommitOutcome>;
+  /** Every emitter's release point of a session name, strongly consistent, by source. */
+  releasedPoints(tenant: string, session: string): Promise<Map<string, Place>>;
+  /** The emitter's stored events strictly between two places (a gap check), at most `limit`. */
+  storedBetween(key: EmitterSession, after: Place | null, before: Place, limit: number): Promise<OrderRecord[]>;
+  /** The emitter's stored events at these places (those the log holds), in place order. */
+  eventsAt(key: EmitterSession, places: readonly Place[]): Promise<PlacedEvent[]>;
+  /** The emitter's stored events in `(after, through]`, in place order. */
+  eventsIn(key: EmitterSession, after: Place | null, through: Place): Promise<PlacedEvent[]>;
+  /** Records late events (idempotent: recording one again writes the same item). */
+  recordLate(key: EmitterSession, entries: readonly LateEntry[]): Promise<void>;
+  /**
+   * What a consumer holding `below` (a bare position, any emitter) may lack beneath it: every
+   * late event of the session name below it whose `above` is at or above it, in position order.
+   */
+  lateBelow(tenant: string, session: string, below: Place): Promise<string[]>;
+}
