@@ -88,7 +88,7 @@ export function createRuntime(dependencies: RuntimeDependencies): RelayRuntime {
     ...connectionTable,
     ...tenantTableStores(dynamo, config.tables.tenants, now),
     quotas,
-    inbox: new InboxStore(dynamo, { tableName: config.tables.connections, now, mintId, lifetimeSeconds: 3600, lookBackMs: 1000 }),
+    inbox: new InboxStore(dynamo, { tableName: config.tables.connections, now, mintId, lifetimeSeconds: 3600 }),
     poster: dependencies.poster ?? posterFor(config),
     sessionOwners: new SessionOwnerStore(dynamo, { tableName: config.tables.events, lifetimeSeconds: config.retentionDays * 86_400, now }),
     knownOwners: new KnownOwners(),

@@ -33,7 +33,12 @@ export interface SubscriptionSpec {
 export interface SubscriptionOutput {
   event: (text: string) => Promise<boolean>;
   exhausted: (session: string, earliest: { epoch: number; seq: number }) => Promise<boolean>;
+  /** The replay stops at this time (ms) if it has not finished (`OUT_OF_TIME`); absent: no bound. */
+  deadlineMs?: number;
 }
+
+/** A replay that did not finish before its deadline: the subscription never went live. */
+export const OUT_OF_TIME = 'out-of-time';
 
 type Runtime = Pick<RelayRuntime, 'eventLog' | 'sessionOrder' | 'subscriptions' | 'parking' | 'config' | 'now'>;
 
@@ -59,7 +64,7 @@ export async function recordSubscription(runtime: Pick<RelayRuntime, 'subscripti
  * Writes the replay `from` asks for. Returns what the opening gave the consumer (for the
  * handoff), or undefined when the consumer went away.
  */
-export async function replayInto(runtime: Pick<RelayRuntime, 'eventLog' | 'sessionOrder' | 'config' | 'now'>, spec: SubscriptionSpec, output: SubscriptionOutput): Promise<Opening | undefined> {
+export async function replayInto(runtime: Pick<RelayRuntime, 'eventLog' | 'sessionOrder' | 'config' | 'now'>, spec: SubscriptionSpec, output: SubscriptionOutput): Promise<Opening | undefined | typeof OUT_OF_TIME> {
   const opening = new Opening();
   if (spec.from === undefined) return opening;
   if (Array.isArray(spec.from)) for (const position of spec.from) opening.resumeAfter(position);
@@ -68,14 +73,15 @@ export async function replayInto(runtime: Pick<RelayRuntime, 'eventLog' | 'sessi
       eventLog: runtime.eventLog,
       sessionOrder: runtime.sessionOrder,
       window: runtime.config.replayBuffer,
-      // One wait for the whole replay, however many sessions it covers.
-      settleUntilMs: runtime.now() + runtime.config.replaySettleMs,
+      // One wait for the whole replay, however many sessions it covers (and never past its deadline).
+      settleUntilMs: Math.min(runtime.now() + runtime.config.replaySettleMs, output.deadlineMs ?? Number.POSITIVE_INFINITY),
       now: runtime.now,
       sleep: async (ms) => void (await delay(ms)),
     },
     { tenant: spec.tenant, from: spec.from, matches: spec.matches, ...(spec.ceiling === undefined ? {} : { ceiling: spec.ceiling }) },
   );
   for await (const step of steps) {
+    if (output.deadlineMs !== undefined && runtime.now() >= output.deadlineMs) return OUT_OF_TIME;
     if (step.kind === 'released') {
       opening.replayRead(step.session, step.released);
       continue;
@@ -93,7 +99,8 @@ export async function goLive(runtime: Runtime, spec: SubscriptionSpec, opening: 
 }
 
 /** Replays, then goes live: the whole of a recorded subscription's opening. */
-export async function openSubscription(runtime: Runtime, spec: SubscriptionSpec, output: SubscriptionOutput): Promise<boolean> {
+export async function openSubscription(runtime: Runtime, spec: SubscriptionSpec, output: SubscriptionOutput): Promise<boolean | typeof OUT_OF_TIME> {
   const opening = await replayInto(runtime, spec, output);
+  if (opening === OUT_OF_TIME) return OUT_OF_TIME;
   return opening !== undefined && goLive(runtime, spec, opening, output);
 }

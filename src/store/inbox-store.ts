@@ -2,15 +2,16 @@
  * Per-stream inboxes that carry fan-out deliveries to SSE streams. A Lambda response stream
  * has no address fan-out could post to (unlike a WebSocket connection), so fan-out writes
  * each delivery as an item under the stream's inbox partition and the stream handler reads
- * its inbox. Items expire by TTL; the reader never deletes them.
+ * its inbox.
  *
- * Sort keys are ULIDs minted at write time. Two fan-out invocations (different shards) may
- * write out of ULID order by up to their clock skew plus write latency, so the reader
- * re-reads a short look-back window and skips what it has already seen.
+ * The reader consumes: each read returns every item it has not returned yet, and deletes what
+ * the previous read returned (by then written to the client). Nothing depends on clocks: keys
+ * are ULIDs minted at write time, and two fan-out invocations (different shards) may commit out
+ * of key order, so a reader bounded by key time could pass over a delivery committed late;
+ * one that reads whatever is there cannot. Items left behind (a stream that ended) expire by TTL.
  */
-import { PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { BatchWriteItemCommand, PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { encodeUlidTime } from '../protocol/ulid.ts';
 import type { Clock } from '../relay/ports/clock.ts';
 import type { IdMinter } from '../relay/ports/ids.ts';
 import type { InboxItem, InboxPort } from '../relay/ports/inbox.ts';
@@ -23,9 +24,10 @@ export interface InboxStoreOptions {
   mintId: IdMinter;
   /** How long deliveries stay readable, in seconds. */
   lifetimeSeconds: number;
-  /** How far back (ms) each read looks again for late writes. */
-  lookBackMs: number;
 }
+
+/** BatchWriteItem takes at most 25 requests. */
+const DELETE_BATCH = 25;
 
 export const inboxPartition = (tenant: string, streamId: string) => `T#${tenant}#INBOX#${streamId}`;
 
@@ -57,50 +59,51 @@ export class InboxStore implements InboxPort {
     );
   }
 
-  /** A reader that returns each delivery once, in key order, across calls. */
-  reader(tenant: string, streamId: string, startedAtMs: number): () => Promise<InboxItem[]> {
-    const seen = new Set<string>();
-    let newestKey = encodeUlidTime(Math.max(0, startedAtMs - this.options.lookBackMs));
+  /** A reader that returns each delivery once, in key order within a read, across calls. */
+  reader(tenant: string, streamId: string): () => Promise<InboxItem[]> {
+    const partition = inboxPartition(tenant, streamId);
+    // Returned and not deleted yet (a failed delete is tried again; the item is not returned twice).
+    const returned = new Set<string>();
+    let toDelete: string[] = [];
     return async () => {
-      const from = lowerKey(newestKey, this.options.lookBackMs);
+      if (toDelete.length > 0) {
+        const deleted = await this.deleteAll(partition, toDelete);
+        for (const key of deleted) returned.delete(key);
+        toDelete = toDelete.filter((key) => !deleted.includes(key));
+      }
       const fresh: InboxItem[] = [];
       let start: Item | undefined;
       do {
         const page = await this.client.send(
-          new QueryCommand({
-            TableName: this.options.tableName,
-            KeyConditionExpression: 'pk = :pk AND sk > :from',
-            ExpressionAttributeValues: { ':pk': str(inboxPartition(tenant, streamId)), ':from': str(from) },
-            ConsistentRead: true,
-            ExclusiveStartKey: start,
-          }),
+          new QueryCommand({ TableName: this.options.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': str(partition) }, ConsistentRead: true, ExclusiveStartKey: start }),
         );
         for (const item of page.Items ?? []) {
           const key = readString(item, 'sk') ?? '';
-          if (seen.has(key)) continue;
-          seen.add(key);
+          if (returned.has(key)) continue;
+          returned.add(key);
+          toDelete.push(key);
           const closing = readString(item, 'closing');
           fresh.push({ key, text: readString(item, 'body') ?? '', ...(closing === undefined ? {} : { closing }) });
-          if (key > newestKey) newestKey = key;
         }
         start = page.LastEvaluatedKey;
       } while (start !== undefined);
-      // The lower bound only grows, so keys at or below it can never be read again.
-      for (const key of seen) if (key <= from) seen.delete(key);
       return fresh;
     };
   }
-}
 
-/** The ULID prefix `lookBackMs` before a key's time. */
-function lowerKey(key: string, lookBackMs: number): string {
-  return encodeUlidTime(Math.max(0, decodeUlidTime(key) - lookBackMs));
-}
-
-const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-
-function decodeUlidTime(key: string): number {
-  let time = 0;
-  for (const char of key.slice(0, 10)) time = time * 32 + Math.max(0, CROCKFORD.indexOf(char));
-  return time;
+  /** Deletes these items; answers the keys it deleted (a failure leaves them for the next try). */
+  private async deleteAll(partition: string, keys: readonly string[]): Promise<string[]> {
+    const deleted: string[] = [];
+    for (let start = 0; start < keys.length; start += DELETE_BATCH) {
+      const chunk = keys.slice(start, start + DELETE_BATCH);
+      try {
+        const result = await this.client.send(new BatchWriteItemCommand({ RequestItems: { [this.options.tableName]: chunk.map((sk) => ({ DeleteRequest: { Key: { pk: str(partition), sk: str(sk) } } })) } }));
+        const left = new Set((result.UnprocessedItems?.[this.options.tableName] ?? []).map((request) => request.DeleteRequest?.Key?.sk?.S));
+        deleted.push(...chunk.filter((key) => !left.has(key)));
+      } catch {
+        // Kept for the next read; its items are not returned again meanwhile.
+      }
+    }
+    return deleted;
+  }
 }

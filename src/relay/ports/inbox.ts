@@ -13,6 +13,6 @@ export interface InboxPort {
   append(tenant: string, streamId: string, text: string): Promise<void>;
   /** Tells a stream to end, with the reason it gives its client. */
   notifyClosing(tenant: string, streamId: string, reason: string): Promise<void>;
-  /** A reader that returns each delivery once, in order, across calls. */
-  reader(tenant: string, streamId: string, startedAtMs: number): () => Promise<InboxItem[]>;
+  /** A reader that returns each delivery once, in order within a read, across calls, whenever it was committed. */
+  reader(tenant: string, streamId: string): () => Promise<InboxItem[]>;
 }

@@ -11,7 +11,7 @@ import { errorFrame, replayExhausted, subscribed, unsubscribed } from '../../pro
 import { parseSubscribe } from '../../protocol/subscribe-request.ts';
 import { identifierTooLong, illFormedIdentifier } from '../admission.ts';
 import type { ConnectionRecord } from '../domain/connection.ts';
-import { openSubscription, recordSubscription } from '../open-subscription.ts';
+import { OUT_OF_TIME, openSubscription, recordSubscription } from '../open-subscription.ts';
 import type { SubscriptionSpec } from '../open-subscription.ts';
 import { subscriptionLimitOf } from '../quota-checks.ts';
 import { send } from './socket-context.ts';
@@ -40,11 +40,24 @@ export async function handleSubscribe(context: SocketContext, connection: Connec
     return;
   }
   if (!(await send(context, subscribed(parsed.id)))) return;
-  await openSubscription(context.runtime, spec, {
+  const opened = await openSubscription(context.runtime, spec, {
     event: (text) => send(context, text),
     exhausted: (session, earliest) => send(context, JSON.stringify(replayExhausted(parsed.id, session, earliest))),
+    deadlineMs: context.runtime.now() + SOCKET_REPLAY_BUDGET_MS,
   });
+  if (opened === OUT_OF_TIME) {
+    // Never left replaying with nothing to end it: the subscription goes, and the consumer,
+    // told so, subscribes again after the last position it received.
+    await context.runtime.subscriptions.removeSubscription(tenant, context.connectionId, parsed.id);
+    await refuse('limit-exceeded', `the replay did not finish within ${SOCKET_REPLAY_BUDGET_MS / 1000} s; subscribe again from the last position received`);
+  }
 }
+
+/**
+ * How long a WebSocket replay may run: the socket function has 28 s (API Gateway's integration
+ * timeout is 29 s), and the subscription must be removed, and the consumer told, inside it.
+ */
+export const SOCKET_REPLAY_BUDGET_MS = 20_000;
 
 export async function handleUnsubscribe(context: SocketContext, subscriptionId: string): Promise<void> {
   await context.runtime.subscriptions.removeSubscription(context.principal.tenant, context.connectionId, subscriptionId);

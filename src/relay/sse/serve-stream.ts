@@ -21,7 +21,7 @@ import type { Logger } from '../../observability/logger.ts';
 import { backpressureAction } from '../backpressure.ts';
 import { releaseLiveStreamSlot, renewStreamSlot } from '../connection-slots.ts';
 import { parseStored } from '../delivery-text.ts';
-import { goLive, replayInto } from '../open-subscription.ts';
+import { goLive, OUT_OF_TIME, replayInto } from '../open-subscription.ts';
 import type { SubscriptionOutput } from '../open-subscription.ts';
 import type { RelayRuntime } from '../runtime.ts';
 import { acceptStream } from './accept-stream.ts';
@@ -99,7 +99,8 @@ async function streamEvents(runtime: RelayRuntime, logger: Logger, invocation: S
   try {
     writer.write(sseComment('aep stream open'));
     const delivered = await replayInto(runtime, subscription, output);
-    if (delivered === undefined) return;
+    // A stream's replay has the stream's whole life (15 min): it sets no deadline.
+    if (delivered === undefined || delivered === OUT_OF_TIME) return;
     if (!live) {
       writer.write(REPLAY_COMPLETE);
       writer.end();
@@ -107,7 +108,7 @@ async function streamEvents(runtime: RelayRuntime, logger: Logger, invocation: S
     }
     if (!(await goLive(runtime, subscription, delivered, output))) return;
     writer.write(REPLAY_COMPLETE);
-    const readInbox = runtime.inbox.reader(tenant, streamId, startedAt);
+    const readInbox = runtime.inbox.reader(tenant, streamId);
     const endAt = startedAt + sse.maxDurationMs;
     let validatedAt = runtime.now();
     let renewedAt = runtime.now();
