@@ -34,9 +34,20 @@ async function subscriber(session: string, id: string): Promise<TestSocket> {
   return client;
 }
 
+const ROUNDS = 3;
+
 describe('a consumer that stops reading', () => {
-  it('gets its events up to a point, then a closing frame with that point, then the close; the healthy one gets all', async () => {
-    const session = uniqueName('busy');
+  it(`gets its events up to a point, in order, then a closing frame with that point, then the close; the healthy one gets all (${ROUNDS} rounds)`, async () => {
+    for (let round = 0; round < ROUNDS; round += 1) await stopsReading(uniqueName(`busy-${round}`));
+  }, 360_000);
+});
+
+/**
+ * One round: every notice event at or below each position the paused consumer was given, or
+ * named in its closing frame, reached it, and in order (AEP-0003 §8.4, §3.5 rule 4).
+ */
+async function stopsReading(session: string): Promise<void> {
+  {
     const paused = await subscriber(session, 'p');
     const healthy = await subscriber(session, 'h');
     paused.socket.pause();
@@ -77,6 +88,7 @@ describe('a consumer that stops reading', () => {
     expect(frame.reason).toBe('backpressure');
     const last = received.at(-1) as Frame;
     expect(frame.delivered).toEqual([{ sub: 'p', session, epoch: 0, seq: last.seq }]);
+    console.log(`[slow-consumer] ${session}: ${received.length} events in order, then closing at ${last.seq}`);
     await healthy.close();
-  }, 120_000);
-});
+  }
+}

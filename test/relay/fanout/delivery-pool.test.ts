@@ -3,7 +3,7 @@
  * head-of-line blocking (a connection that never answers holds one lane, nobody else).
  */
 import { describe, expect, it } from 'vitest';
-import { runPool } from '../../src/relay/fanout/delivery-pool.ts';
+import { runPool } from '../../../src/relay/fanout/delivery-pool.ts';
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
