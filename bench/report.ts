@@ -2,6 +2,7 @@
  * Turns the measured runs into BENCHMARKS.md, bench/results.json and the SVG plots: derived
  * per-1,000-event figures, the dollar estimate, and the tables.
  */
+import type { ReconnectingConsumerResult } from './reconnecting-consumer.ts';
 import { FUNCTION_NAMES } from '../local/usage.ts';
 import type { IngestPath, SweepRun } from './cost.ts';
 import { INGEST_LABELS } from './cost.ts';
@@ -290,7 +291,26 @@ export function renderMarkdown(results: BenchResults): string {
 
   if (results.history !== undefined) push(...historyMarkdown(results.history));
 
+  if (results.reconnectingConsumer !== undefined) push(...reconnectMarkdown(results.reconnectingConsumer));
+
   push('## Settings of this run', '', table(['setting', 'value'], Object.entries(run.settings).map(([key, value]) => [`\`${key}\``, String(value)])), '');
   if (results.bridges !== undefined) push(...bridgeCostLines(results.bridges));
   return `${lines.join('\n')}\n`;
+}
+
+/** The reconnecting consumer: counts per round (README "Session order"). */
+function reconnectMarkdown(result: ReconnectingConsumerResult): string[] {
+  return [
+    '## Reconnecting consumer (session order)',
+    '',
+    'An emitter pipelines a session\'s events over one socket (invocation jitter on, so they are stored out of order); a consumer drops after every 5 to 40 events and resumes after the last position it received. Late entries are the events released after their session\'s release point passed them (what every resume below them serves again); duplicates are deliveries of an event the consumer already had. Counts; the wall time is this machine\'s only.',
+    '',
+    table(
+      ['round', 'events', 'connections', 'late entries', 'duplicates', 'all received', 'wall time (this machine)'],
+      result.rounds.map((round, index) => [String(index + 1), String(round.events), String(round.connections), String(round.lateEntries), String(round.duplicates), round.complete ? 'yes' : 'no', `${(round.wallMs / 1000).toFixed(1)} s`]),
+    ),
+    '',
+    `Per 1,000 pipelined events: **${result.lateEntriesPerThousand.toFixed(1)} late entries**; **${result.duplicatesPerEvent.toFixed(3)} duplicate deliveries per event**; ${result.connectionsPerRound.toFixed(1)} connections per round.`,
+    '',
+  ];
 }

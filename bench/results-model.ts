@@ -1,4 +1,5 @@
 /** The shapes of the bench results, and the figures derived from one measured run (per 1,000 events, dollars). */
+import type { ReconnectingConsumerResult } from './reconnecting-consumer.ts';
 import type { StackUsage } from '../local/usage.ts';
 import { FUNCTION_NAMES } from '../local/usage.ts';
 import type { CpuResult } from './cpu.ts';
@@ -39,6 +40,8 @@ export interface BenchResults {
   bridges?: BridgeCostRun[];
   /** History costs (`bench/history.ts`); absent in results saved before it existed. */
   history?: HistoryBench;
+  /** The reconnecting consumer (`bench/reconnecting-consumer.ts`); absent in results saved before it existed. */
+  reconnectingConsumer?: ReconnectingConsumerResult;
 }
 
 export interface DollarBreakdown {

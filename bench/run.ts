@@ -9,7 +9,7 @@
  * (sessions listed, default 200), BENCH_QUICK=1 (a fast smoke run with fewer events and subscribers;
  * not for committing), BENCH_CPU_REPEATS (default 5), BENCH_CPU_MAX_LOAD / BENCH_CPU_WAIT_S (the
  * quiet machine the CPU stage waits for, below), BENCH_PAUSED_REPEATS (consecutive paused-consumer
- * runs, default 3). `--only cpu|paused|history` measures that stage alone and merges it into
+ * runs, default 3). `--only cpu|paused|history|reconnect` measures that stage alone and merges it into
  * bench/results.json (`--history-only` is `--only history`); run it under the shared test lock.
  */
 import { execFileSync } from 'node:child_process';
@@ -29,6 +29,7 @@ import type { BridgeCostRun } from './bridges.ts';
 import { measureHistory } from './history.ts';
 import { measureCommandRoundTrip, measureDeliveryLatency } from './latency.ts';
 import { readSavedResults, repoRoot, writeOutputs } from './outputs.ts';
+import { measureReconnectingConsumer } from './reconnecting-consumer.ts';
 import { waitForQuietMachine } from './quiet-machine.ts';
 import { derive } from './results-model.ts';
 import type { BenchResults } from './report.ts';
@@ -44,7 +45,7 @@ if (process.argv.includes('--report-only')) {
 // that stage alone and merge it into bench/results.json, every other stage's figures kept.
 const onlyIndex = process.argv.indexOf('--only');
 const only = process.argv.includes('--history-only') ? 'history' : onlyIndex === -1 ? undefined : process.argv[onlyIndex + 1];
-if (only !== undefined && !['cpu', 'paused', 'history'].includes(only)) throw new Error(`--only takes cpu, paused or history, not ${only ?? 'nothing'}`);
+if (only !== undefined && !['cpu', 'paused', 'history', 'reconnect'].includes(only)) throw new Error(`--only takes cpu, paused, history or reconnect, not ${only ?? 'nothing'}`);
 const quick = process.env.BENCH_QUICK === '1';
 const positive = (name: string, fallback: number) => {
   const value = Number(process.env[name] ?? fallback);
@@ -74,6 +75,7 @@ const CPU_MAX_LOAD = Number(process.env.BENCH_CPU_MAX_LOAD ?? 0.5);
 const CPU_WAIT_S = Number(process.env.BENCH_CPU_WAIT_S ?? (only === 'cpu' ? 1800 : 120));
 const PAUSED_REPEATS = positive('BENCH_PAUSED_REPEATS', quick ? 1 : 3);
 const IDLE_SECONDS = quick ? 2 : 5;
+const RECONNECT = { rounds: quick ? 2 : 5, events: 200 };
 
 const settings = {
   AEP_LOCAL_POLL_MS: 100,
@@ -129,6 +131,14 @@ async function measureCpu(mode: CpuTaking['mode']): Promise<CpuResult> {
   return cpu;
 }
 
+/** The reconnecting-consumer stage (session order). */
+async function measureReconnect(stack: Parameters<typeof measureReconnectingConsumer>[0]) {
+  log(`reconnecting consumer: ${RECONNECT.rounds} rounds of ${RECONNECT.events} pipelined events, dropping after every 5 to 40`);
+  const result = await measureReconnectingConsumer(stack, RECONNECT);
+  for (const [index, round] of result.rounds.entries()) log(`  round ${index + 1}: ${round.connections} connections, ${round.lateEntries} late entries, ${round.duplicates} duplicates, ${round.complete ? 'all received' : 'INCOMPLETE'}`);
+  return result;
+}
+
 /** The paused-consumer stage, PAUSED_REPEATS consecutive runs. */
 async function measurePaused(stack: Parameters<typeof runPausedConsumerRepeated>[0], warmUps: number): Promise<PausedConsumerResult> {
   log(`paused consumer: ${PAUSED.events} notice events of ${PAUSED.eventBytes} bytes, ${warmUps} warm-up runs then ${PAUSED_REPEATS} runs`);
@@ -167,7 +177,9 @@ let results: BenchResults;
 if (only !== undefined) {
   try {
     const saved = readSavedResults();
-    if (only === 'history') {
+    if (only === 'reconnect') {
+      saved.reconnectingConsumer = await measureReconnect(stack);
+    } else if (only === 'history') {
       log(`history only: ${HISTORY_EVENTS} events, ${HISTORY_SESSIONS} sessions`);
       saved.history = await measureHistory(stack, HISTORY_EVENTS, HISTORY_SESSIONS);
       saved.run.settings = { ...saved.run.settings, 'history session events / sessions listed': `${HISTORY_EVENTS} / ${HISTORY_SESSIONS}` };
@@ -242,6 +254,7 @@ try {
   log(`fan-out at scale: ${SCALE_SIZES.join(', ')} subscribers, posts of ${SCALE_DELAYS.join(' / ')} ms`);
   const fanoutScale = await runFanoutScale(stack, { sizes: SCALE_SIZES, delaysMs: SCALE_DELAYS, eventsFor: scaleEvents, log });
   const pausedConsumer = await measurePaused(stack, 0);
+  const reconnectingConsumer = await measureReconnect(stack);
   log(`history: ${HISTORY_EVENTS} events read back, ${HISTORY_SESSIONS} sessions listed`);
   const history = await measureHistory(stack, HISTORY_EVENTS, HISTORY_SESSIONS);
   if (stack.streamFailures.length > 0) throw new Error(`the fan-out mapping discarded ${stack.streamFailures.length} batches; see ${logDir}`);
@@ -273,6 +286,7 @@ try {
     pausedConsumer,
     bridges,
     history,
+    reconnectingConsumer,
   };
 } finally {
   log('stopping the stack');
