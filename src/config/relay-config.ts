@@ -34,8 +34,8 @@ export interface RelayConfig {
   /** Newest events per session that replay serves (advertised as `replay.buffer`). */
   replayBuffer: number;
   /**
-   * How long a replay waits for fan-out to finish with what the session held when it began
-   * (replay serves nothing fan-out has not, `fanout/late-arrivals.ts`). Past it, the replay goes
+   * How long a replay waits for fan-out to release what the session held when it began
+   * (replay serves nothing above an emitter's release point, `order/session-replay.ts`). Past it, the replay goes
    * without those: a live subscription gets them live, a `live=0` read on its next read.
    */
   replaySettleMs: number;

@@ -56,7 +56,7 @@ export function wakeUpsOf(records: readonly DynamoDBRecord[]): WakeUp[] {
 /**
  * What a stream batch stored, per session: the `event` inserts of session partitions (agent-
  * scoped events are never listed, redeliveries store nothing new), folded for
- * `SessionSummariesPort.fold` (one per session, by `fanout/late-arrivals.ts`).
+ * `SessionSummariesPort.fold` (one per session, by `fanout/fanout.ts`).
  */
 export function sessionActivitiesOf(records: readonly DynamoDBRecord[]): SessionActivity[] {
   const bySession = new Map<string, SessionActivity>();

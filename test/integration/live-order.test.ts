@@ -1,5 +1,5 @@
 /**
- * Live order per emitter, as the design promises it (`src/relay/fanout/session-sequencer.ts`):
+ * Live order per emitter, as the design promises it (`src/relay/order/emitter-order.ts`):
  * a session's events reach a live consumer in `(epoch, seq)` order, each once, unless one is
  * stored more than AEP_ORDER_WAIT_MS after a higher one (then it comes when it arrives, as
  * backfill, and resume still returns it: `resume-no-loss.test.ts`).

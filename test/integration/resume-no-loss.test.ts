@@ -82,7 +82,7 @@ describe('resume after the last received position, with pipelined events stored 
     expect(resumes).toBeGreaterThanOrEqual(ROUNDS);
     // The burst really was stored out of order, so resume had late events to serve.
     expect(late).toBeGreaterThan(0);
-    console.log(`[resume-no-loss] ${ROUNDS} rounds: ${resumes} resumes, ${late} late-ledger entries, ${duplicates} duplicate deliveries`);
+    console.log(`[resume-no-loss] ${ROUNDS} rounds: ${resumes} resumes, ${late} late entries, ${duplicates} duplicate deliveries`);
   }, 400_000);
 
   it('lets a consumer that drops after every 5 to 40 events and resumes from the last position it received catch up: 5 rounds of 200 pipelined events, each within 60 s', async () => {

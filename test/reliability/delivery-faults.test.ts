@@ -111,9 +111,9 @@ describe('fan-out failing mid-batch', () => {
     const next = eventOf(session, 1);
     await accepted([next]);
     await watcher.next((frame) => frame.id === next.id);
-    // Fan-out had handled nothing of the session (the doomed batch failed before any of it), so it
-    // fills the position missing below `next` from the log: the watcher gets the doomed event too,
-    // first (`session-sequencer.ts`).
+    // The doomed record was discarded, but the event is in the log: `next`'s gap check finds it,
+    // and once its record has not come for `AEP_ORDER_ADOPT_MS` it is released from the log, in
+    // order: the watcher gets the doomed event too, first (`order/emitter-order.ts`).
     const received = watcher.frames.filter((frame) => frame.id === doomed.id || frame.id === next.id).map((frame) => frame.id);
     expect(received).toEqual([doomed.id, next.id]);
     expect((await stack.stored(session)).map((event) => event.id)).toEqual([doomed.id, next.id]);
