@@ -134,7 +134,7 @@ export function renderMarkdown(results: BenchResults): string {
       ]),
     ),
     '',
-    '`ingest WRU / event` is what the ingest handlers wrote per event (the one durable write); `fan-out WRU / event` is what fan-out wrote for them from the stream: a session-summary update per session per batch, an order-state write per emitter's session per batch (README, Session order), and a late entry per event released after its release point passed it (WebSocket emits are pipelined, so they are stored out of order). Columns `http` to `fanout` count Lambda invocations per 1,000 events; `socket` counts `$default` invocations (one per emitted WebSocket message). No authorizer invocations appear because connections are opened during setup.',
+    '`ingest WRU / event` is what the ingest handlers wrote per event (the one durable write); `fan-out WRU / event` is what fan-out wrote for them from the stream: a session-summary update per session per batch, an order-state write per emitter session per batch (README, Session order), and a late entry per event released after its release point passed it (WebSocket emits are pipelined, so they are stored out of order). Columns `http` to `fanout` count Lambda invocations per 1,000 events; `socket` counts `$default` invocations (one per emitted WebSocket message). No authorizer invocations appear because connections are opened during setup.',
     '',
     '![DynamoDB request units per 1,000 events against subscribers](bench/cost-vs-subscribers.svg)',
     '',
