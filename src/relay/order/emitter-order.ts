@@ -47,7 +47,7 @@ export interface OrderState {
   released: Place | null;
   /** Seen above a gap and not released yet, lowest first. */
   held: HeldEvent[];
-  /** The newest holes, lowest first (at most `MAX_HOLES`). */
+  /** The newest holes, oldest first (at most `MAX_HOLES`). */
   holes: Hole[];
   /** Holes at or below this were forgotten: a record there is taken as late (duplicates, never a miss). */
   forgotThrough: Place | null;
@@ -122,9 +122,13 @@ export type Advance =
       wakeAtMs?: number;
     };
 
-export const MAX_HOLES = 64;
-/** More held than this and the lowest gap is due at once: the state item stays small. */
-export const MAX_HELD = 500;
+/**
+ * Holes kept: a record landing in a forgotten one counts as late all the same (`forgotThrough`),
+ * so the bound costs duplicates at worst, and keeps the state item (written every batch) small.
+ */
+export const MAX_HOLES = 8;
+/** More held than this and the lowest gap is due at once: the state item stays a few KB. */
+export const MAX_HELD = 200;
 /** Checks one step may ask; a gap left is taken up at the next wake. */
 export const MAX_CHECKS = 8;
 

@@ -3,11 +3,12 @@
  * each decision, then a property test that plays random store orders, gaps, batch boundaries,
  * retried batches and a consumer that drops and resumes from the last position it received,
  * against a model of the log and the replay rule, and holds the core to: no admitted event is
- * missed, the consumer always progresses, duplicates stay bounded.
+ * missed, the consumer always progresses, duplicates stay bounded. Retried batches come whole
+ * or bisected (their first half), as the event source mapping retries them.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { advance, EMPTY_ORDER_STATE, comparePlaces } from '../../../src/relay/order/emitter-order.ts';
+import { advance, EMPTY_ORDER_STATE, MAX_HOLES, comparePlaces } from '../../../src/relay/order/emitter-order.ts';
 import type { Advance, AdvanceInput, GapCheck, OrderRecord, OrderState, Place } from '../../../src/relay/order/emitter-order.ts';
 
 const WAIT = 500;
@@ -88,6 +89,20 @@ describe('session order: decisions', () => {
     expect(retried.write).toBe(false);
   });
 
+  it('keeps a bounded number of holes: a record landing in a forgotten one is late all the same', () => {
+    let state = EMPTY_ORDER_STATE;
+    // 0, 2, 4, ...: each gap passed after its wait, each leaving a one-position hole.
+    for (let seq = 0; seq <= 2 * (MAX_HOLES + 3); seq += 2) state = commit(step(state, { records: [rec(seq, 0)], nowMs: WAIT }));
+    expect(state.holes).toHaveLength(MAX_HOLES);
+    const oldest = step(state, { records: [rec(1, 2 * WAIT)], nowMs: 2 * WAIT });
+    expect(seqs(oldest)).toEqual(['1L']);
+    const newest = step(state, { records: [rec(2 * (MAX_HOLES + 3) - 1, 2 * WAIT)], nowMs: 2 * WAIT });
+    expect(newest.late).toHaveLength(1);
+    // A record seen before above the forgotten holes is a retry, never late (below them it would
+    // count as late: a duplicate at worst).
+    expect(step(state, { records: [rec(2 * (MAX_HOLES + 3))], nowMs: 2 * WAIT })).toMatchObject({ late: [], write: false });
+  });
+
   it('ignores a stale wake-up and redelivers the step a retried one triggered', () => {
     const held = commit(step(EMPTY_ORDER_STATE, { records: [rec(0, 0), rec(2, 0)], nowMs: 0 }));
     const newer = commit(step(held, { records: [rec(5, 0)], nowMs: 1 }));
@@ -109,7 +124,7 @@ interface Stored extends OrderRecord {
  * (nothing above the committed release point; late entries below the resume point whose
  * `above` is at or above it).
  */
-function simulate(params: { gaps: boolean[]; jitter: number[]; batchSizes: number[]; failures: boolean[]; takes: number[] }) {
+function simulate(params: { gaps: boolean[]; jitter: number[]; batchSizes: number[]; failures: boolean[]; bisect: boolean; takes: number[] }) {
   params = { ...params };
   let seq = -1;
   const events: Stored[] = [];
@@ -124,6 +139,7 @@ function simulate(params: { gaps: boolean[]; jitter: number[]; batchSizes: numbe
   let pendingWake: number | undefined;
   let batchIndex = 0;
   let retrying = false;
+  let bisected: number | undefined;
   let writtenWake: number | undefined;
   const received: number[] = [];
   let last: Place | null = null;
@@ -150,11 +166,13 @@ function simulate(params: { gaps: boolean[]; jitter: number[]; batchSizes: numbe
   };
   for (let now = 0; now < 200_000; now += 10) {
     const available = storeOrder.filter((event, index) => index >= streamed && event.storedAtMs <= now);
-    const size = params.batchSizes[batchIndex % params.batchSizes.length] ?? 10;
+    const size = bisected ?? params.batchSizes[batchIndex % params.batchSizes.length] ?? 10;
+    bisected = undefined;
     const batch = available.slice(0, size);
-    // A failing batch fails once: its retry goes through (the mapping retries it as it was).
+    // A failing batch fails once: its retry goes through, whole or (bisected) its first half.
     const failing: boolean = !retrying && params.failures[batchIndex % params.failures.length] === true;
     retrying = failing;
+    if (failing && params.bisect && batch.length > 1) bisected = Math.ceil(batch.length / 2);
     batchIndex += 1;
     if (batch.length > 0 || pendingWake !== undefined) {
       const log = storeOrder.filter((event) => event.storedAtMs <= now);
@@ -201,6 +219,7 @@ describe('session order: random store orders, gaps, retries, drops and resumes',
             jitter: fc.array(fc.integer({ min: 0, max: 900 }), { minLength: count, maxLength: count }),
             batchSizes: fc.array(fc.integer({ min: 1, max: 15 }), { minLength: 1, maxLength: 8 }),
             failures: fc.array(fc.boolean(), { minLength: 1, maxLength: 8 }).map((flags) => flags.map((flag, index) => flag && index % 3 === 0)),
+            bisect: fc.boolean(),
             takes: fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 8 }),
           }),
         ),
