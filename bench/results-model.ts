@@ -67,7 +67,7 @@ export interface Derived {
   deliveries: number;
   /** Write units the ingest handlers (HTTP and WebSocket functions) spent per event: the durable write. */
   writeUnitsPerEvent: number;
-  /** Write units fan-out spent per event (session summaries, the late ledger), outside the ingest path. */
+  /** Write units fan-out spent per event (session summaries, order states, late entries), outside the ingest path. */
   fanoutWriteUnitsPerEvent: number;
   readUnitsPerDelivery: number | undefined;
   fanoutReadUnitsPerDelivery: number | undefined;
