@@ -48,9 +48,23 @@ export interface LocalGateway {
   close(): Promise<void>;
 }
 
+/** The request's URL, or undefined when its `Host` or target makes none (never a throw: one bad request must not stop the gateway). */
+function targetOf(request: IncomingMessage): URL | undefined {
+  try {
+    return new URL(request.url ?? '/', `http://${request.headers.host ?? 'localhost'}`);
+  } catch {
+    return undefined;
+  }
+}
+
 export async function startGateway(routes: GatewayRoutes, port: number, host = '127.0.0.1'): Promise<LocalGateway> {
   const server = createServer((request, response) => {
-    const url = new URL(request.url ?? '/', `http://${request.headers.host ?? 'localhost'}`);
+    const url = targetOf(request);
+    if (url === undefined) {
+      // A `Host` or target no URL can be made of (`a b`, `%`, `[::`, `GET http://[/`): refused, and the gateway serves on.
+      response.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Bad Request' }));
+      return;
+    }
     const served = dispatch(routes, request, response, url);
     served.catch(() => {
       if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' });
@@ -58,7 +72,12 @@ export async function startGateway(routes: GatewayRoutes, port: number, host = '
     });
   });
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const routed = originOf(routes, request, new URL(request.url ?? '/', `http://${request.headers.host ?? 'localhost'}`));
+    const url = targetOf(request);
+    if (url === undefined) {
+      socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    const routed = originOf(routes, request, url);
     if ('response' in routed) {
       socket.end(`HTTP/1.1 ${routed.response.statusCode} ${routed.response.statusDescription ?? ''}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
       return;

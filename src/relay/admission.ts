@@ -80,8 +80,20 @@ export function identifierTooLong(identifiers: Readonly<Record<string, string | 
   for (const [name, value] of Object.entries(identifiers)) {
     for (const text of typeof value === 'string' ? [value] : (value ?? [])) {
       const bytes = Buffer.byteLength(text, 'utf8');
-      if (bytes > MAX_IDENTIFIER_BYTES) return `${name} is ${bytes} bytes; this relay accepts identifiers (id, session, agent) of at most ${MAX_IDENTIFIER_BYTES} bytes`;
+      if (bytes > MAX_IDENTIFIER_BYTES) return `${name} is ${bytes} bytes; this relay accepts identifiers (id, session, agent, a type pattern's first segment) of at most ${MAX_IDENTIFIER_BYTES} bytes`;
     }
   }
   return undefined;
+}
+
+/**
+ * The most places one subscription is indexed under (its pinned sessions, or the first segments
+ * of the types it names): each is a write when it is recorded, so one frame may not cost more.
+ */
+export const MAX_SUBSCRIPTION_INDEX_ENTRIES = 32;
+
+/** Why a subscription would be indexed under too many places, or undefined. */
+export function tooManyIndexEntries(entries: { sessions?: readonly string[]; typeSegments?: readonly string[] }): string | undefined {
+  const count = entries.sessions?.length ?? entries.typeSegments?.length ?? 0;
+  return count > MAX_SUBSCRIPTION_INDEX_ENTRIES ? `a filter may name at most ${MAX_SUBSCRIPTION_INDEX_ENTRIES} sessions or type categories (it names ${count}); subscribe more than once instead` : undefined;
 }

@@ -60,7 +60,9 @@ export class ParkingStore implements ParkingPort {
       TableName: this.options.tableName,
       Key: { pk: str(subscription.indexKey.pk), sk: str(subscription.indexKey.sk) },
       UpdateExpression: 'SET #state = :live REMOVE pending, pendingBytes',
-      ConditionExpression: drained === 0 ? 'attribute_not_exists(pending)' : 'size(pending) = :drained',
+      // `attribute_exists(pk)`: an entry its connection's `$disconnect` deleted meanwhile stays
+      // deleted (an update would create it again, without its connection or expiry, for good).
+      ConditionExpression: drained === 0 ? 'attribute_exists(pk) AND attribute_not_exists(pending)' : 'attribute_exists(pk) AND size(pending) = :drained',
       ExpressionAttributeNames: { '#state': 'state' },
       ExpressionAttributeValues: {
         ':live': str('live'),

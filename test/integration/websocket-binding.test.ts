@@ -3,6 +3,7 @@ import { LOCAL_TENANT } from '../../local/stack.ts';
 import { connectionTableStores } from '../../src/store/connection-table.ts';
 import { readFixtureJson } from '../support/aep-corpus.ts';
 import { dynamoClient, mintId, ndjson, postEvents, sessionEvent, storedEvents, tableNames, tenantWithToken, uniqueName } from '../support/relay-fixtures.ts';
+import { openStream } from '../support/sse-client.ts';
 import { helloSocket, isType, openSocket, waitForCount } from '../support/ws-client.ts';
 import type { Frame } from '../support/ws-client.ts';
 
@@ -127,6 +128,21 @@ describe('WebSocket subscriptions', () => {
     expect(await client.next((frame) => frame.id === 'nope')).toMatchObject({ type: 'error', code: 'unauthorized' });
     client.send({ type: 'ping' });
     await client.next(isType('pong'));
+    await client.close();
+  });
+
+  it('refuses, in-band and before writing anything, a type pattern whose first segment is over 512 bytes and a filter naming more than 32 sessions, keeping the connection', async () => {
+    const client = await helloSocket({ role: 'consumer' });
+    client.send({ type: 'subscribe', id: 'long', filter: { type: [`${'x'.repeat(1100)}.*`] } });
+    expect(await client.next((frame) => frame.id === 'long')).toMatchObject({ type: 'error', code: 'limit-exceeded' });
+    client.send({ type: 'subscribe', id: 'wide', filter: { session: Array.from({ length: 33 }, (_, index) => `s${index}`) } });
+    expect(await client.next((frame) => frame.id === 'wide')).toMatchObject({ type: 'error', code: 'limit-exceeded' });
+    // Neither was recorded: a subscription of the same id goes through, and is the only one.
+    client.send({ type: 'subscribe', id: 'long', filter: { type: ['tool.*'] } });
+    await client.next((frame) => frame.type === 'subscribed' && frame.id === 'long');
+    const stream = await openStream({ filter: JSON.stringify({ type: [`${'x'.repeat(1100)}.*`] }) });
+    expect(stream.status).toBe(400);
+    expect(stream.body).toMatchObject({ error: 'limit-exceeded' });
     await client.close();
   });
 

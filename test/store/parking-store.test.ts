@@ -37,3 +37,18 @@ describe('parking store', () => {
     expect(await stores.parking.parkPending(second!, { raw, redelivery: true })).toBe('not-replaying');
   });
 });
+
+describe('parking store: a subscription whose connection went away meanwhile', () => {
+  it('does not create its entries again when the handoff flips them', async () => {
+    const stores = connectionTableStores(dynamoClient(), { tableName: tableNames.connections, now: Date.now, connectionLifetimeSeconds: 600, maxPendingBytes: 10_000 });
+    const tenant = uniqueName('gone');
+    const connection = uniqueName('c');
+    await stores.connections.createConnection(tenant, connection, { tenant, tokenId: 't', scopes: ['consume'] });
+    expect(await stores.subscriptions.addSubscription(tenant, connection, { subscriptionId: 's', filter: JSON.stringify({ session: 'x' }), sessions: ['x'] }, 10)).toBe(true);
+    const [entry] = await stores.subscriptions.subscriptionEntries(tenant, connection, 's');
+    // `$disconnect` removes the connection and its index entries before the handoff flips.
+    await stores.connections.removeConnection(tenant, connection);
+    expect(await stores.parking.goLive([{ subscription: entry!, drained: 0 }])).toBe(false);
+    expect(await stores.subscriptions.subscriptionsFor(tenant, ['x'])).toEqual([]);
+  });
+});

@@ -5,11 +5,11 @@
  * `open-subscription.ts`; this file checks the request and writes frames.
  */
 import { hasScope } from '../../auth/principal.ts';
-import { sessionEqualityOf } from '../../protocol/attr-match.ts';
+import { sessionEqualityOf, typeSegmentsOf } from '../../protocol/attr-match.ts';
 import type { SubscribeRequest } from '../../protocol/client-message.ts';
 import { errorFrame, replayExhausted, subscribed, unsubscribed } from '../../protocol/frames.ts';
 import { parseSubscribe } from '../../protocol/subscribe-request.ts';
-import { identifierTooLong, illFormedIdentifier } from '../admission.ts';
+import { identifierTooLong, illFormedIdentifier, tooManyIndexEntries } from '../admission.ts';
 import type { ConnectionRecord } from '../domain/connection.ts';
 import { OUT_OF_TIME, openSubscription, recordSubscription } from '../open-subscription.ts';
 import type { SubscriptionSpec } from '../open-subscription.ts';
@@ -27,11 +27,14 @@ export async function handleSubscribe(context: SocketContext, connection: Connec
     await send(context, parsed.error);
     return;
   }
-  const named = { id: parsed.id, session: [...(sessionEqualityOf(parsed.filter) ?? []), ...(Array.isArray(parsed.from) ? parsed.from.map((position) => position.session) : [])] };
+  // Each names a key the relay writes (a type pattern's first segment keys its index entry).
+  const named = { id: parsed.id, session: [...(sessionEqualityOf(parsed.filter) ?? []), ...(Array.isArray(parsed.from) ? parsed.from.map((position) => position.session) : [])], 'type segment': typeSegmentsOf(parsed.filter) };
   const illFormed = illFormedIdentifier(named);
   if (illFormed !== undefined) return void (await refuse('invalid-filter', illFormed));
   const tooLong = identifierTooLong(named);
   if (tooLong !== undefined) return void (await refuse('limit-exceeded', tooLong));
+  const tooMany = tooManyIndexEntries({ sessions: sessionEqualityOf(parsed.filter), typeSegments: typeSegmentsOf(parsed.filter) });
+  if (tooMany !== undefined) return void (await refuse('limit-exceeded', tooMany));
   const { tenant } = context.principal;
   const spec: SubscriptionSpec = { tenant, connectionId: context.connectionId, subscriptionId: parsed.id, filter: parsed.filter, matches: parsed.matches, ceiling: parsed.capture, from: parsed.from };
   const maxSubscriptions = await subscriptionLimitOf(context.runtime.quotas, tenant, config.limits.maxSubscriptionsPerConnection);

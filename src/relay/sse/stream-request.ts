@@ -4,8 +4,8 @@
  * Anything malformed is refused before any stream header is written.
  */
 import { badRequest, RelayError } from '../../errors/relay-error.ts';
-import { compileFilter, sessionEqualityOf } from '../../protocol/attr-match.ts';
-import { identifierTooLong, illFormedIdentifier } from '../admission.ts';
+import { compileFilter, sessionEqualityOf, typeSegmentsOf } from '../../protocol/attr-match.ts';
+import { identifierTooLong, illFormedIdentifier, tooManyIndexEntries } from '../admission.ts';
 import type { EventMatcher, Filter } from '../../protocol/attr-match.ts';
 import type { CaptureLevel } from '../../protocol/levels.ts';
 import { parseFrom, parseSseId } from '../../protocol/positions.ts';
@@ -46,10 +46,13 @@ export function parseStreamRequest(query: Readonly<Record<string, string | undef
   }
   const live = query.live === undefined || query.live === '1' || query.live === 'true';
   if (!live && query.live !== '0' && query.live !== 'false') return badRequest('invalid-filter', 'live is 0 or 1');
-  const named = { session: [...(sessionEqualityOf(filter) ?? []), ...(Array.isArray(from) ? from.map((position) => position.session) : [])] };
+  // Each names a key the relay writes (a type pattern's first segment keys its index entry).
+  const named = { session: [...(sessionEqualityOf(filter) ?? []), ...(Array.isArray(from) ? from.map((position) => position.session) : [])], 'type segment': typeSegmentsOf(filter) };
   const illFormed = illFormedIdentifier(named);
   if (illFormed !== undefined) return badRequest('invalid-filter', illFormed);
   const tooLong = identifierTooLong(named);
   if (tooLong !== undefined) return badRequest('limit-exceeded', tooLong);
+  const tooMany = tooManyIndexEntries({ sessions: sessionEqualityOf(filter), typeSegments: typeSegmentsOf(filter) });
+  if (tooMany !== undefined) return badRequest('limit-exceeded', tooMany);
   return { filter, matches: compileFilter(filter), ...(ceiling === undefined ? {} : { ceiling }), ...(from === undefined ? {} : { from }), live };
 }
