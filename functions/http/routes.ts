@@ -50,15 +50,16 @@ export async function route(runtime: RelayRuntime, event: APIGatewayProxyEventV2
 }
 
 /**
- * Where a request's token may come from: the `Authorization` header, and for GET outside the
- * admin API also `access_token` in the query (AEP-0003 §8.1, for EventSource-style clients;
- * admin tokens never travel in URLs).
+ * Where a request's token may come from: the `Authorization` header only. The query fallback
+ * (AEP-0003 §8.1) exists for `EventSource`, which cannot set headers; it is kept where that
+ * client connects (`GET /stream`, and the WebSocket handshake, which a browser cannot give a
+ * header either), and refused here: `/history` and `/sessions` are fetched, and a token in a
+ * URL lands in histories, proxies and referrers.
  */
 export function credentialsOf(event: APIGatewayProxyEventV2): BearerSources {
-  const isGet = event.requestContext.http.method.toUpperCase() === 'GET';
   return {
     authorization: event.headers?.authorization,
     accessTokenQuery: event.queryStringParameters?.access_token,
-    allowQueryToken: isGet && !event.rawPath.startsWith('/admin/'),
+    allowQueryToken: false,
   };
 }

@@ -125,6 +125,12 @@ describe('GET /history requests', () => {
     expect((await getPage('/history', emitOnly, { session })).status).toBe(403);
     const anonymous = await fetch(`${inject('baseUrl')}/history?session=${session}`);
     expect(anonymous.status).toBe(401);
+    // The query-string fallback is for EventSource (GET /stream); history and the session list
+    // take the header only, so a token never has to travel in their URLs.
+    for (const path of ['/history', '/sessions']) {
+      const inQuery = await fetch(`${inject('baseUrl')}${path}?session=${session}&access_token=${encodeURIComponent(token)}`);
+      expect(inQuery.status, path).toBe(401);
+    }
   });
 
   it('answers nothing for another tenant holding a session of the same name', async () => {

@@ -7,6 +7,9 @@
 import { FORWARDED_AUTHORIZATION_HEADER } from '../../auth/bearer.ts';
 import { hasScope } from '../../auth/principal.ts';
 import { forbidden, limitExceeded, notFound, RelayError, unauthenticated, unavailable } from '../../errors/relay-error.ts';
+import { sessionEqualityOf } from '../../protocol/attr-match.ts';
+import { BEFORE_FIRST_SEQ, comparePositions } from '../../protocol/positions.ts';
+import type { Position } from '../../protocol/positions.ts';
 import { authenticate } from '../authenticate.ts';
 import { recordSubscription } from '../open-subscription.ts';
 import { confirmStillActive } from '../revocation.ts';
@@ -69,7 +72,7 @@ export async function acceptStream(runtime: RelayRuntime, http: StreamHttpReques
     filter: request.filter,
     matches: request.matches,
     ceiling: request.ceiling,
-    from: request.from,
+    from: request.from ?? (request.live ? await liveStartOf(runtime, tenant, sessionEqualityOf(request.filter)) : undefined),
   };
   const expiry = principal.expiresAtMs === undefined ? {} : { expiresAtMs: principal.expiresAtMs };
   if (!request.live) return { subscription, live: false, arrivedAtMs, tokenDigest, ...expiry };
@@ -96,4 +99,23 @@ export async function acceptStream(runtime: RelayRuntime, http: StreamHttpReques
     throw unauthenticated();
   }
   return { subscription, live: true, arrivedAtMs, tokenDigest, ...expiry };
+}
+
+/**
+ * Where a live stream with no `from` starts, for the sessions its filter pins: after their
+ * release points as this request reads them, which is before its subscription is recorded. So an
+ * event released between the two (posted while the stream was opening) is replayed rather than
+ * missed, with no clock involved. With several emitters under a name, the lowest of their
+ * release points: the others' events between it and theirs come again (a resume position names
+ * no emitter, AEP-0001 §5.2). A filter that pins no session starts at its recording.
+ */
+async function liveStartOf(runtime: Pick<RelayRuntime, 'sessionOrder'>, tenant: string, sessions: readonly string[] | undefined): Promise<Position[] | undefined> {
+  if (sessions === undefined || sessions.length === 0) return undefined;
+  return Promise.all(
+    sessions.map(async (session): Promise<Position> => {
+      const points = [...(await runtime.sessionOrder.releasedPoints(tenant, session)).values()];
+      const lowest = points.sort(comparePositions)[0];
+      return lowest === undefined ? { session, epoch: 0, seq: BEFORE_FIRST_SEQ } : { session, epoch: lowest.epoch, seq: lowest.seq };
+    }),
+  );
 }
