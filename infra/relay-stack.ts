@@ -124,9 +124,10 @@ export class RelayStack extends Stack {
    * - socket: appends events and reads replay, keeps connection state, subscriptions and
    *   claims, authenticates and reads control policies.
    * - fanout: reads subscriptions and parks or clears connection state; in the event log it
-   *   updates the session summaries, writes the late ledger and reads a session's positions
-   *   to put live delivery in order (the stream read permissions come with the event source).
-   * - stream: reads replay, keeps its subscription, authenticates.
+   *   updates the session summaries, writes each emitter's order state and late entries, and
+   *   reads a session's events to check its gaps and release what it held (the stream read
+   *   permissions come with the event source).
+   * - stream: reads replay and release points, keeps its subscription and consumes its inbox, authenticates.
    * - deadline: reads a connection's record and removes its state when its token expires.
    */
   private grantTableAccess(): void {
@@ -140,7 +141,7 @@ export class RelayStack extends Stack {
     connections.grantReadWriteData(socket);
     tenants.grantReadData(socket);
     connections.grantReadWriteData(fanout);
-    // Session summaries (GET /sessions), the late ledger, and the reads of the live ordering.
+    // Session summaries (GET /sessions), session order (order states, late entries, gap checks).
     events.grantReadWriteData(fanout);
     events.grantReadData(stream);
     connections.grantReadWriteData(stream);
