@@ -53,6 +53,25 @@ export interface RelaySettings {
   webSocketAccessLogs: boolean;
   /** EventBridge bus ARNs tenants may send bridge events to (`events:PutEvents` is granted on these only). */
   bridgeEventBuses: string[];
+  /**
+   * Stage throttling, requests per second and burst, deployment-wide (API Gateway's own
+   * default is only the account's 10,000 rps shared by every API in the region): the HTTP API
+   * (`-c httpRateLimit=1000 -c httpBurstLimit=2000`), WebSocket messages on `$default`
+   * (`socketRateLimit`, `socketBurstLimit`), and WebSocket handshakes on `$connect`
+   * (`connectRateLimit`, `connectBurstLimit`), each of which costs an authorizer run and a token read.
+   */
+  throttling: StageThrottling;
+}
+
+export interface StageThrottling {
+  http: ThrottleLimit;
+  socketMessages: ThrottleLimit;
+  socketConnects: ThrottleLimit;
+}
+
+export interface ThrottleLimit {
+  rateLimit: number;
+  burstLimit: number;
 }
 
 export const DEFAULT_SETTINGS: RelaySettings = {
@@ -68,6 +87,11 @@ export const DEFAULT_SETTINGS: RelaySettings = {
   corsOrigins: [],
   streamConcurrency: 200,
   streamHeadroom: 20,
+  throttling: {
+    http: { rateLimit: 1000, burstLimit: 2000 },
+    socketMessages: { rateLimit: 1000, burstLimit: 2000 },
+    socketConnects: { rateLimit: 100, burstLimit: 200 },
+  },
 };
 
 /** Reads every setting from the app's context (`-c key=value` or `cdk.json` `context`). */
@@ -96,6 +120,12 @@ export function settingsFromContext(node: Node): RelaySettings {
   if (streamHeadroom >= streamConcurrency) throw new Error(`context streamHeadroom (${streamHeadroom}) must be below streamConcurrency (${streamConcurrency})`);
   const alarmTopicArn = read('alarmTopicArn');
   const webAclArn = read('webAclArn');
+  const limit = (prefix: string, fallback: ThrottleLimit): ThrottleLimit => {
+    const rateLimit = positiveInteger(read(`${prefix}RateLimit`), `${prefix}RateLimit`, fallback.rateLimit);
+    const burstLimit = positiveInteger(read(`${prefix}BurstLimit`), `${prefix}BurstLimit`, fallback.burstLimit);
+    return { rateLimit, burstLimit };
+  };
+  const defaults = DEFAULT_SETTINGS.throttling;
   return {
     stage,
     replayBuffer: positiveInteger(read('replayBuffer'), 'replayBuffer', DEFAULT_SETTINGS.replayBuffer),
@@ -109,6 +139,7 @@ export function settingsFromContext(node: Node): RelaySettings {
     corsOrigins: parseCorsOrigins(read('corsOrigins'), 'context corsOrigins'),
     streamConcurrency,
     streamHeadroom,
+    throttling: { http: limit('http', defaults.http), socketMessages: limit('socket', defaults.socketMessages), socketConnects: limit('connect', defaults.socketConnects) },
     ...(domainName === undefined ? {} : { domainName }),
     ...(certificateArn === undefined ? {} : { certificateArn }),
     ...(alarmTopicArn === undefined ? {} : { alarmTopicArn }),

@@ -64,12 +64,13 @@ export class RelayStack extends Stack {
     this.grantTableAccess();
 
     const accessLogGroup = (logId: string): LogGroup => new LogGroup(this, logId, { retention: settings.logRetention, removalPolicy: settings.removalPolicy });
-    this.httpApi = new RelayHttpApi(this, 'HttpApi', { handler: this.functions.http, accessLogGroup: accessLogGroup('HttpApiAccessLogs'), corsOrigins: settings.corsOrigins });
+    this.httpApi = new RelayHttpApi(this, 'HttpApi', { handler: this.functions.http, accessLogGroup: accessLogGroup('HttpApiAccessLogs'), corsOrigins: settings.corsOrigins, throttle: settings.throttling.http });
     this.webSocketApi = new RelayWebSocketApi(this, 'WebSocketApi', {
       stageName: settings.stage,
       authorizer: this.functions.authorizer,
       handler: this.functions.socket,
       connectionManagers: this.functions.connectionManagers,
+      throttle: { messages: settings.throttling.socketMessages, connects: settings.throttling.socketConnects },
       ...(settings.webSocketAccessLogs ? { accessLogGroup: accessLogGroup('WebSocketApiAccessLogs') } : {}),
     });
     this.functions.useManagementEndpoint(this.webSocketApi.managementEndpoint);

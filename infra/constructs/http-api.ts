@@ -4,6 +4,7 @@
  * lives here, not on the function URL, because origin access control on a function URL
  * needs a signed body for POST (DESIGN.md, "AWS facts").
  */
+import type { ThrottleLimit } from '../relay-settings.ts';
 import { Duration, Fn } from 'aws-cdk-lib';
 import { CorsHttpMethod, HttpApi, HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { HttpRoute } from 'aws-cdk-lib/aws-apigatewayv2';
@@ -39,6 +40,8 @@ export interface RelayHttpApiProps {
    * @default none: no CORS configuration
    */
   corsOrigins?: readonly string[];
+  /** Stage throttling for every route (requests per second, burst). */
+  throttle: ThrottleLimit;
 }
 
 export class RelayHttpApi extends Construct {
@@ -71,6 +74,8 @@ export class RelayHttpApi extends Construct {
       stageName: '$default',
       autoDeploy: true,
       accessLogSettings: { destination: new LogGroupLogDestination(props.accessLogGroup) },
+      // Past it API Gateway answers 429 itself: no invocation, no token read.
+      throttle: props.throttle,
     });
     const integration = new HttpLambdaIntegration('Http', props.handler);
     this.routes = HTTP_ROUTES.flatMap(({ method, path }) => this.api.addRoutes({ path, methods: [method], integration }));

@@ -3,7 +3,8 @@
  * runs the token authorizer, and whose three routes all go to the socket function.
  */
 import { Fn } from 'aws-cdk-lib';
-import { LogGroupLogDestination, WebSocketApi, WebSocketStage } from 'aws-cdk-lib/aws-apigatewayv2';
+import { CfnStage, LogGroupLogDestination, WebSocketApi, WebSocketStage } from 'aws-cdk-lib/aws-apigatewayv2';
+import type { ThrottleLimit } from '../relay-settings.ts';
 import { WebSocketLambdaAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { WebSocketLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
@@ -25,6 +26,8 @@ export interface RelayWebSocketApiProps {
    * Gateway CloudWatch role, which must exist before such a stage deploys (see RelaySettings).
    */
   accessLogGroup?: ILogGroup;
+  /** Stage throttling of messages (`$default`, `$disconnect`) and, separately, of handshakes (`$connect`). */
+  throttle: { messages: ThrottleLimit; connects: ThrottleLimit };
 }
 
 export class RelayWebSocketApi extends Construct {
@@ -56,7 +59,13 @@ export class RelayWebSocketApi extends Construct {
       stageName: props.stageName,
       autoDeploy: true,
       ...(props.accessLogGroup === undefined ? {} : { accessLogSettings: { destination: new LogGroupLogDestination(props.accessLogGroup) } }),
+      throttle: props.throttle.messages,
     });
+    // `$connect` gets a limit of its own: each handshake runs the authorizer and reads a token,
+    // so an unauthenticated flood is cut at API Gateway (429) before it costs either. The L2
+    // stage sets only the default route's throttling; route settings go on the CloudFormation stage.
+    const connects = props.throttle.connects;
+    (this.stage.node.defaultChild as CfnStage).addPropertyOverride('RouteSettings', { $connect: { ThrottlingRateLimit: connects.rateLimit, ThrottlingBurstLimit: connects.burstLimit } });
     // execute-api:ManageConnections on this stage's @connections/* only
     // (`arn:…:{apiId}/{stage}/*/@connections/*`), not on every API or stage.
     for (const manager of props.connectionManagers) this.stage.grantManagementApiAccess(manager);

@@ -33,6 +33,12 @@ describe('settingsFromContext', () => {
         corsOrigins: 'https://dashboard.example.com, http://localhost:5173',
         streamConcurrency: '400',
         streamHeadroom: '40',
+        httpRateLimit: '500',
+        httpBurstLimit: '900',
+        socketRateLimit: '300',
+        socketBurstLimit: '600',
+        connectRateLimit: '20',
+        connectBurstLimit: '40',
       }),
     ).toEqual({
       stage: 'prod',
@@ -51,6 +57,7 @@ describe('settingsFromContext', () => {
       corsOrigins: ['https://dashboard.example.com', 'http://localhost:5173'],
       streamConcurrency: 400,
       streamHeadroom: 40,
+      throttling: { http: { rateLimit: 500, burstLimit: 900 }, socketMessages: { rateLimit: 300, burstLimit: 600 }, socketConnects: { rateLimit: 20, burstLimit: 40 } },
     });
   });
 

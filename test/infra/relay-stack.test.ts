@@ -28,6 +28,7 @@ import { FANOUT_RETRY_ATTEMPTS } from '../../infra/constructs/fanout.ts';
 import { RelayStack } from '../../infra/relay-stack.ts';
 import { settingsFromContext } from '../../infra/relay-settings.ts';
 import { FANOUT_KINDS, passesFanoutFilter } from '../../local/stream-records.ts';
+import { DEFAULT_SETTINGS } from '../../infra/relay-settings.ts';
 import { readRelayConfig } from '../../src/config/relay-config.ts';
 import { ACTIVITY_INDEX, CONNECTIONS_TABLE, EVENTS_TABLE, TABLE_DEFINITIONS, TENANTS_TABLE } from '../../src/store/table-definitions.ts';
 import type { TableDefinition } from '../../src/store/table-definitions.ts';
@@ -229,6 +230,18 @@ describe('WebSocket API', () => {
     expect(propertiesOf(template, stack.webSocketApi.stage)).toMatchObject({ StageName: 'dev', AutoDeploy: true });
     expect(propertiesOf(template, stack.webSocketApi.stage).AccessLogSettings).toBeUndefined();
     expect(propertiesOf(production.template, production.stack.webSocketApi.stage)).toMatchObject({ StageName: 'prod', AccessLogSettings: expect.objectContaining({ DestinationArn: expect.anything() }) });
+  });
+});
+
+describe('entry-point throttling', () => {
+  it('throttles the HTTP API, WebSocket messages and, tighter, WebSocket handshakes at the stage by default, as the settings say', () => {
+    const { stack, template } = defaults;
+    const { throttling } = DEFAULT_SETTINGS;
+    expect(propertiesOf(template, stack.httpApi.stage).DefaultRouteSettings).toMatchObject({ ThrottlingRateLimit: throttling.http.rateLimit, ThrottlingBurstLimit: throttling.http.burstLimit });
+    const socketStage = propertiesOf(template, stack.webSocketApi.stage);
+    expect(socketStage.DefaultRouteSettings).toMatchObject({ ThrottlingRateLimit: throttling.socketMessages.rateLimit, ThrottlingBurstLimit: throttling.socketMessages.burstLimit });
+    expect(socketStage.RouteSettings).toEqual({ $connect: { ThrottlingRateLimit: throttling.socketConnects.rateLimit, ThrottlingBurstLimit: throttling.socketConnects.burstLimit } });
+    expect(throttling.socketConnects.rateLimit).toBeLessThan(throttling.socketMessages.rateLimit);
   });
 });
 
