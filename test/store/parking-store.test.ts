@@ -5,16 +5,23 @@
  */
 import { describe, expect, it } from 'vitest';
 import { connectionTableStores } from '../../src/store/connection-table.ts';
+import type { NewSubscription } from '../../src/relay/domain/subscription.ts';
 import { dynamoClient, sessionEvent, tableNames, uniqueName } from '../support/relay-fixtures.ts';
+
+/** A consumer connection holding one recorded (replaying) subscription, on stores with this parking space. */
+async function subscribedConnection(maxPendingBytes: number, subscription: NewSubscription) {
+  const stores = connectionTableStores(dynamoClient(), { tableName: tableNames.connections, now: Date.now, connectionLifetimeSeconds: 600, maxPendingBytes });
+  const tenant = uniqueName('park');
+  const connection = uniqueName('c');
+  await stores.connections.createConnection(tenant, connection, { tenant, tokenId: 't', scopes: ['consume'] });
+  expect(await stores.subscriptions.addSubscription(tenant, connection, subscription, 10)).toBe(true);
+  return { stores, tenant, connection };
+}
 
 describe('parking store', () => {
   it('flips every entry of a subscription together, only when none has more parked than was drained', async () => {
     // Room for one event: the second is refused for space.
-    const stores = connectionTableStores(dynamoClient(), { tableName: tableNames.connections, now: Date.now, connectionLifetimeSeconds: 600, maxPendingBytes: 10 });
-    const tenant = uniqueName('park');
-    const connection = uniqueName('c');
-    await stores.connections.createConnection(tenant, connection, { tenant, tokenId: 't', scopes: ['consume'] });
-    expect(await stores.subscriptions.addSubscription(tenant, connection, { subscriptionId: 's', filter: JSON.stringify({ type: ['tool.*', 'progress.*'] }), typeSegments: ['tool', 'progress'] }, 10)).toBe(true);
+    const { stores, tenant, connection } = await subscribedConnection(10, { subscriptionId: 's', filter: JSON.stringify({ type: ['tool.*', 'progress.*'] }), typeSegments: ['tool', 'progress'] });
     const entries = async () => stores.subscriptions.subscriptionEntries(tenant, connection, 's');
     const [first, second] = await entries();
     expect([first?.state, second?.state]).toEqual(['replaying', 'replaying']);
@@ -40,11 +47,7 @@ describe('parking store', () => {
 
 describe('parking store: a subscription whose connection went away meanwhile', () => {
   it('does not create its entries again when the handoff flips them', async () => {
-    const stores = connectionTableStores(dynamoClient(), { tableName: tableNames.connections, now: Date.now, connectionLifetimeSeconds: 600, maxPendingBytes: 10_000 });
-    const tenant = uniqueName('gone');
-    const connection = uniqueName('c');
-    await stores.connections.createConnection(tenant, connection, { tenant, tokenId: 't', scopes: ['consume'] });
-    expect(await stores.subscriptions.addSubscription(tenant, connection, { subscriptionId: 's', filter: JSON.stringify({ session: 'x' }), sessions: ['x'] }, 10)).toBe(true);
+    const { stores, tenant, connection } = await subscribedConnection(10_000, { subscriptionId: 's', filter: JSON.stringify({ session: 'x' }), sessions: ['x'] });
     const [entry] = await stores.subscriptions.subscriptionEntries(tenant, connection, 's');
     // `$disconnect` removes the connection and its index entries before the handoff flips.
     await stores.connections.removeConnection(tenant, connection);

@@ -66,15 +66,18 @@ export function createOrderLane(runtime: Pick<RelayRuntime, 'sessionOrder' | 'no
 
 export async function fanOut(runtime: RelayRuntime, logger: Logger, batch: FanoutBatch, lane: OrderLane): Promise<FanoutReport> {
   const report: FanoutReport = { failedRecordIds: [], posted: 0, dropped: 0, disconnected: 0, closed: 0 };
-  const tenants = new Set([...batch.deliverables.map((d) => d.tenant), ...batch.wakeUps.map((w) => w.key.tenant), ...batch.activities.map((a) => a.tenant)]);
+  const deliverablesBy = groupBy(batch.deliverables, (deliverable) => deliverable.tenant);
+  const wakeUpsBy = groupBy(batch.wakeUps, (wake) => wake.key.tenant);
+  const activitiesBy = groupBy(batch.activities, (activity) => activity.tenant);
+  const tenants = new Set([...deliverablesBy.keys(), ...wakeUpsBy.keys(), ...activitiesBy.keys()]);
   const plans = new Map<string, ConnectionPlan>();
   await Promise.all(
     [...tenants].map(async (tenant) => {
-      const deliverables = batch.deliverables.filter((deliverable) => deliverable.tenant === tenant);
-      const wakeUps = batch.wakeUps.filter((wake) => wake.key.tenant === tenant);
+      const deliverables = deliverablesBy.get(tenant) ?? [];
+      const wakeUps = wakeUpsBy.get(tenant) ?? [];
       try {
         const ordered = await orderTenant(runtime, lane, deliverables, wakeUps);
-        await Promise.all(batch.activities.filter((activity) => activity.tenant === tenant).map((activity) => runtime.sessionSummaries.fold(activity)));
+        await Promise.all((activitiesBy.get(tenant) ?? []).map((activity) => runtime.sessionSummaries.fold(activity)));
         const sessions = new Set<string>();
         const typeSegments = new Set<string>();
         for (const { event } of ordered) {
@@ -164,6 +167,18 @@ async function orderTenant(runtime: Pick<RelayRuntime, 'now'>, lane: OrderLane, 
 function emitterSessionOf(deliverable: Deliverable): EmitterSession | undefined {
   const { session, source } = deliverable.event;
   return typeof session === 'string' && typeof source === 'string' ? { tenant: deliverable.tenant, session, source } : undefined;
+}
+
+/** The items by key, each list in the items' order. */
+function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, [item]);
+    else group.push(item);
+  }
+  return groups;
 }
 
 function groupId(key: EmitterSession): string {

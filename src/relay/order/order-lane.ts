@@ -12,8 +12,8 @@
  */
 import { BoundedMap } from '../../protocol/bounded-collections.ts';
 import type { Clock } from '../ports/clock.ts';
-import type { EmitterSession, PlacedEvent, SessionOrderPort } from '../ports/session-order.ts';
-import { advance, isReleased } from './emitter-order.ts';
+import type { EmitterSession, SessionOrderPort } from '../ports/session-order.ts';
+import { advance, comparePlaces, isReleased } from './emitter-order.ts';
 import type { Advance, GapCheck, OrderRecord, OrderState, Place } from './emitter-order.ts';
 
 /** The most positions one gap check reads: a wider gap is an emitter's skip, its contents beyond this are met later. */
@@ -38,7 +38,6 @@ export interface LaneRecord extends OrderRecord {
 /** An event to deliver, in order: its text, and whether it is late (`Delivery.late`). */
 export interface LaneRelease {
   raw: string;
-  place: Place;
   late: boolean;
 }
 
@@ -92,22 +91,29 @@ export class OrderLane {
     }
   }
 
-  /** The texts of what to deliver: this batch's records, else read from the log (held, adopted, redelivered). */
+  /** The texts of what to deliver: this batch's records, else read from the log (held, adopted, redelivered) in one read of places and at most one range read. */
   private async texts(key: EmitterSession, result: Extract<Advance, { kind: 'advanced' }>, records: readonly LaneRecord[]): Promise<LaneRelease[]> {
     const inBatch = new Map(records.map((record) => [placeId(record.place), record.raw]));
-    const releases: LaneRelease[] = [];
-    if (result.redeliver !== undefined) {
-      const { after, through, late } = result.redeliver;
-      const again: PlacedEvent[] = [...(await this.deps.order.eventsAt(key, late)), ...(through === null ? [] : await this.deps.order.eventsIn(key, after, through))];
-      const lateIds = new Set(late.map(placeId));
-      for (const event of again) releases.push({ raw: event.raw, place: event.place, late: lateIds.has(placeId(event.place)) });
-    }
+    const again = result.redeliver;
     const missing = result.deliver.filter((delivery) => !inBatch.has(placeId(delivery.place))).map((delivery) => delivery.place);
-    const fromLog = new Map((missing.length === 0 ? [] : await this.deps.order.eventsAt(key, missing)).map((event) => [placeId(event.place), event.raw]));
+    const wanted = [...(again?.late ?? []), ...missing];
+    const [atPlaces, inRange] = await Promise.all([
+      wanted.length === 0 ? [] : this.deps.order.eventsAt(key, wanted),
+      again === undefined || again.through === null || (again.after !== null && comparePlaces(again.after, again.through) >= 0) ? [] : this.deps.order.eventsIn(key, again.after, again.through),
+    ]);
+    const fromLog = new Map(atPlaces.map((event) => [placeId(event.place), event.raw]));
+    const releases: LaneRelease[] = [];
+    if (again !== undefined) {
+      for (const place of [...again.late].sort(comparePlaces)) {
+        const raw = fromLog.get(placeId(place));
+        if (raw !== undefined) releases.push({ raw, late: true });
+      }
+      for (const event of inRange) releases.push({ raw: event.raw, late: false });
+    }
     for (const delivery of result.deliver) {
       const raw = inBatch.get(placeId(delivery.place)) ?? fromLog.get(placeId(delivery.place));
       // Absent only if it expired meanwhile: nothing to deliver.
-      if (raw !== undefined) releases.push({ raw, place: delivery.place, late: delivery.late });
+      if (raw !== undefined) releases.push({ raw, late: delivery.late });
     }
     return releases;
   }

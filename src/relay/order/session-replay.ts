@@ -50,7 +50,7 @@ const SETTLE_POLL_MS = 50;
 export async function replaySession(deps: SessionReplayDeps, tenant: string, session: string, after?: Position): Promise<SessionReplay> {
   const from = after === undefined || isBeforeFirst(after) ? undefined : after;
   let released = await deps.sessionOrder.releasedPoints(tenant, session);
-  let read = await deps.eventLog.readWindow(tenant, session, from, deps.window + 1);
+  let read = placedOf(await deps.eventLog.readWindow(tenant, session, from, deps.window + 1));
   // What the session held when the replay began is in it, unless fan-out lags past the wait.
   if (deps.settleUntilMs !== undefined && read.some((item) => !servable(released, item))) {
     while (deps.now() < deps.settleUntilMs) {
@@ -58,7 +58,7 @@ export async function replaySession(deps: SessionReplayDeps, tenant: string, ses
       released = await deps.sessionOrder.releasedPoints(tenant, session);
       if (read.every((item) => servable(released, item))) break;
     }
-    read = await deps.eventLog.readWindow(tenant, session, from, deps.window + 1);
+    read = placedOf(await deps.eventLog.readWindow(tenant, session, from, deps.window + 1));
   }
   const served = read.filter((item) => servable(released, item));
   const window = served.slice(-deps.window);
@@ -75,15 +75,29 @@ export async function replaySession(deps: SessionReplayDeps, tenant: string, ses
   return result;
 }
 
+/** A read item with what servability asks of it, parsed once: the emitter of a sequenced event (none for a seq-less one), and where it stands. */
+interface PlacedItem {
+  raw: string;
+  emitter: string | undefined;
+  anchor: Place | null;
+}
+
+/** Unreadable stored texts are left out (no replay serves them). */
+function placedOf(items: readonly WindowItem[]): PlacedItem[] {
+  return items.flatMap((item) => {
+    const event = parseStored(item.raw);
+    if (event === undefined) return [];
+    const position = positionOf(event);
+    return [position === undefined ? { raw: item.raw, emitter: undefined, anchor: item.anchor } : { raw: item.raw, emitter: event.source, anchor: { epoch: position.epoch, seq: position.seq } }];
+  });
+}
+
 /** At or below its emitter's release point; a seq-less event, at or below some emitter's. */
-function servable(released: ReadonlyMap<string, Place>, item: WindowItem): boolean {
-  const event = parseStored(item.raw);
-  if (event === undefined) return false;
-  const position = positionOf(event);
-  if (position !== undefined && event.seq !== undefined) {
-    const point = released.get(event.source);
-    return point !== undefined && comparePositions(position, point) <= 0;
+function servable(released: ReadonlyMap<string, Place>, item: PlacedItem): boolean {
+  const { anchor } = item;
+  if (item.emitter !== undefined) {
+    const point = released.get(item.emitter);
+    return point !== undefined && anchor !== null && comparePositions(anchor, point) <= 0;
   }
-  const anchor = item.anchor;
   return [...released.values()].some((point) => anchor === null || comparePositions(anchor, point) <= 0);
 }
