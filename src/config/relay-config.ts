@@ -131,6 +131,16 @@ export interface FanoutSettings {
    * event source mapping discarded it, or was created after it) is released from the log.
    */
   orderAdoptMs: number;
+  /**
+   * Deliveries (posts, SSE inbox writes, parked replays) one tenant may have in one fan-out
+   * batch. The batch is shared by every tenant whose sessions hash to its stream shard, and the
+   * next batch waits for it, so this bounds what one tenant's burst (many sessions, many
+   * subscribers) holds the others: at most this many posts per noisy tenant, spread over
+   * `concurrency` posts in flight. Past it the tenant's remaining deliveries of the batch are
+   * treated as toward a consumer that cannot take more (AEP-0003 §8.4: `debug`/`info` dropped,
+   * `notice`-and-above disconnected with their positions, so the consumer resumes exactly).
+   */
+  tenantDeliveriesPerBatch: number;
 }
 
 export const DEFAULT_LIMITS: RelayLimits = {
@@ -196,6 +206,7 @@ export function readRelayConfig(env: Environment): RelayConfig {
       closingGraceMs: positiveInteger(env, FANOUT_VARIABLES.closingGraceMs, 10_000),
       orderWaitMs: nonNegativeInteger(env, FANOUT_VARIABLES.orderWaitMs, 500),
       orderAdoptMs: positiveInteger(env, FANOUT_VARIABLES.orderAdoptMs, 10_000),
+      tenantDeliveriesPerBatch: positiveInteger(env, FANOUT_VARIABLES.tenantDeliveriesPerBatch, 5_000),
     },
     operatorTenant: operatorTenantOf(env),
     surface: {

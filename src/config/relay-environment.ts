@@ -58,6 +58,7 @@ export const FANOUT_VARIABLES: Readonly<Record<keyof FanoutSettings, string>> = 
   closingGraceMs: 'AEP_FANOUT_CLOSING_GRACE_MS',
   orderWaitMs: 'AEP_ORDER_WAIT_MS',
   orderAdoptMs: 'AEP_ORDER_ADOPT_MS',
+  tenantDeliveriesPerBatch: 'AEP_FANOUT_TENANT_DELIVERIES',
 };
 /** The bridges' variables (`bridge-config.ts`). */
 export const BRIDGE_VARIABLES = {

@@ -21,6 +21,7 @@ import { backpressureAction } from '../backpressure.ts';
 import type { PostOutcome } from '../ports/connection-poster.ts';
 import type { RelayRuntime } from '../runtime.ts';
 import { isSseStreamId } from '../sse/sse-stream-id.ts';
+import type { Deliverable } from '../domain/deliverable.ts';
 import type { LaneVerdict } from './delivery-pool.ts';
 import type { ConnectionPlan, DeliveryAction, DeliveryTexts } from './delivery-plan.ts';
 
@@ -35,6 +36,21 @@ export interface FanoutCounts {
 
 type Runtime = Pick<RelayRuntime, 'poster' | 'inbox' | 'parking' | 'connections' | 'subscriptions' | 'config' | 'now' | 'metrics'>;
 
+/**
+ * What one tenant may still deliver in this batch (`fanout.tenantDeliveriesPerBatch`), shared
+ * by all of the tenant's connections. Every delivery that writes or posts takes one; a retry of
+ * the same post does not (it was counted when first tried).
+ */
+export class TenantDeliveryBudget {
+  constructor(private remaining: number) {}
+
+  take(): boolean {
+    if (this.remaining <= 0) return false;
+    this.remaining -= 1;
+    return true;
+  }
+}
+
 /** Attempts at a throttled or transient post before the backpressure rule applies (as the poster's own default). */
 const POST_ATTEMPTS = 3;
 /** The wait before attempt `attempt + 1`, as the poster would sleep it; here the pool waits, off the lane. */
@@ -46,6 +62,7 @@ export class ConnectionDelivery {
   private readonly delivered = new Map<string, DeliveredPosition>();
   /** Set once a post was throttled: further posts get one attempt, so this lane never waits long. */
   private slow = false;
+  private dropLogged = false;
   /**
    * The post being retried and its attempts so far. Fan-out posts with one attempt each and
    * retries through the pool (`{ retryInMs }`), never by sleeping in the lane: the pool ends the
@@ -60,6 +77,7 @@ export class ConnectionDelivery {
     private readonly plan: ConnectionPlan,
     private readonly texts: DeliveryTexts,
     private readonly counts: FanoutCounts,
+    private readonly budget: TenantDeliveryBudget,
   ) {}
 
   async run(action: DeliveryAction): Promise<LaneVerdict> {
@@ -71,6 +89,8 @@ export class ConnectionDelivery {
     if (retry !== undefined) {
       ({ text, subscriptionIds } = retry);
     } else {
+      // Past the tenant's share of this batch, the consumer is one fan-out cannot serve now.
+      if (!this.budget.take()) return this.overBudget(action);
       let ceiling;
       if (action.kind === 'park') {
         const { deliverable } = action;
@@ -105,9 +125,29 @@ export class ConnectionDelivery {
       return { retryInMs: retryDelayMs(attempts) };
     }
     this.slow = true;
+    return this.cannotTake(action.deliverable, subscriptionIds, 'disconnecting a consumer that cannot take a notice-or-above event');
+  }
+
+  /**
+   * The tenant's deliveries of this batch are spent. A replaying subscription cannot have the
+   * event parked (that is a write too), so it ends as one whose replay fell behind; a live one
+   * follows the slow-consumer rule. Either way the consumer loses nothing it cannot resume.
+   */
+  private overBudget(action: Exclude<DeliveryAction, { kind: 'retry-closing' }>): Promise<LaneVerdict> {
+    this.runtime.metrics.count('FanoutBudgetSheds', this.plan.tenant);
+    if (action.kind === 'park') return this.endOverflowingReplay();
+    return this.cannotTake(action.deliverable, action.subscriptionIds, "disconnecting a consumer over its tenant's fan-out share of the batch");
+  }
+
+  /** AEP-0003 §8.4 for an event this consumer will not get now: drop `debug`/`info`, else disconnect with positions. */
+  private async cannotTake(deliverable: Deliverable, subscriptionIds: readonly string[], why: string): Promise<LaneVerdict> {
+    const { event } = deliverable;
     if (backpressureAction(event.severity) === 'drop') {
       this.counts.dropped += 1;
-      this.logger.warn('dropped low-severity event for a slow consumer', { connectionId: this.plan.connectionId, tenant: this.plan.tenant, type: event.type });
+      // Once per connection and batch: a flood of drops must not become a flood of log lines
+      // (their cost would land on every tenant of the batch). The batch's line counts them all.
+      if (!this.dropLogged) this.logger.warn('dropping low-severity events for a consumer that cannot take more', { connectionId: this.plan.connectionId, tenant: this.plan.tenant, type: event.type });
+      this.dropLogged = true;
       return 'next';
     }
     // The positions the consumer is told must not lie above this undelivered event (a late one
@@ -120,7 +160,7 @@ export class ConnectionDelivery {
         if (at !== undefined && at.session === failedAt.session && comparePositions(at, failedAt) >= 0) this.delivered.delete(sub);
       }
     }
-    await this.disconnect('disconnecting a consumer that cannot take a notice-or-above event');
+    await this.disconnect(why);
     return 'stop';
   }
 

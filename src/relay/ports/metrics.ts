@@ -11,6 +11,7 @@ export type RelayMetricName =
   | 'EventsRefused'
   | 'Deliveries'
   | 'BackpressureDisconnects'
+  | 'FanoutBudgetSheds'
   | 'SocketsOpened'
   | 'SocketsClosed'
   | 'StreamsOpened'
