@@ -2,7 +2,7 @@
  * Where a query-string token (`?access_token=`) is taken (issue 26, item 12): AEP-0003 §8.1
  * allows it for clients that cannot set headers, so the relay takes it on `GET /stream`
  * (`EventSource`) and the WebSocket handshake, and nowhere else: `/history`, `/sessions`,
- * `POST /events` and the admin API answer 401 `unauthenticated` with the token in the query,
+ * `/token`, `POST /events` and the admin API answer 401 `unauthenticated` with the token in the query,
  * and accept the same token in the header.
  */
 import { describe, expect, inject, it } from 'vitest';
@@ -22,6 +22,7 @@ describe('the access_token query fallback', () => {
     const refusedInQuery = [
       () => fetch(`${base}/history?session=${session}&${query}`),
       () => fetch(`${base}/sessions?${query}`),
+      () => fetch(`${base}/token?${query}`),
       () => post(`${base}/events?${query}`),
       () => fetch(`${base}/admin/tokens?${query}`),
     ];
@@ -35,6 +36,7 @@ describe('the access_token query fallback', () => {
     expect((await post(`${base}/events`, header)).status).toBe(202);
     expect((await fetch(`${base}/history?session=${session}`, { headers: header })).status).toBe(200);
     expect((await fetch(`${base}/sessions`, { headers: header })).status).toBe(200);
+    expect((await fetch(`${base}/token`, { headers: header })).status).toBe(200);
     expect((await fetch(`${base}/admin/tokens`, { headers: header })).status).toBe(200);
     // And the two clients that cannot set a header take it from the query.
     const stream = await fetch(`${base}/stream?live=0&from=all&${query}`);
