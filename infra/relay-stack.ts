@@ -99,7 +99,12 @@ export class RelayStack extends Stack {
       ...(settings.webAclArn === undefined ? {} : { webAclArn: settings.webAclArn }),
     });
 
-    this.console = new ConsoleBucket(this, 'Console', { distribution: this.edge.distribution, assetDir: props.consoleDir, removalPolicy: settings.removalPolicy });
+    this.console = new ConsoleBucket(this, 'Console', {
+      distribution: this.edge.distribution,
+      assetDir: props.consoleDir,
+      removalPolicy: settings.removalPolicy,
+      ...(settings.domainName === undefined ? {} : { domainName: settings.domainName }),
+    });
 
     this.observability = new RelayObservability(this, 'Observability', {
       functions: { Http: this.functions.http, Authorizer: this.functions.authorizer, Socket: this.functions.socket, Fanout: this.functions.fanout, Stream: this.functions.stream, Deadline: this.functions.deadline, Bridges: this.functions.bridges },

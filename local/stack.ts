@@ -53,6 +53,7 @@ import { createStreamPoller } from './stream-poller.ts';
 import { passesBridgeFilter } from './stream-records.ts';
 import { installLambdaStreamingGlobal } from './lambda-streaming-global.ts';
 import { serveStreamingFunction } from './gateway/response-streaming.ts';
+import { StreamInvocations } from './gateway/stream-invocations.ts';
 import type { StreamingHandler } from './gateway/response-streaming.ts';
 import type { StreamPoller } from './stream-poller.ts';
 import { UsageCounters } from './usage.ts';
@@ -101,11 +102,16 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
   let websocketApi: WebSocketApi | undefined;
   let poller: StreamPoller | undefined;
   let bridgePoller: StreamPoller | undefined;
+  const streams = new StreamInvocations();
   const stopAll = async () => {
     // Order matters: no new connections; close the sockets (their $disconnect runs against a
-    // live DynamoDB); stop fan-out after its in-flight batch; then the server and the database.
+    // live DynamoDB); end the SSE streams (their cleanup removes their connection state and
+    // releases their slots); stop fan-out after its in-flight batch; then the server and the
+    // database. Anything still talking to DynamoDB Local when it stops logs ECONNREFUSED and,
+    // on a persistent data folder, leaves its connection items behind.
     gateway?.stopAccepting();
     await websocketApi?.close();
+    await streams.endAll();
     await poller?.stop();
     await bridgePoller?.stop();
     await gateway?.close();
@@ -193,6 +199,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     gateway.routes.stream = (request, response, url) =>
       serveStreamingFunction((event, responseStream, context) => usage.invoke('stream', () => streamHandler(event, responseStream, context)), request, response, url, {
         ...(streamCors === undefined ? {} : { cors: streamCors }),
+        invocations: streams,
       });
     gateway.routes.http = (event, context) => usage.invoke('http', () => http.handler(event, context));
     gateway.routes.console = (request, response, url) => serveConsoleFile(request, response, url, CONSOLE_BUILD_DIR);

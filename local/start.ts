@@ -43,7 +43,12 @@ let stopping = false;
 const stop = async () => {
   if (stopping) return;
   stopping = true;
-  await stack.stop();
+  try {
+    await stack.stop();
+  } catch (error) {
+    console.error('the stack did not stop cleanly:', error);
+    process.exit(1);
+  }
   process.exit(0);
 };
 process.removeListener('SIGINT', exitNow);

@@ -9,6 +9,7 @@ import { CommandBook } from './commands.ts';
 import { LiveSocket } from './live-socket.ts';
 import type { SocketState } from './live-socket.ts';
 import { RelayClient } from './relay-client.ts';
+import { senderIdentityOf } from './sender-identity.ts';
 
 /** The inbox's subscription (AEP-0003 §6.5): the attention lifecycle and command acks, replayed from what the relay holds. */
 export const INBOX_FILTER = { type: ['attention.*', 'control.accepted', 'control.rejected'] };
@@ -30,6 +31,7 @@ export class ConsoleSession {
   /** The last command sent for each attention request, by request id. */
   readonly answers = new Map<string, string>();
   private readonly listeners = new Set<() => void>();
+  private stopped = false;
 
   constructor(token: string) {
     this.client = new RelayClient(token);
@@ -45,11 +47,26 @@ export class ConsoleSession {
   }
 
   start(): void {
-    this.socket.start();
+    this.stopped = false;
+    void this.startSocket();
     void this.probeAdmin();
   }
 
+  /**
+   * Learns who commands are sent as from the token's grant (`GET /token`; a bound token speaks
+   * as its first agent, `sender-identity.ts`), then opens the socket. A relay without the
+   * route (404) or a failed read leaves the unbound default, `console`.
+   */
+  private async startSocket(): Promise<void> {
+    const grant = await this.client.json<{ agents?: unknown }>('GET', '/token');
+    const agents = grant.ok && Array.isArray(grant.value?.agents) ? grant.value.agents.filter((agent): agent is string => typeof agent === 'string') : undefined;
+    this.socket.sender = senderIdentityOf(agents === undefined || agents.length === 0 ? undefined : agents);
+    this.changed();
+    if (!this.stopped) this.socket.start();
+  }
+
   stop(): void {
+    this.stopped = true;
     this.socket.stop();
   }
 

@@ -1,5 +1,6 @@
 /**
- * The console's one WebSocket (AEP-0003 §3.5): `hello` as a consumer, subscriptions, the
+ * The console's one WebSocket (AEP-0003 §3.5): `hello` as a consumer naming no agent
+ * (`sender-identity.ts`), subscriptions, the
  * `roster` frame (§4.1), and commands (AEP-0004; control flows only on this binding). The
  * token travels as `access_token` because a browser WebSocket cannot set headers.
  * Reconnects with backoff and re-sends its subscriptions; consumers dedupe what replays.
@@ -8,6 +9,8 @@ import type { Filter } from '../../src/protocol/attr-match.ts';
 import { ulidFactory } from '../../src/protocol/ulid.ts';
 import type { AepObject } from './attention.ts';
 import type { RelayClient } from './relay-client.ts';
+import { senderIdentityOf } from './sender-identity.ts';
+import type { SenderIdentity } from './sender-identity.ts';
 
 export type SocketState = 'connecting' | 'open' | 'closed';
 
@@ -32,9 +35,8 @@ interface Listeners {
   state: (state: SocketState, detail?: string) => void;
 }
 
-/** The sender identity the console's commands carry (AEP-0004 §2.2: `agent` names the sender). */
-export const CONSOLE_AGENT = 'console';
-const CONSOLE_SOURCE = `aep://console/agent/${CONSOLE_AGENT}`;
+/** The consumer hello, shared with the sign-in check so both ask the relay the same thing. */
+export const CONSOLE_HELLO = { type: 'hello', versions: ['0.1'], role: 'consumer', capabilities: { filters: ['attr-match'] } } as const;
 
 const mintId = ulidFactory(Date.now, (length) => crypto.getRandomValues(new Uint8Array(length)));
 
@@ -48,6 +50,8 @@ export class LiveSocket {
   private readonly rosterWaiters = new Map<string, (entries: RosterEntry[] | string) => void>();
   private readonly listeners: { [K in keyof Listeners]: Set<Listeners[K]> } = { event: new Set(), error: new Set(), state: new Set() };
   state: SocketState = 'connecting';
+  /** Who commands are sent as; set from the token's grant before the socket starts. */
+  sender: SenderIdentity = senderIdentityOf(undefined);
 
   constructor(private readonly client: RelayClient) {}
 
@@ -89,7 +93,7 @@ export class LiveSocket {
   /** Sends a command (AEP-0004 §2: seq-less, `agent` = the sender) and returns it. */
   command(type: string, session: string, fields: AepObject = {}): AepObject | undefined {
     if (!this.ready) return undefined;
-    const command = { aep: '0.1', id: mintId(), type, time: new Date().toISOString(), source: CONSOLE_SOURCE, agent: CONSOLE_AGENT, session, ...fields };
+    const command = { aep: '0.1', id: mintId(), type, time: new Date().toISOString(), source: this.sender.source, agent: this.sender.agent, session, ...fields };
     this.send(command);
     return command;
   }
@@ -99,7 +103,7 @@ export class LiveSocket {
     const socket = new WebSocket(this.client.urlWithToken('/socket', {}, 'ws'));
     this.socket = socket;
     socket.onopen = () => {
-      this.send({ type: 'hello', versions: ['0.1'], role: 'consumer', identity: { agent: CONSOLE_AGENT }, capabilities: { filters: ['attr-match'] } });
+      this.send(CONSOLE_HELLO);
     };
     socket.onmessage = (message) => this.onMessage(String(message.data));
     socket.onclose = (close) => {
@@ -159,7 +163,7 @@ export class LiveSocket {
     this.send({ type: 'subscribe', id, filter: subscription.filter, ...(subscription.from === undefined ? {} : { from: subscription.from }) });
   }
 
-  private send(frame: AepObject): void {
+  private send(frame: AepObject | typeof CONSOLE_HELLO): void {
     if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(frame));
   }
 

@@ -1,9 +1,11 @@
 /**
- * The HTTP API routes (AEP-0003 §3.2 emit, §3.4 discovery), history (`history-routes.ts`), the health probe, and the admin
+ * The HTTP API routes (AEP-0003 §3.2 emit, §3.4 discovery), history (`history-routes.ts`), the health probe, the caller's
+ * own grant (`GET /token`), and the admin
  * routes under `/admin/` (`admin-routes.ts`). Each route maps the request onto a use case.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { BearerSources } from '../../src/auth/bearer.ts';
+import { grantViewOf } from '../../src/auth/grant-view.ts';
 import { jsonResponse } from '../../src/middleware/json-response.ts';
 import { requirePrincipal } from '../../src/middleware/authentication.ts';
 import type { AuthenticatedContext } from '../../src/middleware/authentication.ts';
@@ -33,6 +35,9 @@ const postEvents: RouteHandler = async (runtime, event, context) => {
   return jsonResponse(202, result);
 };
 
+/** The caller's own grant (`grant-view.ts`): any valid token may read its own, whatever its scopes. */
+const ownToken: RouteHandler = async (_runtime, _event, context) => jsonResponse(200, grantViewOf(requirePrincipal(context)));
+
 const PUBLIC_ROUTES: readonly Route<RouteHandler>[] = [
   { method: 'GET', path: 'healthz', handler: health },
   { method: 'HEAD', path: 'healthz', handler: health },
@@ -41,6 +46,7 @@ const PUBLIC_ROUTES: readonly Route<RouteHandler>[] = [
   { method: 'GET', path: '.well-known/aep', handler: discovery },
   { method: 'GET', path: 'history', handler: getHistory },
   { method: 'GET', path: 'sessions', handler: getSessions },
+  { method: 'GET', path: 'token', handler: ownToken },
 ];
 
 export async function route(runtime: RelayRuntime, event: APIGatewayProxyEventV2, context: AuthenticatedContext): Promise<Response> {

@@ -25,7 +25,7 @@ import { S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
-import { CONSOLE_CONTENT_SECURITY_POLICY, CONSOLE_INDEX_REWRITE_CODE, CONSOLE_PATH } from './console-site.ts';
+import { consoleContentSecurityPolicy, CONSOLE_INDEX_REWRITE_CODE, CONSOLE_PATH } from './console-site.ts';
 
 export interface ConsoleBucketProps {
   /** The relay's distribution; the console's behaviours are added to it. */
@@ -33,6 +33,12 @@ export interface ConsoleBucketProps {
   /** The built console (`npm run build`: console/dist). */
   assetDir: string;
   removalPolicy: RemovalPolicy;
+  /**
+   * The distribution's custom domain, when it has one: the CSP names `wss://` of it for the
+   * socket. The default `*.cloudfront.net` name cannot be named (the policy would depend on
+   * the distribution that depends on it), so there `'self'` alone covers the socket.
+   */
+  domainName?: string;
 }
 
 export class ConsoleBucket extends Construct {
@@ -61,9 +67,9 @@ export class ConsoleBucket extends Construct {
       runtime: FunctionRuntime.JS_2_0,
     });
     this.responseHeaders = new ResponseHeadersPolicy(this, 'Headers', {
-      comment: 'AEP relay console: same-origin only, no framing, no referrer',
+      comment: "AEP relay console: the relay's origin only, no framing, no referrer",
       securityHeadersBehavior: {
-        contentSecurityPolicy: { contentSecurityPolicy: CONSOLE_CONTENT_SECURITY_POLICY, override: true },
+        contentSecurityPolicy: { contentSecurityPolicy: consoleContentSecurityPolicy(props.domainName === undefined ? [] : [`wss://${props.domainName}`]), override: true },
         contentTypeOptions: { override: true },
         frameOptions: { frameOption: HeadersFrameOption.DENY, override: true },
         referrerPolicy: { referrerPolicy: HeadersReferrerPolicy.NO_REFERRER, override: true },

@@ -22,6 +22,7 @@ export const HTTP_ROUTES: ReadonlyArray<{ method: HttpMethod; path: string }> = 
   { method: HttpMethod.GET, path: '/healthz' },
   { method: HttpMethod.GET, path: '/history' },
   { method: HttpMethod.GET, path: '/sessions' },
+  { method: HttpMethod.GET, path: '/token' },
   { method: HttpMethod.ANY, path: '/admin/{proxy+}' },
 ];
 

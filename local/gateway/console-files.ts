@@ -7,7 +7,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, resolve, sep } from 'node:path';
-import { CONSOLE_CONTENT_SECURITY_POLICY, CONSOLE_PATH } from '../../infra/constructs/console-site.ts';
+import { consoleContentSecurityPolicy, CONSOLE_PATH, socketOriginOf } from '../../infra/constructs/console-site.ts';
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -35,12 +35,14 @@ export async function serveConsoleFile(request: IncomingMessage, response: Serve
   }
   const body = await readFile(file);
   const isIndex = file.endsWith('index.html');
+  // The page's own host is the relay's origin here (the local gateway serves everything on one port).
+  const socketOrigin = socketOriginOf('ws', request.headers.host);
   response.writeHead(200, {
     'content-type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream',
     'content-length': String(body.length),
     // Built assets carry a content hash in their name; the page itself must always be fresh.
     'cache-control': isIndex ? 'no-cache' : 'public, max-age=31536000, immutable',
-    'content-security-policy': CONSOLE_CONTENT_SECURITY_POLICY,
+    'content-security-policy': consoleContentSecurityPolicy(socketOrigin === undefined ? [] : [socketOrigin]),
     'x-content-type-options': 'nosniff',
     'referrer-policy': 'no-referrer',
     'x-frame-options': 'DENY',

@@ -14,6 +14,7 @@ import { HAS_PRELUDE, PRELUDE_DELIMITER } from '../lambda-streaming-global.ts';
 import { isPreflight, preflightHeaders, withCorsHeaders } from './cors.ts';
 import type { CorsConfiguration } from './cors.ts';
 import { httpApiEvent, readBody } from './http-api.ts';
+import type { StreamInvocations } from './stream-invocations.ts';
 
 export type StreamingHandler = (event: APIGatewayProxyEventV2, responseStream: Writable, context: Context) => Promise<void>;
 
@@ -25,6 +26,8 @@ export interface FunctionUrlOptions {
   timeoutMs?: number;
   /** The function URL's CORS configuration, when the deployment allows origins (the URL answers preflights itself). */
   cors?: CorsConfiguration;
+  /** Where running invocations are tracked, so a stop can end them first (`stream-invocations.ts`). */
+  invocations?: StreamInvocations;
 }
 
 export async function serveStreamingFunction(handler: StreamingHandler, request: IncomingMessage, response: ServerResponse, url: URL, options: FunctionUrlOptions = {}): Promise<void> {
@@ -72,12 +75,18 @@ export async function serveStreamingFunction(handler: StreamingHandler, request:
     if (!headersSent) sendHead(200, {});
     response.end();
   });
+  // Destroyed by a stop of the stack (`stream-invocations.ts`): the client's response ends too.
+  responseStream.on('close', () => {
+    if (headersSent && !response.writableEnded) response.end();
+  });
   try {
-    await handler(httpApiEvent(request, url, body), responseStream, lambdaContext('aep-relay-stream', options.timeoutMs ?? FUNCTION_TIMEOUT_MS));
+    const invocation = handler(httpApiEvent(request, url, body), responseStream, lambdaContext('aep-relay-stream', options.timeoutMs ?? FUNCTION_TIMEOUT_MS));
+    options.invocations?.track(responseStream, invocation);
+    await invocation;
   } catch {
     if (!headersSent) response.writeHead(502, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Internal Server Error' }));
     else response.end();
     return;
   }
-  if (!responseStream.writableEnded) responseStream.end();
+  if (!responseStream.writableEnded && !responseStream.destroyed) responseStream.end();
 }

@@ -23,7 +23,7 @@ import { BUNDLE_FILE, DEFAULT_BUNDLE_DIR, FUNCTION_NAMES, bundleFunctions } from
 import type { FunctionName } from '../../infra/bundle.ts';
 import { FORWARDED_AUTHORIZATION_HEADER } from '../../infra/constructs/edge-functions.ts';
 import { buildConsole } from '../../infra/console-build.ts';
-import { CONSOLE_CONTENT_SECURITY_POLICY } from '../../infra/constructs/console-site.ts';
+import { consoleContentSecurityPolicy } from '../../infra/constructs/console-site.ts';
 import { FANOUT_RETRY_ATTEMPTS } from '../../infra/constructs/fanout.ts';
 import { RelayStack } from '../../infra/relay-stack.ts';
 import { settingsFromContext } from '../../infra/relay-settings.ts';
@@ -249,7 +249,7 @@ describe('HTTP API', () => {
   it('routes the relay\'s HTTP paths to the http function with payload format 2.0', () => {
     const { stack, template } = defaults;
     const routes = Object.values(resourcesOfType(template, 'AWS::ApiGatewayV2::Route')).filter((route) => refersTo(route.Properties?.ApiId, logicalIdOf(stack.httpApi.api)));
-    expect(routes.map((route) => route.Properties?.RouteKey).sort()).toEqual(['ANY /admin/{proxy+}', 'GET /.well-known/aep', 'GET /events', 'GET /healthz', 'GET /history', 'GET /sessions', 'POST /events']);
+    expect(routes.map((route) => route.Properties?.RouteKey).sort()).toEqual(['ANY /admin/{proxy+}', 'GET /.well-known/aep', 'GET /events', 'GET /healthz', 'GET /history', 'GET /sessions', 'GET /token', 'POST /events']);
     const integrations = resourcesOfType(template, 'AWS::ApiGatewayV2::Integration');
     for (const route of routes) {
       const [integrationId] = render(route.Properties?.Target).match(/(?<=\$\{)[^}]+/) ?? [];
@@ -420,9 +420,20 @@ describe('CloudFront edge', () => {
     });
     template.hasResourceProperties('AWS::CloudFront::ResponseHeadersPolicy', {
       ResponseHeadersPolicyConfig: Match.objectLike({
-        SecurityHeadersConfig: Match.objectLike({ ContentSecurityPolicy: { ContentSecurityPolicy: CONSOLE_CONTENT_SECURITY_POLICY, Override: true }, FrameOptions: { FrameOption: 'DENY', Override: true } }),
+        SecurityHeadersConfig: Match.objectLike({ ContentSecurityPolicy: { ContentSecurityPolicy: consoleContentSecurityPolicy(), Override: true }, FrameOptions: { FrameOption: 'DENY', Override: true } }),
       }),
     });
+  });
+
+  it("narrows the console's connect-src to the relay's own origin: 'self', plus wss:// of the custom domain when there is one", () => {
+    const connectSrcOf = (scenario: Scenario) => {
+      const config = propertiesOf(scenario.template, scenario.stack.console.responseHeaders).ResponseHeadersPolicyConfig as Json;
+      const policy = (config.SecurityHeadersConfig as Json).ContentSecurityPolicy as Json;
+      const directives = String(policy.ContentSecurityPolicy).split(';').map((directive) => directive.trim());
+      return directives.find((directive) => directive.startsWith('connect-src '));
+    };
+    expect(connectSrcOf(defaults)).toBe("connect-src 'self'");
+    expect(connectSrcOf(production)).toBe("connect-src 'self' wss://relay.example.com");
   });
 
   it('keeps the console bucket private: public access blocked, TLS only, encrypted, readable by this distribution alone', () => {

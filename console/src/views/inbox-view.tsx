@@ -18,7 +18,8 @@ export function InboxView({ session }: { session: ConsoleSession }) {
     <section aria-labelledby="inbox-title">
       <h2 id="inbox-title">Attention</h2>
       <p class="help">
-        Open requests from agents, newest first. Requests older than the relay's replay window are not listed.
+        Open requests from agents, newest first. Requests older than the relay's replay window are not listed. Answers are sent as agent{' '}
+        <code data-testid="sender-agent">{session.socket.sender.agent}</code>.
       </p>
       {session.inboxRefusal !== undefined && (
         <p class="problem" role="alert">

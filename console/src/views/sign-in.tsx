@@ -1,7 +1,8 @@
 /**
- * Sign-in: paste a token; it is checked by opening the relay's WebSocket with it (the one
- * endpoint every valid token may open, whatever its scopes; discovery may be served to
- * anyone) and kept in this tab only.
+ * Sign-in: paste a token; it is checked by opening the relay's WebSocket with it and saying
+ * the console's hello (the one endpoint every valid token may open, whatever its scopes;
+ * discovery may be served to anyone), and kept in this tab only. A refusal is shown with the
+ * relay's reason (`check-token.ts`).
  */
 import { useState } from 'preact/hooks';
 import { checkToken } from '../check-token.ts';
@@ -17,8 +18,8 @@ export function SignIn({ onSignedIn }: { onSignedIn: (token: string) => void }) 
     setBusy(true);
     const verdict = await checkToken(candidate);
     setBusy(false);
-    if (verdict === 'accepted') return onSignedIn(candidate);
-    setProblem(verdict === 'refused' ? 'The relay did not accept this token (it may be mistyped, revoked or expired).' : 'The relay could not be reached; try again.');
+    if (verdict.verdict === 'accepted') return onSignedIn(candidate);
+    setProblem(verdict.reason);
   };
   return (
     <main class="sign-in" id="main">
