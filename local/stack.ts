@@ -56,6 +56,13 @@ import { serveStreamingFunction } from './gateway/response-streaming.ts';
 import type { StreamingHandler } from './gateway/response-streaming.ts';
 import type { StreamPoller } from './stream-poller.ts';
 import { UsageCounters } from './usage.ts';
+import type { SQSRecord } from 'aws-lambda';
+import { BRIDGES_TIMEOUT_SECONDS, SINK_RETRY_TIMEOUT_SECONDS } from '../src/config/function-timeouts.ts';
+import { localRetryQueue } from '../src/gateway/local-retry-queue.ts';
+import type { LocalRetryQueue } from '../src/gateway/local-retry-queue.ts';
+import type { SinkRetryWakeUp } from '../src/relay/ports/sink-retry-queue.ts';
+import { SINK_RETRY_MAX_RECEIVES } from '../functions/runtime/create-bridges.ts';
+import { lambdaContext } from './lambda-context.ts';
 import type { FunctionName, StackUsage } from './usage.ts';
 
 export const LOCAL_TENANT = 'local';
@@ -101,6 +108,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
   let websocketApi: WebSocketApi | undefined;
   let poller: StreamPoller | undefined;
   let bridgePoller: StreamPoller | undefined;
+  let sinkRetryQueue: LocalRetryQueue | undefined;
   const stopAll = async () => {
     // Order matters: no new connections; close the sockets (their $disconnect runs against a
     // live DynamoDB); stop fan-out after its in-flight batch; then the server and the database.
@@ -108,6 +116,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     await websocketApi?.close();
     await poller?.stop();
     await bridgePoller?.stop();
+    sinkRetryQueue?.stop();
     await gateway?.close();
     await management?.close();
     await dynamo.stop();
@@ -127,8 +136,9 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
         surface: { stream: true, socket: true },
         // The dev token's tenant is the operator, so `npm start` can manage tenants over HTTP.
         operatorTenant: LOCAL_TENANT,
-        // Bridge sink secrets are sealed with a local key (KMS in AWS).
-        bridges: { sealKeyBase64: localSealKey(options) },
+        // Bridge sink secrets are sealed with a local key (KMS in AWS); the local receivers
+        // listen on loopback, which a deployed stack refuses.
+        bridges: { sealKeyBase64: localSealKey(options), allowLoopbackSinks: true },
       }),
       ...options.env,
     });
@@ -145,6 +155,13 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     // the stream handler also needs the Lambda runtime's `awslambda` global first.
     installLambdaStreamingGlobal();
     const usage = new UsageCounters();
+    // The sink-retry queue (SQS in AWS), shared by the functions that wake the retry worker.
+    sinkRetryQueue = localRetryQueue({
+      concurrency: config.bridges.retryConcurrency,
+      visibilityTimeoutMs: SINK_RETRY_TIMEOUT_SECONDS * 1000,
+      maxReceives: SINK_RETRY_MAX_RECEIVES,
+      onDeadMessage: (wakeUp) => console.error(JSON.stringify({ level: 'error', component: 'local-sink-retry-queue', message: 'wake-up sent to the retry DLQ', wakeUp })),
+    });
     // Each function gets a runtime of its own, as in Lambda: its DynamoDB client reports to that
     // function's capacity meter and, with AEP_FAULTS, goes through the fault layer.
     const runtimeOf = (name: FunctionName): RelayRuntime => {
@@ -153,7 +170,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       // would use up a plan meant for a request path, so it runs undecorated (its own failures are
       // tested with failing receivers, test/integration/bridges.test.ts).
       if (name !== 'bridges') faults?.decorateDynamo(client, name);
-      return createRuntime({ config, dynamo: client, metrics: createRelayMetrics({ service: `aep-relay-${name}` }) });
+      return createRuntime({ config, dynamo: client, sinkRetryQueue, metrics: createRelayMetrics({ service: `aep-relay-${name}` }) });
     };
     // AEP_LOCAL_BUNDLES=<dir> runs the esbuild bundles that deploy (infra/bundle.ts) instead of
     // the sources: their own handlers, built from the environment (so neither metered nor faulted).
@@ -166,6 +183,14 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     const fanout = { handler: await load('fanout', () => import('../functions/fanout/handler.ts')) };
     const stream = { handler: await load('stream', () => import('../functions/stream/handler.ts')) };
     const bridges = { handler: await load('bridges', () => import('../functions/bridges/handler.ts')) };
+    const sinkRetry = { handler: await load('sinkretry', () => import('../functions/sinkretry/handler.ts')) };
+    // The queue's event source mapping: batches of wake-ups as SQS records, failures reported back.
+    sinkRetryQueue.consumeWith(async (wakeUps) => {
+      const records = wakeUps.map((wakeUp, index) => sqsRecordOf(wakeUp, `local-${Date.now()}-${index}`));
+      const response = await usage.invoke('sinkretry', () => sinkRetry.handler({ Records: records }, lambdaContext('sinkretry', SINK_RETRY_TIMEOUT_SECONDS * 1000)));
+      const failed = new Set((response?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
+      return wakeUps.filter((_, index) => failed.has(records[index]?.messageId ?? ''));
+    });
     websocketApi = createWebSocketApi({
       route: (event, context) => {
         usage.socketRoute(event.requestContext.routeKey);
@@ -233,6 +258,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       credentials: LOCAL_CREDENTIALS,
       tableName: names.events,
       handler: (event, context) => usage.invoke('bridges', () => bridges.handler(event, context)),
+      functionTimeoutMs: BRIDGES_TIMEOUT_SECONDS * 1000,
       pollIntervalMs: nonNegativeInteger('AEP_LOCAL_POLL_MS', 100),
       filter: passesBridgeFilter,
       ...(options.inMemory ? {} : { checkpointFile: join(options.dataDir, 'bridges-stream-checkpoints.json') }),
@@ -260,6 +286,21 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     await stopAll();
     throw error;
   }
+}
+
+/** A wake-up as the SQS event source hands it to the retry function (the fields it reads). */
+function sqsRecordOf(wakeUp: SinkRetryWakeUp, messageId: string): SQSRecord {
+  return {
+    messageId,
+    receiptHandle: messageId,
+    body: JSON.stringify(wakeUp),
+    attributes: { ApproximateReceiveCount: '1', SentTimestamp: String(Date.now()), SenderId: 'local', ApproximateFirstReceiveTimestamp: String(Date.now()) },
+    messageAttributes: {},
+    md5OfBody: '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:aep-local-sink-retry',
+    awsRegion: 'us-east-1',
+  };
 }
 
 function nonNegativeInteger(name: string, fallback: number): number {
