@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { RelayConfig } from '../src/config/relay-config.ts';
 import { readRelayConfig } from '../src/config/relay-config.ts';
-import { PLATFORM_VARIABLES, relayEnvironment } from '../src/config/relay-environment.ts';
+import { BRIDGE_VARIABLES, PLATFORM_VARIABLES, relayEnvironment } from '../src/config/relay-environment.ts';
 import { HTTP_CORS_METHODS, STREAM_CORS_METHODS, parseCorsOrigins } from '../infra/constructs/cors-rules.ts';
 import { hashTokenSecret, mintTokenSecret } from '../src/auth/token-secret.ts';
 import { SCOPES } from '../src/auth/scopes.ts';
@@ -138,7 +138,8 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
         operatorTenant: LOCAL_TENANT,
         // Bridge sink secrets are sealed with a local key (KMS in AWS); the local receivers
         // listen on loopback, which a deployed stack refuses.
-        bridges: { sealKeyBase64: localSealKey(options), allowLoopbackSinks: true },
+        // (A starter that set AEP_BRIDGE_ALLOW_LOOPBACK_SINKS keeps its choice: tests of the deployed rule.)
+        bridges: { sealKeyBase64: localSealKey(options), ...(process.env[BRIDGE_VARIABLES.allowLoopbackSinks] === undefined ? { allowLoopbackSinks: true } : {}) },
       }),
       ...options.env,
     });

@@ -13,7 +13,7 @@ import { SINK_RETRY_TIMEOUT_SECONDS } from '../../src/config/function-timeouts.t
 import type { RelayConfig } from '../../src/config/relay-config.ts';
 import { BRIDGE_VARIABLES } from '../../src/config/relay-environment.ts';
 import { putEvents } from '../../src/gateway/eventbridge-putter.ts';
-import { httpSinkPoster, SINK_REQUEST_TIMEOUT_MS } from '../../src/gateway/http-sink-poster.ts';
+import { httpSinkPoster } from '../../src/gateway/http-sink-poster.ts';
 import { localRetryQueue } from '../../src/gateway/local-retry-queue.ts';
 import { sqsWakeUps } from '../../src/gateway/sqs-wake-ups.ts';
 import type { BridgeRuntime } from '../../src/relay/bridges/bridge-runtime.ts';
@@ -57,7 +57,7 @@ export function createBridges(dependencies: BridgeDependencies): BridgeRuntime {
     retryQueue: dependencies.retryQueue ?? retryQueueFor(config, dynamo, () => bridges),
     circuits: new SinkCircuits(settings.circuitOpenMs, now),
     liveBudgetMs: settings.liveBudgetMs,
-    requestTimeoutMs: SINK_REQUEST_TIMEOUT_MS,
+    requestTimeoutMs: settings.retryTimeoutMs,
     leaseMs: SINK_RETRY_TIMEOUT_SECONDS * 1000,
     rules: { allowedEventBuses: settings.eventBuses, addresses },
   };

@@ -20,7 +20,7 @@ export const BRIDGES_LIVE_BUDGET_SHARE = 0.5;
 
 /**
  * The sink-retry function's timeout: each wake-up is one attempt per letter with the full
- * request timeout (10 s, src/gateway/http-sink-poster.ts), letters of a batch at once. The
+ * request timeout (`AEP_BRIDGE_RETRY_TIMEOUT_MS`, 10 s, at most half this), letters of a batch at once. The
  * retry queue's visibility timeout is six times this (the AWS guidance for SQS event sources),
  * and a claimed letter's lease as long as this, so a crashed attempt is taken up again.
  */

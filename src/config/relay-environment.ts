@@ -72,6 +72,7 @@ export const BRIDGE_VARIABLES = {
   circuitOpenMs: 'AEP_BRIDGE_CIRCUIT_OPEN_MS',
   retryQueueUrl: 'AEP_BRIDGE_RETRY_QUEUE_URL',
   retryConcurrency: 'AEP_BRIDGE_RETRY_CONCURRENCY',
+  retryTimeoutMs: 'AEP_BRIDGE_RETRY_TIMEOUT_MS',
   allowLoopbackSinks: 'AEP_BRIDGE_ALLOW_LOOPBACK_SINKS',
 } as const;
 
@@ -86,6 +87,7 @@ export interface BridgeEnvironmentSettings {
   circuitOpenMs?: number;
   retryQueueUrl?: string;
   retryConcurrency?: number;
+  retryTimeoutMs?: number;
   /** Only the local stack sets this: its receivers listen on loopback. */
   allowLoopbackSinks?: boolean;
 }
@@ -156,6 +158,7 @@ export function relayEnvironment(settings: RelayEnvironmentSettings): Record<str
   put(BRIDGE_VARIABLES.circuitOpenMs, bridges?.circuitOpenMs);
   put(BRIDGE_VARIABLES.retryQueueUrl, bridges?.retryQueueUrl);
   put(BRIDGE_VARIABLES.retryConcurrency, bridges?.retryConcurrency);
+  put(BRIDGE_VARIABLES.retryTimeoutMs, bridges?.retryTimeoutMs);
   if (bridges?.allowLoopbackSinks !== undefined) put(BRIDGE_VARIABLES.allowLoopbackSinks, bridges.allowLoopbackSinks ? SURFACE_ON : 'off');
   return variables;
 }

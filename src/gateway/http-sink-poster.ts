@@ -17,9 +17,6 @@ import { disallowedAddress, isAddressLiteral } from '../relay/bridges/sink-addre
 import type { AddressRule } from '../relay/bridges/sink-address.ts';
 import type { HttpDelivery, SendOutcome } from '../relay/ports/sink-transport.ts';
 
-/** How long one attempt may take on the retry lane before it counts as no answer. */
-export const SINK_REQUEST_TIMEOUT_MS = 10_000;
-
 /** Resolves a name to all its addresses (`dns.lookup` by default; tests may point names elsewhere). */
 export type Resolver = (hostname: string, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
 
