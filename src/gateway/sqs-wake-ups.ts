@@ -21,9 +21,11 @@ export interface SqsWakeUpOptions {
 }
 
 export function sqsWakeUps(options: SqsWakeUpOptions): SinkRetryQueuePort {
-  const url = new URL(options.queueUrl);
+  // Parsed when first used: a function that never wakes the worker never depends on it.
+  let url: URL | undefined;
   return {
     async wake(wakeUps, delaySeconds) {
+      url ??= new URL(options.queueUrl);
       const delay = Math.min(Math.max(0, Math.ceil(delaySeconds)), MAX_WAKE_UP_DELAY_SECONDS);
       for (let start = 0; start < wakeUps.length; start += MESSAGES_PER_CALL) {
         await sendBatch(options, url, wakeUps.slice(start, start + MESSAGES_PER_CALL), delay);
