@@ -60,6 +60,8 @@ export function suppressAcceptedFindings(stack: RelayStack, settings: RelaySetti
     acknowledge(queue, 'AwsSolutions-SQS3',
       'This queue is itself the dead-letter destination (on-failure destination of a stream event source mapping); it holds failure records for inspection, nothing consumes it, so it has no dead-letter queue of its own.');
   }
+  acknowledge(bridges.retryFailures, 'AwsSolutions-SQS3',
+    'This queue is itself the dead-letter queue of the sink-retry queue; it holds wake-ups for inspection (their letters stay redrivable in the tenants table), nothing consumes it, so it has no dead-letter queue of its own.');
 
   // --- CloudFront ------------------------------------------------------------------------
   acknowledge(edge.distribution, 'AwsSolutions-CFR1',

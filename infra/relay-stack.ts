@@ -82,6 +82,8 @@ export class RelayStack extends Stack {
       tenants: this.tables.tenants,
       handler: this.functions.bridges,
       handlerLogGroup: this.functions.logGroups.bridges,
+      retryHandler: this.functions.sinkretry,
+      retryLogGroup: this.functions.logGroups.sinkretry,
       admin: this.functions.http,
       eventBuses: settings.bridgeEventBuses,
       ...(alarmTopic === undefined ? {} : { alarmAction: new SnsAction(alarmTopic) }),
@@ -107,7 +109,7 @@ export class RelayStack extends Stack {
     });
 
     this.observability = new RelayObservability(this, 'Observability', {
-      functions: { Http: this.functions.http, Authorizer: this.functions.authorizer, Socket: this.functions.socket, Fanout: this.functions.fanout, Stream: this.functions.stream, Deadline: this.functions.deadline, Bridges: this.functions.bridges },
+      functions: { Http: this.functions.http, Authorizer: this.functions.authorizer, Socket: this.functions.socket, Fanout: this.functions.fanout, Stream: this.functions.stream, Deadline: this.functions.deadline, Bridges: this.functions.bridges, SinkRetry: this.functions.sinkretry },
       fanout: this.functions.fanout,
       failedRecords: this.fanout.failedRecords,
       httpApi: this.httpApi.api,

@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { RelayConfig } from '../src/config/relay-config.ts';
 import { readRelayConfig } from '../src/config/relay-config.ts';
-import { PLATFORM_VARIABLES, relayEnvironment } from '../src/config/relay-environment.ts';
+import { BRIDGE_VARIABLES, PLATFORM_VARIABLES, relayEnvironment } from '../src/config/relay-environment.ts';
 import { HTTP_CORS_METHODS, STREAM_CORS_METHODS, parseCorsOrigins } from '../infra/constructs/cors-rules.ts';
 import { hashTokenSecret, mintTokenSecret } from '../src/auth/token-secret.ts';
 import { SCOPES } from '../src/auth/scopes.ts';
@@ -57,6 +57,13 @@ import { StreamInvocations } from './gateway/stream-invocations.ts';
 import type { StreamingHandler } from './gateway/response-streaming.ts';
 import type { StreamPoller } from './stream-poller.ts';
 import { UsageCounters } from './usage.ts';
+import type { SQSRecord } from 'aws-lambda';
+import { BRIDGES_TIMEOUT_SECONDS, SINK_RETRY_TIMEOUT_SECONDS } from '../src/config/function-timeouts.ts';
+import { localRetryQueue } from '../src/gateway/local-retry-queue.ts';
+import type { LocalRetryQueue } from '../src/gateway/local-retry-queue.ts';
+import type { SinkRetryWakeUp } from '../src/relay/ports/sink-retry-queue.ts';
+import { SINK_RETRY_MAX_RECEIVES } from '../functions/runtime/create-bridges.ts';
+import { lambdaContext } from './lambda-context.ts';
 import type { FunctionName, StackUsage } from './usage.ts';
 
 export const LOCAL_TENANT = 'local';
@@ -103,6 +110,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
   let poller: StreamPoller | undefined;
   let bridgePoller: StreamPoller | undefined;
   const streams = new StreamInvocations();
+  let sinkRetryQueue: LocalRetryQueue | undefined;
   const stopAll = async () => {
     // Order matters: no new connections; close the sockets (their $disconnect runs against a
     // live DynamoDB); end the SSE streams (their cleanup removes their connection state and
@@ -114,6 +122,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     await streams.endAll();
     await poller?.stop();
     await bridgePoller?.stop();
+    sinkRetryQueue?.stop();
     await gateway?.close();
     await management?.close();
     await dynamo.stop();
@@ -133,8 +142,10 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
         surface: { stream: true, socket: true },
         // The dev token's tenant is the operator, so `npm start` can manage tenants over HTTP.
         operatorTenant: LOCAL_TENANT,
-        // Bridge sink secrets are sealed with a local key (KMS in AWS).
-        bridges: { sealKeyBase64: localSealKey(options) },
+        // Bridge sink secrets are sealed with a local key (KMS in AWS); the local receivers
+        // listen on loopback, which a deployed stack refuses.
+        // (A starter that set AEP_BRIDGE_ALLOW_LOOPBACK_SINKS keeps its choice: tests of the deployed rule.)
+        bridges: { sealKeyBase64: localSealKey(options), ...(process.env[BRIDGE_VARIABLES.allowLoopbackSinks] === undefined ? { allowLoopbackSinks: true } : {}) },
       }),
       ...options.env,
     });
@@ -151,6 +162,13 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     // the stream handler also needs the Lambda runtime's `awslambda` global first.
     installLambdaStreamingGlobal();
     const usage = new UsageCounters();
+    // The sink-retry queue (SQS in AWS), shared by the functions that wake the retry worker.
+    sinkRetryQueue = localRetryQueue({
+      concurrency: config.bridges.retryConcurrency,
+      visibilityTimeoutMs: SINK_RETRY_TIMEOUT_SECONDS * 1000,
+      maxReceives: SINK_RETRY_MAX_RECEIVES,
+      onDeadMessage: (wakeUp) => console.error(JSON.stringify({ level: 'error', component: 'local-sink-retry-queue', message: 'wake-up sent to the retry DLQ', wakeUp })),
+    });
     // Each function gets a runtime of its own, as in Lambda: its DynamoDB client reports to that
     // function's capacity meter and, with AEP_FAULTS, goes through the fault layer.
     const runtimeOf = (name: FunctionName): RelayRuntime => {
@@ -159,7 +177,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       // would use up a plan meant for a request path, so it runs undecorated (its own failures are
       // tested with failing receivers, test/integration/bridges.test.ts).
       if (name !== 'bridges') faults?.decorateDynamo(client, name);
-      return createRuntime({ config, dynamo: client, metrics: createRelayMetrics({ service: `aep-relay-${name}` }) });
+      return createRuntime({ config, dynamo: client, sinkRetryQueue, metrics: createRelayMetrics({ service: `aep-relay-${name}` }) });
     };
     // AEP_LOCAL_BUNDLES=<dir> runs the esbuild bundles that deploy (infra/bundle.ts) instead of
     // the sources: their own handlers, built from the environment (so neither metered nor faulted).
@@ -172,6 +190,14 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     const fanout = { handler: await load('fanout', () => import('../functions/fanout/handler.ts')) };
     const stream = { handler: await load('stream', () => import('../functions/stream/handler.ts')) };
     const bridges = { handler: await load('bridges', () => import('../functions/bridges/handler.ts')) };
+    const sinkRetry = { handler: await load('sinkretry', () => import('../functions/sinkretry/handler.ts')) };
+    // The queue's event source mapping: batches of wake-ups as SQS records, failures reported back.
+    sinkRetryQueue.consumeWith(async (wakeUps) => {
+      const records = wakeUps.map((wakeUp, index) => sqsRecordOf(wakeUp, `local-${Date.now()}-${index}`));
+      const response = await usage.invoke('sinkretry', () => sinkRetry.handler({ Records: records }, lambdaContext('sinkretry', SINK_RETRY_TIMEOUT_SECONDS * 1000)));
+      const failed = new Set((response?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
+      return wakeUps.filter((_, index) => failed.has(records[index]?.messageId ?? ''));
+    });
     websocketApi = createWebSocketApi({
       route: (event, context) => {
         usage.socketRoute(event.requestContext.routeKey);
@@ -240,6 +266,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       credentials: LOCAL_CREDENTIALS,
       tableName: names.events,
       handler: (event, context) => usage.invoke('bridges', () => bridges.handler(event, context)),
+      functionTimeoutMs: BRIDGES_TIMEOUT_SECONDS * 1000,
       pollIntervalMs: nonNegativeInteger('AEP_LOCAL_POLL_MS', 100),
       filter: passesBridgeFilter,
       ...(options.inMemory ? {} : { checkpointFile: join(options.dataDir, 'bridges-stream-checkpoints.json') }),
@@ -267,6 +294,21 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     await stopAll();
     throw error;
   }
+}
+
+/** A wake-up as the SQS event source hands it to the retry function (the fields it reads). */
+function sqsRecordOf(wakeUp: SinkRetryWakeUp, messageId: string): SQSRecord {
+  return {
+    messageId,
+    receiptHandle: messageId,
+    body: JSON.stringify(wakeUp),
+    attributes: { ApproximateReceiveCount: '1', SentTimestamp: String(Date.now()), SenderId: 'local', ApproximateFirstReceiveTimestamp: String(Date.now()) },
+    messageAttributes: {},
+    md5OfBody: '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:aep-local-sink-retry',
+    awsRegion: 'us-east-1',
+  };
 }
 
 function nonNegativeInteger(name: string, fallback: number): number {

@@ -126,8 +126,11 @@ async function execute(command: Exclude<Command, { kind: 'help' }>, backend: Adm
       return { value: { deadLetters }, lines: deadLetterLines(deadLetters) };
     }
     case 'bridges redrive': {
-      const report = await bridgesOf(backend).redrive(tenantOf(command.tenant));
-      return { value: report, lines: [`redrove ${report.letters} dead letters: ${report.delivered} events delivered, ${report.parkedAgain} parked again, ${report.orphaned} letters of removed sinks left`] };
+      const schedule = await bridgesOf(backend).redrive(tenantOf(command.tenant));
+      return {
+        value: schedule,
+        lines: [`scheduled ${schedule.scheduled} dead letters (${schedule.events} events) for the retry worker; ${schedule.orphaned} letters of removed sinks left. Watch \`bridges dead-letters\` for the outcome`],
+      };
     }
   }
 }

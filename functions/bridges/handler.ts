@@ -1,9 +1,10 @@
 /**
  * `functions/bridges`: the AEP-0005 bridges' own consumer of the event log's DynamoDB Stream
  * (a second event source mapping beside fan-out's, so a slow or failing sink never delays
- * live delivery). Sends each tenant's new events to its sinks; what a sink still refuses after
- * the retry budget is dead-lettered. A throw (sink settings or dead-letter store unreachable)
- * makes the mapping retry the batch: delivery is at-least-once.
+ * live delivery): the live lane. Sends each tenant's new events to its sinks, all at once, one
+ * attempt each within the live budget; what a sink does not accept in it goes to the sink-retry
+ * worker (`functions/sinkretry`), what it refuses for good is dead-lettered. A throw (sink
+ * settings or letter store unreachable) makes the mapping retry the batch: at-least-once.
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
@@ -29,6 +30,7 @@ export function createHandler(runtime: RelayRuntime) {
       for (const report of reports) {
         // Counts and names only: targets and headers of sinks are never logged.
         if (report.parked > 0) logger.warn('bridge events dead-lettered', { ...report });
+        else if (report.retrying > 0) logger.info('bridge events handed to the retry lane', { ...report });
         else logger.debug('bridge batch delivered', { ...report });
       }
       // Every record is done (delivered or dead-lettered); failures that must be retried threw.

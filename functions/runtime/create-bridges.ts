@@ -1,19 +1,25 @@
 /**
- * The bridges' part of the composition root: sink settings and dead letters on the tenants
- * table, secrets sealed by KMS (AWS) or a local key, HTTP posts with `fetch`, and PutEvents
- * through an EventBridge client built here or injected (the local stand-in in tests).
+ * The bridges' part of the composition root: sink settings and letters on the tenants table,
+ * secrets sealed by KMS (AWS) or a local key, HTTP posts through agents that refuse
+ * disallowed addresses, PutEvents through an EventBridge client built here or injected (the
+ * local stand-in in tests), and the sink-retry queue: SQS when the deployment names one, else
+ * the one injected (the local stack's), else an in-process queue working the retry lane here.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { ConfigurationError } from '../../src/config/env-readers.ts';
+import { SINK_RETRY_TIMEOUT_SECONDS } from '../../src/config/function-timeouts.ts';
 import type { RelayConfig } from '../../src/config/relay-config.ts';
 import { BRIDGE_VARIABLES } from '../../src/config/relay-environment.ts';
 import { putEvents } from '../../src/gateway/eventbridge-putter.ts';
-import { postHttp } from '../../src/gateway/http-sink-poster.ts';
+import { httpSinkPoster } from '../../src/gateway/http-sink-poster.ts';
+import { localRetryQueue } from '../../src/gateway/local-retry-queue.ts';
+import { sqsWakeUps } from '../../src/gateway/sqs-wake-ups.ts';
 import type { BridgeRuntime } from '../../src/relay/bridges/bridge-runtime.ts';
-import type { Clock, IdMinter, SecretSealer } from '../../src/relay/ports/index.ts';
+import { retryLetter } from '../../src/relay/bridges/retry-lane.ts';
+import { SinkCircuits } from '../../src/relay/bridges/sink-circuit.ts';
+import type { Clock, IdMinter, SecretSealer, SinkRetryQueuePort } from '../../src/relay/ports/index.ts';
 import { aesSecretSealer } from '../../src/store/aes-secret-sealer.ts';
 import { BridgeSinkStore } from '../../src/store/bridge-sink-store.ts';
 import { DeadLetterStore } from '../../src/store/dead-letter-store.ts';
@@ -26,7 +32,12 @@ export interface BridgeDependencies {
   mintId: IdMinter;
   /** PutEvents client; built from the configuration when absent. */
   eventBridge?: EventBridgeClient;
+  /** The sink-retry queue (the local stack's, shared by its functions); built from the configuration when absent. */
+  retryQueue?: SinkRetryQueuePort;
 }
+
+/** Receives of one wake-up before it goes to the failure queue (the retry queue's redrive policy). */
+export const SINK_RETRY_MAX_RECEIVES = 5;
 
 export function createBridges(dependencies: BridgeDependencies): BridgeRuntime {
   const { config, dynamo, now, mintId } = dependencies;
@@ -34,18 +45,35 @@ export function createBridges(dependencies: BridgeDependencies): BridgeRuntime {
   let eventBridge = dependencies.eventBridge;
   const eventBridgeClient = (): EventBridgeClient =>
     (eventBridge ??= new EventBridgeClient({ region: config.region, ...(settings.eventBridgeEndpoint === undefined ? {} : { endpoint: settings.eventBridgeEndpoint }) }));
-  return {
+  const addresses = { allowLoopback: settings.allowLoopbackSinks };
+  const postHttp = httpSinkPoster({ addresses });
+  const bridges: BridgeRuntime = {
     sinks: new BridgeSinkStore(dynamo, config.tables.tenants),
     deadLetters: new DeadLetterStore(dynamo, config.tables.tenants, now, mintId),
     sealer: sealerFor(config),
-    transport: { postHttp: (delivery) => postHttp(delivery), putEvents: (busArn, entries) => putEvents(eventBridgeClient(), busArn, entries) },
+    transport: { postHttp, putEvents: (busArn, entries, timeoutMs) => putEvents(eventBridgeClient(), busArn, entries, timeoutMs) },
     now,
-    sleep: async (ms) => {
-      await sleep(ms);
-    },
     retry: settings.retry,
-    allowedEventBuses: settings.eventBuses,
+    retryQueue: dependencies.retryQueue ?? retryQueueFor(config, dynamo, () => bridges),
+    circuits: new SinkCircuits(settings.circuitOpenMs, now),
+    liveBudgetMs: settings.liveBudgetMs,
+    requestTimeoutMs: settings.retryTimeoutMs,
+    leaseMs: SINK_RETRY_TIMEOUT_SECONDS * 1000,
+    rules: { allowedEventBuses: settings.eventBuses, addresses },
   };
+  return bridges;
+}
+
+function retryQueueFor(config: RelayConfig, dynamo: DynamoDBClient, bridges: () => BridgeRuntime): SinkRetryQueuePort {
+  const { retryQueueUrl, retryConcurrency } = config.bridges;
+  if (retryQueueUrl !== undefined) return sqsWakeUps({ queueUrl: retryQueueUrl, region: config.region, credentials: () => dynamo.config.credentials() });
+  // No queue named and none injected (a process of its own, e.g. a test): the retry lane runs here.
+  const queue = localRetryQueue({ concurrency: retryConcurrency, visibilityTimeoutMs: SINK_RETRY_TIMEOUT_SECONDS * 1000, maxReceives: SINK_RETRY_MAX_RECEIVES });
+  queue.consumeWith(async (wakeUps) => {
+    const settled = await Promise.allSettled(wakeUps.map((wakeUp) => retryLetter(bridges(), wakeUp)));
+    return wakeUps.filter((_, index) => settled[index]?.status === 'rejected');
+  });
+  return queue;
 }
 
 function sealerFor(config: RelayConfig): SecretSealer {

@@ -19,7 +19,7 @@ import { timerDeadlines } from '../../src/gateway/timer-deadlines.ts';
 import { reachDeadline } from '../../src/relay/connection-deadline.ts';
 import { ulidFactory } from '../../src/protocol/ulid.ts';
 import { noMetrics } from '../../src/relay/ports/index.ts';
-import type { ConnectionPoster, RelayMetrics } from '../../src/relay/ports/index.ts';
+import type { ConnectionPoster, RelayMetrics, SinkRetryQueuePort } from '../../src/relay/ports/index.ts';
 import type { RelayRuntime } from '../../src/relay/runtime.ts';
 import { KnownOwners } from '../../src/relay/session-ownership.ts';
 import { KnownClaims } from '../../src/relay/socket/known-claims.ts';
@@ -45,6 +45,8 @@ export interface RuntimeDependencies {
   poster?: ConnectionPoster;
   /** PutEvents client for EventBridge sinks; built from `config.bridges` when absent. */
   eventBridge?: EventBridgeClient;
+  /** The sink-retry queue the local stack shares between its functions; built from `config.bridges` when absent. */
+  sinkRetryQueue?: SinkRetryQueuePort;
   /** Per-tenant metrics; records nothing when absent (tests, the CLI). The handlers pass the EMF adapter. */
   metrics?: RelayMetrics;
 }
@@ -99,7 +101,14 @@ export function createRuntime(dependencies: RuntimeDependencies): RelayRuntime {
       config.deadlineFunction === undefined
         ? timerDeadlines((deadline) => reachDeadline(runtime, deadline), now)
         : lambdaDeadlines({ functionName: config.deadlineFunction, region: config.region }),
-    bridges: createBridges({ config, dynamo, now, mintId, ...(dependencies.eventBridge === undefined ? {} : { eventBridge: dependencies.eventBridge }) }),
+    bridges: createBridges({
+      config,
+      dynamo,
+      now,
+      mintId,
+      ...(dependencies.eventBridge === undefined ? {} : { eventBridge: dependencies.eventBridge }),
+      ...(dependencies.sinkRetryQueue === undefined ? {} : { retryQueue: dependencies.sinkRetryQueue }),
+    }),
     metrics: dependencies.metrics ?? noMetrics,
     mintId,
     now,

@@ -4,9 +4,16 @@
  * KMS key, `events:PutEvents` is granted on the deployment's configured buses only, and alarms
  * watch the consumer falling behind or failing and events being dead-lettered.
  *
- * The per-tenant dead-letter store is a partition of the tenants table (`T#{tenant}#BRIDGEDLQ`,
+ * The per-tenant letter store is a partition of the tenants table (`T#{tenant}#BRIDGEDLQ`,
  * src/store/dead-letter-store.ts), so it needs no table of its own; records that fail even
  * before a sink is tried (settings or store unreachable after every retry) land in a queue.
+ *
+ * The retry lane: what a sink did not accept within a stream batch's live budget is a retry
+ * letter in that store, and a message on the sink-retry queue (an SQS standard queue, the
+ * backoff as each message's DelaySeconds) wakes the sink-retry function for it, through a
+ * mapping of bounded maximum concurrency (and a reserved concurrency to match), so retries
+ * against dead sinks can neither hold the stream nor take the account's concurrency. Messages
+ * carry coordinates only; one that keeps failing goes to the retry queue's own DLQ.
  */
 import { Duration } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
@@ -14,14 +21,17 @@ import type { IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
-import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { CfnFunction, FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
-import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { FilterPattern, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { DEFAULT_RETRY_CONCURRENCY } from '../../src/config/bridge-config.ts';
+import { SINK_RETRY_TIMEOUT_SECONDS } from '../../src/config/function-timeouts.ts';
 import { BRIDGE_VARIABLES } from '../../src/config/relay-environment.ts';
+import { SINK_RETRY_MAX_RECEIVES } from '../../functions/runtime/create-bridges.ts';
 
 /** Records per invocation: one batch's events go to each sink in a few requests. */
 export const BRIDGES_BATCH_SIZE = 100;
@@ -31,6 +41,17 @@ export const BRIDGES_RETRY_ATTEMPTS = 10;
 export const BRIDGES_ITERATOR_AGE_THRESHOLD = Duration.minutes(5);
 /** Namespace and name of the metric counting dead-lettered events (from the function's log lines). */
 export const DEAD_LETTER_METRIC = { namespace: 'AepRelay', name: 'BridgeEventsDeadLettered' } as const;
+/** Wake-ups per retry invocation (each one letter, attempted at once). */
+export const SINK_RETRY_BATCH_SIZE = 10;
+/**
+ * Retry invocations at once: the mapping's maximum concurrency and the function's reserved
+ * concurrency (the local queue's `AEP_BRIDGE_RETRY_CONCURRENCY` default, the same number).
+ */
+export const SINK_RETRY_CONCURRENCY = DEFAULT_RETRY_CONCURRENCY;
+/** AWS guidance for an SQS event source: a visibility timeout of at least six times the function's timeout. */
+export const SINK_RETRY_VISIBILITY = Duration.seconds(6 * SINK_RETRY_TIMEOUT_SECONDS);
+/** The retry lane is behind when a wake-up waits longer than this past its delay. */
+export const SINK_RETRY_AGE_THRESHOLD = Duration.minutes(15);
 
 export interface RelayBridgesProps {
   /** The event log; must have a stream with new images. */
@@ -40,7 +61,10 @@ export interface RelayBridgesProps {
   /** functions/bridges. */
   handler: LambdaFunction;
   handlerLogGroup: ILogGroup;
-  /** functions/http: its admin routes seal secrets when sinks are set and send on redrive. */
+  /** functions/sinkretry: works the retry queue. */
+  retryHandler: LambdaFunction;
+  retryLogGroup: ILogGroup;
+  /** functions/http: its admin routes seal secrets when sinks are set and schedule redrives. */
   admin: LambdaFunction;
   /** EventBridge bus ARNs tenants may name as sinks; empty: no EventBridge sinks, and no PutEvents grant. */
   eventBuses: readonly string[];
@@ -52,18 +76,25 @@ export class RelayBridges extends Construct {
   public readonly eventSource: DynamoEventSource;
   /** Stream records that still failed after every retry. */
   public readonly failedRecords: Queue;
+  /** Wake-ups of the sink-retry function. */
+  public readonly retryQueue: Queue;
+  /** Wake-ups the sink-retry function failed on every receive. */
+  public readonly retryFailures: Queue;
+  public readonly retryEventSource: SqsEventSource;
   public readonly alarms: Alarm[] = [];
 
   constructor(scope: Construct, id: string, props: RelayBridgesProps) {
     super(scope, id);
-    const { handler, admin } = props;
+    const { handler, admin, retryHandler } = props;
     this.secretsKey = new Key(this, 'SinkSecretsKey', { description: 'AEP relay: seals bridge sink secrets (OTLP headers, webhook signing secrets)', enableKeyRotation: true });
-    // Sinks are set (sealed) and redriven (opened) by the admin routes; delivery only opens.
+    // Sinks are set (sealed) by the admin routes; delivery and retries only open.
     // Exact actions: the sealer calls Encrypt and Decrypt only (src/store/kms-secret-sealer.ts).
     this.secretsKey.grant(admin, 'kms:Encrypt', 'kms:Decrypt');
     this.secretsKey.grant(handler, 'kms:Decrypt');
+    this.secretsKey.grant(retryHandler, 'kms:Decrypt');
     props.tenants.grantReadWriteData(handler);
-    for (const fn of [handler, admin]) {
+    props.tenants.grantReadWriteData(retryHandler);
+    for (const fn of [handler, retryHandler, admin]) {
       fn.addEnvironment(BRIDGE_VARIABLES.kmsKeyId, this.secretsKey.keyArn);
       if (props.eventBuses.length > 0) {
         fn.addEnvironment(BRIDGE_VARIABLES.eventBuses, props.eventBuses.join(','));
@@ -89,9 +120,39 @@ export class RelayBridges extends Construct {
     });
     handler.addEventSource(this.eventSource);
 
+    this.retryFailures = new Queue(this, 'SinkRetryFailures', { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.days(14) });
+    this.retryQueue = new Queue(this, 'SinkRetryQueue', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      visibilityTimeout: SINK_RETRY_VISIBILITY,
+      // The letters are the durable state (14 days in the store); a wake-up older than this is
+      // one a redrive replaces.
+      retentionPeriod: Duration.days(4),
+      deadLetterQueue: { queue: this.retryFailures, maxReceiveCount: SINK_RETRY_MAX_RECEIVES },
+    });
+    // The live lane (bridges), the retry worker (its own backoff) and redrive (admin routes)
+    // wake the worker; SendMessageBatch is authorised by sqs:SendMessage. Nothing else.
+    for (const fn of [handler, retryHandler, admin]) {
+      fn.addEnvironment(BRIDGE_VARIABLES.retryQueueUrl, this.retryQueue.queueUrl);
+      fn.addToRolePolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.retryQueue.queueArn] }));
+    }
+    this.retryEventSource = new SqsEventSource(this.retryQueue, { batchSize: SINK_RETRY_BATCH_SIZE, maxConcurrency: SINK_RETRY_CONCURRENCY, reportBatchItemFailures: true });
+    retryHandler.addEventSource(this.retryEventSource);
+    // Reserved to match the mapping's maximum, so retries never take the account's concurrency
+    // from ingest and fan-out (set on the L1: the function is built with the others).
+    (retryHandler.node.defaultChild as CfnFunction).reservedConcurrentExecutions = SINK_RETRY_CONCURRENCY;
+
     // The function logs one line per sink that dead-lettered events, with the count in `parked`.
     const deadLettered = new MetricFilter(this, 'DeadLetteredEvents', {
       logGroup: props.handlerLogGroup,
+      filterPattern: FilterPattern.stringValue('$.message', '=', 'bridge events dead-lettered'),
+      metricNamespace: DEAD_LETTER_METRIC.namespace,
+      metricName: DEAD_LETTER_METRIC.name,
+      metricValue: '$.parked',
+    });
+    // The retry worker logs the same line when a letter's attempts are spent: one metric.
+    new MetricFilter(this, 'RetryDeadLetteredEvents', {
+      logGroup: props.retryLogGroup,
       filterPattern: FilterPattern.stringValue('$.message', '=', 'bridge events dead-lettered'),
       metricNamespace: DEAD_LETTER_METRIC.namespace,
       metricName: DEAD_LETTER_METRIC.name,
@@ -117,5 +178,8 @@ export class RelayBridges extends Construct {
     alarm('ErrorsAlarm', 'The bridges function failed batches (sink settings or dead-letter store unreachable); they are retried', handler.metricErrors({ period }), 0);
     alarm('IteratorAgeAlarm', 'The bridges consumer is behind the event log stream', handler.metric('IteratorAge', { statistic: 'Maximum', period: Duration.minutes(1) }), BRIDGES_ITERATOR_AGE_THRESHOLD.toMilliseconds());
     alarm('FailedRecordsAlarm', 'Stream records the bridges could not handle after every retry are in the queue', this.failedRecords.metricApproximateNumberOfMessagesVisible({ period }), 0);
+    alarm('RetryErrorsAlarm', 'The sink-retry function failed (letter store or retry queue unreachable); its messages come back', retryHandler.metricErrors({ period }), 0);
+    alarm('RetryBacklogAlarm', 'Sink-retry wake-ups wait long past their delay: the retry lane is behind (dead sinks fill it; see the dead-letter listing)', this.retryQueue.metricApproximateAgeOfOldestMessage({ statistic: 'Maximum', period: Duration.minutes(1) }), SINK_RETRY_AGE_THRESHOLD.toSeconds());
+    alarm('RetryFailuresAlarm', 'Sink-retry wake-ups failed on every receive and are in the retry DLQ; their letters are redrivable', this.retryFailures.metricApproximateNumberOfMessagesVisible({ period }), 0);
   }
 }

@@ -12,7 +12,7 @@ import { ApplicationLogLevel, Architecture, Code, Function as LambdaFunction, Lo
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { FANOUT_TIMEOUT_SECONDS } from '../../src/config/function-timeouts.ts';
+import { BRIDGES_TIMEOUT_SECONDS, FANOUT_TIMEOUT_SECONDS, SINK_RETRY_TIMEOUT_SECONDS } from '../../src/config/function-timeouts.ts';
 import { RELAY_VARIABLES, relayEnvironment } from '../../src/config/relay-environment.ts';
 import type { TableNames } from '../../src/store/table-definitions.ts';
 import { BUNDLE_HANDLER, FUNCTION_NAMES } from '../bundle.ts';
@@ -44,9 +44,11 @@ const SHAPES: Record<FunctionName, FunctionShape> = {
   socket: { description: 'AEP relay: WebSocket routes ($connect, $default, $disconnect)', memorySize: 512, timeout: Duration.seconds(28) },
   // A stream batch posts to every matching connection; bounded well below the stream's 24 h retention.
   fanout: { description: 'AEP relay: event log stream fan-out', memorySize: 512, timeout: Duration.seconds(FANOUT_TIMEOUT_SECONDS) },
-  // A stream batch goes to every sink of its tenants, each request retried with backoff
-  // (AEP_BRIDGE_RETRY_*: about 7.5 s per request by default) before its events are dead-lettered.
-  bridges: { description: 'AEP relay: AEP-0005 bridges (sinks fed from the event log stream)', memorySize: 512, timeout: Duration.minutes(5) },
+  // A stream batch goes to every sink of its tenants at once, one attempt per request within
+  // AEP_BRIDGE_LIVE_BUDGET_MS (the reader keeps it within half this timeout), then parks the rest.
+  bridges: { description: 'AEP relay: AEP-0005 bridges (sinks fed from the event log stream)', memorySize: 512, timeout: Duration.seconds(BRIDGES_TIMEOUT_SECONDS) },
+  // One attempt per letter of an SQS batch, with the full 10 s request timeout.
+  sinkretry: { description: 'AEP relay: AEP-0005 bridges sink-retry worker (retry queue)', memorySize: 256, timeout: Duration.seconds(SINK_RETRY_TIMEOUT_SECONDS) },
   // An SSE stream lives as long as the invocation: Lambda's maximum, 15 minutes.
   stream: { description: 'AEP relay: SSE stream (function URL, response streaming)', memorySize: 512, timeout: Duration.minutes(15) },
   // Waits for a connection's token to expire and closes it; mostly asleep, so small, and as
@@ -89,6 +91,7 @@ export class RelayFunctions extends Construct {
   public readonly stream: LambdaFunction;
   public readonly deadline: LambdaFunction;
   public readonly bridges: LambdaFunction;
+  public readonly sinkretry: LambdaFunction;
   /** Each function's log group, by function. */
   public readonly logGroups: Readonly<Record<FunctionName, LogGroup>>;
 
@@ -136,12 +139,13 @@ export class RelayFunctions extends Construct {
     this.stream = functions.stream;
     this.deadline = functions.deadline;
     this.bridges = functions.bridges;
+    this.sinkretry = functions.sinkretry;
     this.logGroups = logGroups;
     this.wireDeadlines();
   }
 
   get all(): readonly LambdaFunction[] {
-    return [this.http, this.authorizer, this.socket, this.fanout, this.stream, this.deadline, this.bridges];
+    return [this.http, this.authorizer, this.socket, this.fanout, this.stream, this.deadline, this.bridges, this.sinkretry];
   }
 
   /**

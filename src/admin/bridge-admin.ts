@@ -6,8 +6,8 @@
 import { parseSinkSet } from '../relay/bridges/sink-settings.ts';
 import type { SinkSettings } from '../relay/bridges/sink-settings.ts';
 import type { BridgeRuntime } from '../relay/bridges/bridge-runtime.ts';
-import { redriveDeadLetters } from '../relay/bridges/redrive.ts';
-import type { RedriveReport } from '../relay/bridges/redrive.ts';
+import { scheduleRedrive } from '../relay/bridges/redrive.ts';
+import type { RedriveSchedule } from '../relay/bridges/redrive.ts';
 import { mintWebhookSecret } from '../relay/bridges/webhook-signature.ts';
 import { parseStored } from '../relay/delivery-text.ts';
 import type { SinkSecrets, StoredSink, TenantsPort } from '../relay/ports/index.ts';
@@ -38,7 +38,8 @@ export interface BridgeOperations {
   setSinks(tenant: string, body: unknown): Promise<SinkSetChange>;
   clearSinks(tenant: string): Promise<void>;
   listDeadLetters(tenant: string): Promise<DeadLetterView[]>;
-  redrive(tenant: string): Promise<RedriveReport>;
+  /** Schedules the tenant's dead letters for the retry worker (it sends them, not this call). */
+  redrive(tenant: string): Promise<RedriveSchedule>;
 }
 
 export class BridgeAdmin implements BridgeOperations {
@@ -55,7 +56,7 @@ export class BridgeAdmin implements BridgeOperations {
   /** Replaces the tenant's sinks. A webhook keeps its signing secret unless `rotateSecret` asks for a new one. */
   async setSinks(tenant: string, body: unknown): Promise<SinkSetChange> {
     await this.requireTenant(tenant);
-    const parsed = parseSinkSet(body, this.deps.allowedEventBuses);
+    const parsed = parseSinkSet(body, this.deps.rules);
     if (!parsed.ok) throw invalidAdminRequest(`invalid bridge sinks: ${parsed.reason}`);
     const existing = new Map((await this.deps.sinks.getSinks(tenant)).map((sink) => [sink.settings.name, sink]));
     const signingSecrets: Record<string, string> = {};
@@ -102,9 +103,9 @@ export class BridgeAdmin implements BridgeOperations {
     }));
   }
 
-  async redrive(tenant: string): Promise<RedriveReport> {
+  async redrive(tenant: string): Promise<RedriveSchedule> {
     await this.requireTenant(tenant);
-    return redriveDeadLetters(this.deps, tenant);
+    return scheduleRedrive(this.deps, tenant);
   }
 
   private async requireTenant(tenant: string): Promise<void> {

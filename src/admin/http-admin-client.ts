@@ -6,7 +6,7 @@ import { RelayError } from '../errors/relay-error.ts';
 import type { ControlPolicy } from '../relay/control-policy.ts';
 import { ALSO_REVOKED_HEADER, CONNECTIONS_CLOSED_HEADER } from './admin-operations.ts';
 import type { BridgeOperations, DeadLetterView, SinkSetChange } from './bridge-admin.ts';
-import type { RedriveReport } from '../relay/bridges/redrive.ts';
+import type { RedriveSchedule } from '../relay/bridges/redrive.ts';
 import type { SinkSettings } from '../relay/bridges/sink-settings.ts';
 import type { AdminOperations, IssuedToken, IssueTokenRequest, RotatedToken, TenantStateChange, TenantView, TokenRevocation, TokenView } from './admin-operations.ts';
 
@@ -83,8 +83,8 @@ export class HttpAdminClient implements AdminOperations, BridgeOperations {
     return ((await this.call('GET', `/admin/bridges/dead-letters${tenantQuery(tenant)}`)).json as { deadLetters: DeadLetterView[] }).deadLetters;
   }
 
-  async redrive(tenant: string): Promise<RedriveReport> {
-    return (await this.call('POST', `/admin/bridges/dead-letters/redrive${tenantQuery(tenant)}`)).json as RedriveReport;
+  async redrive(tenant: string): Promise<RedriveSchedule> {
+    return (await this.call('POST', `/admin/bridges/dead-letters/redrive${tenantQuery(tenant)}`)).json as RedriveSchedule;
   }
 
   private async call(method: string, path: string, body?: unknown): Promise<{ json: unknown; headers: Headers }> {

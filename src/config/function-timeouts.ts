@@ -8,3 +8,20 @@
  * connections ÷ `fanout.concurrency` round trips); the bench reports the longest invocation.
  */
 export const FANOUT_TIMEOUT_SECONDS = 60;
+
+/**
+ * The bridges function's timeout. A stream batch gives each sink request one attempt within
+ * `AEP_BRIDGE_LIVE_BUDGET_MS` (all tenants and sinks at once), then parks what was not accepted
+ * as retry letters; the rest of the time is headroom for those DynamoDB and SQS writes.
+ */
+export const BRIDGES_TIMEOUT_SECONDS = 30;
+/** The live budget may take at most this share of the bridges timeout (the reader refuses more). */
+export const BRIDGES_LIVE_BUDGET_SHARE = 0.5;
+
+/**
+ * The sink-retry function's timeout: each wake-up is one attempt per letter with the full
+ * request timeout (`AEP_BRIDGE_RETRY_TIMEOUT_MS`, 10 s, at most half this), letters of a batch at once. The
+ * retry queue's visibility timeout is six times this (the AWS guidance for SQS event sources),
+ * and a claimed letter's lease as long as this, so a crashed attempt is taken up again.
+ */
+export const SINK_RETRY_TIMEOUT_SECONDS = 60;

@@ -69,6 +69,12 @@ export const BRIDGE_VARIABLES = {
   retryAttempts: 'AEP_BRIDGE_RETRY_ATTEMPTS',
   retryBaseDelayMs: 'AEP_BRIDGE_RETRY_BASE_MS',
   retryMaxDelayMs: 'AEP_BRIDGE_RETRY_MAX_MS',
+  liveBudgetMs: 'AEP_BRIDGE_LIVE_BUDGET_MS',
+  circuitOpenMs: 'AEP_BRIDGE_CIRCUIT_OPEN_MS',
+  retryQueueUrl: 'AEP_BRIDGE_RETRY_QUEUE_URL',
+  retryConcurrency: 'AEP_BRIDGE_RETRY_CONCURRENCY',
+  retryTimeoutMs: 'AEP_BRIDGE_RETRY_TIMEOUT_MS',
+  allowLoopbackSinks: 'AEP_BRIDGE_ALLOW_LOOPBACK_SINKS',
 } as const;
 
 /** What a starter may set for the bridges (the sealing key is written as base64). */
@@ -78,6 +84,13 @@ export interface BridgeEnvironmentSettings {
   eventBuses?: readonly string[];
   eventBridgeEndpoint?: string;
   retry?: { attempts?: number; baseDelayMs?: number; maxDelayMs?: number };
+  liveBudgetMs?: number;
+  circuitOpenMs?: number;
+  retryQueueUrl?: string;
+  retryConcurrency?: number;
+  retryTimeoutMs?: number;
+  /** Only the local stack sets this: its receivers listen on loopback. */
+  allowLoopbackSinks?: boolean;
 }
 
 /**
@@ -142,6 +155,12 @@ export function relayEnvironment(settings: RelayEnvironmentSettings): Record<str
   put(BRIDGE_VARIABLES.retryAttempts, bridges?.retry?.attempts);
   put(BRIDGE_VARIABLES.retryBaseDelayMs, bridges?.retry?.baseDelayMs);
   put(BRIDGE_VARIABLES.retryMaxDelayMs, bridges?.retry?.maxDelayMs);
+  put(BRIDGE_VARIABLES.liveBudgetMs, bridges?.liveBudgetMs);
+  put(BRIDGE_VARIABLES.circuitOpenMs, bridges?.circuitOpenMs);
+  put(BRIDGE_VARIABLES.retryQueueUrl, bridges?.retryQueueUrl);
+  put(BRIDGE_VARIABLES.retryConcurrency, bridges?.retryConcurrency);
+  put(BRIDGE_VARIABLES.retryTimeoutMs, bridges?.retryTimeoutMs);
+  if (bridges?.allowLoopbackSinks !== undefined) put(BRIDGE_VARIABLES.allowLoopbackSinks, bridges.allowLoopbackSinks ? SURFACE_ON : 'off');
   return variables;
 }
 

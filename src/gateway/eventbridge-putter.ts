@@ -12,13 +12,15 @@ import type { PutEventsOutcome } from '../relay/ports/sink-transport.ts';
 /** Error codes of entries that a later attempt can still put. */
 const RETRYABLE_ENTRY_ERRORS = new Set(['ThrottlingException', 'InternalException', 'InternalFailure', 'ServiceUnavailable']);
 
-export async function putEvents(client: EventBridgeClient, busArn: string, entries: readonly EventBridgeEntry[]): Promise<PutEventsOutcome> {
+export async function putEvents(client: EventBridgeClient, busArn: string, entries: readonly EventBridgeEntry[], timeoutMs: number): Promise<PutEventsOutcome> {
   let output;
   try {
     output = await client.send(
       new PutEventsCommand({
         Entries: entries.map((entry) => ({ EventBusName: busArn, Source: entry.source, DetailType: entry.detailType, Detail: entry.detail, Time: new Date(entry.time) })),
       }),
+      // Abandoned past the attempt's time (an abort has no status: retryable).
+      { abortSignal: AbortSignal.timeout(timeoutMs) },
     );
   } catch (error) {
     const name = error instanceof Error ? error.name : 'Error';

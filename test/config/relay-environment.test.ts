@@ -43,6 +43,12 @@ describe('relayEnvironment', () => {
       eventBuses: ['arn:aws:events:eu-west-1:111111111111:event-bus/a', 'arn:aws:events:eu-west-1:222222222222:event-bus/b'],
       eventBridgeEndpoint: 'http://127.0.0.1:9999',
       retry: { attempts: 41, baseDelayMs: 42, maxDelayMs: 43 },
+      liveBudgetMs: 44,
+      circuitOpenMs: 45,
+      retryQueueUrl: 'https://sqs.eu-west-1.amazonaws.com/111111111111/retry',
+      retryConcurrency: 46,
+      retryTimeoutMs: 47,
+      allowLoopbackSinks: true,
     };
     const { tables: _tables, ...rest } = settings;
     expect(readRelayConfig({ ...relayEnvironment({ ...settings, bridges: { ...bridges, sealKeyBase64: sealKey.toString('base64') } }), [RELAY_VARIABLES.region]: 'eu-west-1' })).toEqual({
@@ -56,5 +62,13 @@ describe('relayEnvironment', () => {
   it('names every variable once: no two settings share one', () => {
     const names = [...Object.values(RELAY_VARIABLES), ...Object.values(LIMIT_VARIABLES), ...Object.values(SSE_VARIABLES), ...Object.values(FANOUT_VARIABLES), ...Object.values(BRIDGE_VARIABLES)];
     expect(new Set(names).size).toBe(names.length);
+  });
+
+  it('keeps the bridges’ live budget within half the bridges function’s timeout, and the retry timeout within half the retry function’s', () => {
+    const base = { ...relayEnvironment({ tables }), [RELAY_VARIABLES.region]: 'eu-west-1' };
+    expect(readRelayConfig(base).bridges).toMatchObject({ liveBudgetMs: 500, circuitOpenMs: 30_000, retryTimeoutMs: 10_000, retryConcurrency: 5, allowLoopbackSinks: false });
+    expect(readRelayConfig({ ...base, [BRIDGE_VARIABLES.liveBudgetMs]: '15000' }).bridges.liveBudgetMs).toBe(15_000);
+    expect(() => readRelayConfig({ ...base, [BRIDGE_VARIABLES.liveBudgetMs]: '15001' })).toThrow(BRIDGE_VARIABLES.liveBudgetMs);
+    expect(() => readRelayConfig({ ...base, [BRIDGE_VARIABLES.retryTimeoutMs]: '30001' })).toThrow(BRIDGE_VARIABLES.retryTimeoutMs);
   });
 });

@@ -12,7 +12,9 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { FUNCTION_NAMES } from '../../infra/bundle.ts';
 import type { FunctionName } from '../../infra/bundle.ts';
-import { BRIDGES_RETRY_ATTEMPTS, DEAD_LETTER_METRIC } from '../../infra/constructs/bridges.ts';
+import { BRIDGES_RETRY_ATTEMPTS, DEAD_LETTER_METRIC, SINK_RETRY_BATCH_SIZE, SINK_RETRY_CONCURRENCY } from '../../infra/constructs/bridges.ts';
+import { SINK_RETRY_MAX_RECEIVES } from '../../functions/runtime/create-bridges.ts';
+import { BRIDGES_TIMEOUT_SECONDS, SINK_RETRY_TIMEOUT_SECONDS } from '../../src/config/function-timeouts.ts';
 import { RelayStack } from '../../infra/relay-stack.ts';
 import { settingsFromContext } from '../../infra/relay-settings.ts';
 import { BRIDGE_VARIABLES } from '../../src/config/relay-environment.ts';
@@ -48,9 +50,52 @@ describe('bridges stack', () => {
     expect(refersTo(mapping.DestinationConfig, logicalIdOf(stack.bridges.failedRecords))).toBe(true);
   });
 
-  it('grants events:PutEvents on the configured buses only, to the bridges function and the admin routes (redrive)', () => {
+  it('bounds the bridges function at a 30 s timeout, twice the most the live budget may take', () => {
     const { stack, template } = withBuses;
-    for (const fn of [stack.functions.bridges, stack.functions.http]) {
+    expect(propertiesOf(template, stack.functions.bridges)).toMatchObject({ Timeout: BRIDGES_TIMEOUT_SECONDS });
+    expect(BRIDGES_TIMEOUT_SECONDS).toBe(30);
+  });
+
+  it('wakes the sink-retry function through an encrypted SQS queue with its own DLQ, a bounded mapping and a matching reservation', () => {
+    const { stack, template } = withBuses;
+    const retry = stack.functions.sinkretry;
+    expect(propertiesOf(template, retry)).toMatchObject({ Runtime: 'nodejs22.x', Timeout: SINK_RETRY_TIMEOUT_SECONDS, ReservedConcurrentExecutions: SINK_RETRY_CONCURRENCY });
+    expect(SINK_RETRY_CONCURRENCY).toBe(5);
+    const queue = propertiesOf(template, stack.bridges.retryQueue);
+    expect(queue).toMatchObject({ SqsManagedSseEnabled: true, VisibilityTimeout: 6 * SINK_RETRY_TIMEOUT_SECONDS, MessageRetentionPeriod: 4 * 86_400 });
+    expect((queue.RedrivePolicy as { maxReceiveCount: number }).maxReceiveCount).toBe(SINK_RETRY_MAX_RECEIVES);
+    expect(refersTo((queue.RedrivePolicy as { deadLetterTargetArn: unknown }).deadLetterTargetArn, logicalIdOf(stack.bridges.retryFailures))).toBe(true);
+    expect(propertiesOf(template, stack.bridges.retryFailures)).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 1_209_600 });
+    const mappings = Object.values(resourcesOfType(template, 'AWS::Lambda::EventSourceMapping')).filter((mapping) => refersTo(mapping.Properties?.FunctionName, logicalIdOf(retry)));
+    expect(mappings).toHaveLength(1);
+    const mapping = mappings[0]?.Properties ?? {};
+    expect(refersTo(mapping.EventSourceArn, logicalIdOf(stack.bridges.retryQueue))).toBe(true);
+    expect(mapping).toMatchObject({ BatchSize: SINK_RETRY_BATCH_SIZE, ScalingConfig: { MaximumConcurrency: SINK_RETRY_CONCURRENCY }, FunctionResponseTypes: ['ReportBatchItemFailures'] });
+  });
+
+  it('lets the live lane, the retry worker and redrive (admin routes) send wake-ups, and nothing else touch the retry queue', () => {
+    const { stack, template } = withBuses;
+    const queueId = logicalIdOf(stack.bridges.retryQueue);
+    const sqsActionsOf = (fn: typeof stack.functions.http) =>
+      statementsOfRole(template, fn.role as never).filter((statement) => resourcesOf(statement).some((resource) => refersTo(resource, queueId))).flatMap(actionsOf);
+    for (const fn of [stack.functions.bridges, stack.functions.sinkretry, stack.functions.http]) {
+      expect(sqsActionsOf(fn)).toContain('sqs:SendMessage');
+      const variables = (propertiesOf(template, fn).Environment as { Variables: Record<string, unknown> }).Variables;
+      expect(refersTo(variables[BRIDGE_VARIABLES.retryQueueUrl], queueId)).toBe(true);
+    }
+    // The retry function also receives and deletes (its event source mapping's grant); no one else touches the queue.
+    expect(sqsActionsOf(stack.functions.sinkretry)).toEqual(expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage']));
+    for (const fn of [stack.functions.bridges, stack.functions.http]) expect(sqsActionsOf(fn)).toEqual(['sqs:SendMessage']);
+    for (const fn of [stack.functions.fanout, stack.functions.socket, stack.functions.stream, stack.functions.authorizer, stack.functions.deadline]) expect(sqsActionsOf(fn)).toEqual([]);
+    // Decrypt only, on the sink-secrets key.
+    const keyId = logicalIdOf(stack.bridges.secretsKey);
+    const kms = statementsOfRole(template, stack.functions.sinkretry.role as never).filter((statement) => resourcesOf(statement).some((resource) => refersTo(resource, keyId))).flatMap(actionsOf);
+    expect(kms).toEqual(['kms:Decrypt']);
+  });
+
+  it('grants events:PutEvents on the configured buses only, to the bridges and sink-retry functions and the admin routes', () => {
+    const { stack, template } = withBuses;
+    for (const fn of [stack.functions.bridges, stack.functions.sinkretry, stack.functions.http]) {
       const putEvents = statementsOfRole(template, fn.role as never).filter((statement) => actionsOf(statement).includes('events:PutEvents'));
       expect(putEvents).toHaveLength(1);
       expect(resourcesOf(putEvents[0] as never)).toEqual(BUSES);
@@ -78,12 +123,18 @@ describe('bridges stack', () => {
     }
   });
 
-  it('alarms on dead letters, function errors, iterator age and failed records, notifying the topic', () => {
+  it('alarms on dead letters, function errors, iterator age, failed records and the retry lane (errors, backlog, DLQ), notifying the topic', () => {
     const { stack, template } = withBuses;
-    expect(stack.bridges.alarms).toHaveLength(4);
+    expect(stack.bridges.alarms).toHaveLength(7);
     for (const alarm of stack.bridges.alarms) expect(propertiesOf(template, alarm).AlarmActions).toEqual(['arn:aws:sns:eu-west-1:111111111111:relay-alarms']);
     const filters = Object.values(resourcesOfType(template, 'AWS::Logs::MetricFilter')).map((filter) => filter.Properties ?? {});
-    expect(filters).toContainEqual(expect.objectContaining({ MetricTransformations: [expect.objectContaining({ MetricNamespace: DEAD_LETTER_METRIC.namespace, MetricName: DEAD_LETTER_METRIC.name, MetricValue: '$.parked' })] }));
+    const deadLetterFilters = filters.filter((filter) => JSON.stringify(filter.MetricTransformations).includes(DEAD_LETTER_METRIC.name));
+    // One on each function that dead-letters: the live lane and the retry worker.
+    expect(deadLetterFilters).toHaveLength(2);
+    for (const filter of deadLetterFilters) expect(filter).toMatchObject({ MetricTransformations: [expect.objectContaining({ MetricNamespace: DEAD_LETTER_METRIC.namespace, MetricName: DEAD_LETTER_METRIC.name, MetricValue: '$.parked' })] });
+    const alarmOn = (queue: typeof stack.bridges.retryQueue) => stack.bridges.alarms.filter((alarm) => JSON.stringify(propertiesOf(template, alarm).Dimensions ?? []).includes(logicalIdOf(queue)));
+    expect(alarmOn(stack.bridges.retryQueue)).toHaveLength(1);
+    expect(alarmOn(stack.bridges.retryFailures)).toHaveLength(1);
   });
 
   it('refuses a bridgeEventBuses entry that is not a bus ARN', () => {

@@ -2,8 +2,8 @@
  * The AEP-0005 bridges end to end on a stack of their own (short retry budget): sinks set over
  * the admin API, events POSTed, and what local receivers get (signed CloudEvents batches, OTLP/
  * HTTP JSON logs, OCSF NDJSON), filtered and capped per sink, isolated per tenant; a receiver
- * that recovers gets everything, one that never does fills the dead-letter store, which
- * redrive empties.
+ * that recovers gets everything (through the retry lane), one that never does fills the
+ * dead-letter store, which a redrive schedules for the retry worker to empty.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifySignature } from '../../src/relay/bridges/webhook-signature.ts';
@@ -170,6 +170,12 @@ describe('bridges (AEP-0005) on the local stack', () => {
     const bad = await admin('PUT', '/bridges', { sinks: [{ name: 'x', kind: 'otlp', endpoint: 'http://example.com/v1/logs' }] }, owner.token);
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ error: 'invalid-request' });
+    // Link-local (the metadata service) and private addresses, even where loopback is allowed.
+    for (const url of ['https://169.254.169.254/latest/meta-data/', 'https://10.0.0.1/hook', 'https://[fd00:ec2::254]/hook']) {
+      const refused = await admin('PUT', '/bridges', { sinks: [{ name: 'x', kind: 'cloudevents-webhook', url }] }, owner.token);
+      expect(refused.status).toBe(400);
+      expect(((await refused.json()) as { detail: string }).detail).toMatch(/names a (link-local|private) address/);
+    }
     const other = await tenant();
     expect((await admin('GET', `/bridges?tenant=${other.name}`, undefined, owner.token)).status).toBe(403);
   });
@@ -207,15 +213,30 @@ describe('bridges (AEP-0005) on the local stack', () => {
     expect(letters.flatMap((letter) => letter.eventIds)).toEqual(projected);
     expect(letters[0]).toMatchObject({ sink: 'down' });
     expect(letters[0]?.reason).toContain('500');
-    // Three attempts (AEP_BRIDGE_RETRY_ATTEMPTS) per dead letter: one per stream batch the post
-    // landed in (one, unless the poller read between its writes, as under load).
+    // Three attempts (AEP_BRIDGE_RETRY_ATTEMPTS) per dead letter, the live one and the retry
+    // lane's: one letter per stream batch the post landed in (one, unless the poller read
+    // between its writes, as under load; a later batch finds the sink's circuit open and skips
+    // the live attempt, so its letter gets its three in the retry lane).
     expect(down.requests).toHaveLength(3 * letters.length);
+
+    // The reason names the status alone, never what the receiver answered.
+    expect(letters.every((letter) => letter.reason.includes('the receiver answered 500') && !letter.reason.includes('receiver down'))).toBe(true);
 
     down.respondWith(() => 200);
     const redrive = await admin('POST', '/bridges/dead-letters/redrive', undefined, owner.token);
-    expect(redrive.status).toBe(200);
-    expect(await redrive.json()).toMatchObject({ letters: letters.length, parkedAgain: 0, orphaned: 0 });
+    // Scheduled, not sent: the retry worker sends them; the outcome is polled.
+    expect(redrive.status).toBe(202);
+    expect(await redrive.json()).toMatchObject({ scheduled: letters.length, events: projected.length, orphaned: 0 });
+    await down.waitFor(() => ocsfRecordsOf(down.accepted()).length >= projected.length);
     expect(ocsfRecordsOf(down.accepted()).map((record) => record.metadata.uid)).toEqual(projected);
-    expect(((await (await admin('GET', '/bridges/dead-letters', undefined, owner.token)).json()) as { deadLetters: unknown[] }).deadLetters).toEqual([]);
+    const emptied = Date.now() + 20_000;
+    let left: unknown[] = letters;
+    while (left.length > 0 && Date.now() < emptied) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      left = ((await (await admin('GET', '/bridges/dead-letters', undefined, owner.token)).json()) as { deadLetters: unknown[] }).deadLetters;
+    }
+    expect(left).toEqual([]);
+    // A second redrive finds nothing left to schedule.
+    expect(await (await admin('POST', '/bridges/dead-letters/redrive', undefined, owner.token)).json()).toMatchObject({ scheduled: 0, orphaned: 0 });
   });
 });

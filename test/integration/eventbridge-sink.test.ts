@@ -44,7 +44,7 @@ const endpoint = `http://127.0.0.1:${(standIn.address() as AddressInfo).port}`;
 afterAll(() => new Promise<void>((resolve) => standIn.close(() => resolve())));
 
 describe('EventBridge sink', () => {
-  it('puts CloudEvents-shaped entries on the configured bus, ten per call, resending a throttled entry', async () => {
+  it('puts CloudEvents-shaped entries on the configured bus, ten per call, resending a throttled entry from the retry lane', async () => {
     const config = readRelayConfig({
       ...relayEnvironment({
         tables: tableNames,
@@ -69,7 +69,13 @@ describe('EventBridge sink', () => {
       events.map((event, index) => ({ recordId: String(index), tenant, raw: JSON.stringify(event), event, kind: 'event' as const })),
     );
 
-    expect(reports).toEqual([{ tenant, sink: 'bus', kind: 'eventbridge', requests: 3, delivered: 11, parked: 0 }]);
+    // The live lane: one attempt. The throttled entry, and the request after it (not tried once
+    // the sink failed), go to the retry lane, which puts each on its own after its backoff.
+    expect(reports).toEqual([{ tenant, sink: 'bus', kind: 'eventbridge', requests: 1, delivered: 9, retrying: 2, parked: 0 }]);
+    const lettersLeft = () => bridges.deadLetters.listRedrivable(tenant, 10, Date.now() + 3_600_000);
+    const deadline = Date.now() + 15_000;
+    while ((calls.length < 3 || (await lettersLeft()).length > 0) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await lettersLeft()).toEqual([]);
     expect(calls.map((call) => call.target)).toEqual(['AWSEvents.PutEvents', 'AWSEvents.PutEvents', 'AWSEvents.PutEvents']);
     expect(calls.map((call) => call.entries.length)).toEqual([10, 1, 1]);
     const put = calls.flatMap((call, index) => (index === 0 ? call.entries.slice(1) : call.entries));

@@ -1,7 +1,8 @@
 /** What the bridges' use cases work with, built by the composition root beside the relay's other ports. */
 import type { BridgeDeps } from './deliver-to-sinks.ts';
+import type { SinkRules } from './sink-settings.ts';
 
 export interface BridgeRuntime extends BridgeDeps {
-  /** EventBridge buses a sink may name (the deployment's grant); any other is refused at configuration. */
-  allowedEventBuses: readonly string[];
+  /** What a sink may name: the EventBridge buses of the deployment's grant, and the addresses it allows. */
+  rules: SinkRules;
 }

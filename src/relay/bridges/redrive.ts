@@ -1,42 +1,42 @@
 /**
- * Redrive of a tenant's bridge dead letters (admin API): each letter is sent again to its
- * sink's current settings with the full retry budget, and removed once that is done; what
- * fails again is parked as a new letter. A letter whose sink no longer exists stays listed.
+ * Redrive of a tenant's bridge dead letters (admin API), off the request path: each letter
+ * becomes a retry letter again with a fresh attempt budget, due now, and the sink-retry worker
+ * is woken for it; the sending happens there (`retry-lane.ts`), never in the admin request.
+ * Retry letters overdue by more than a lease (their wake-up was lost, or their attempt
+ * crashed) are scheduled again too. A letter whose sink no longer exists stays listed.
  */
 import type { BridgeDeps } from './deliver-to-sinks.ts';
-import { deliverToSink, outboundOf } from './deliver-to-sinks.ts';
 
-/** Letters taken per redrive call, so one admin request stays within the function's time. */
-export const REDRIVE_LETTERS_PER_CALL = 25;
+/** Letters scheduled per redrive call (the listing's page); call again for more. */
+export const REDRIVE_LETTERS_PER_CALL = 100;
 
-export interface RedriveReport {
-  /** Letters taken out of the store. */
-  letters: number;
-  /** Events those letters held that reached their sink this time. */
-  delivered: number;
-  /** Events that failed again (parked as new letters). */
-  parkedAgain: number;
+export interface RedriveSchedule {
+  /** Letters handed to the retry worker by this call. */
+  scheduled: number;
+  /** Events those letters hold. */
+  events: number;
   /** Letters left because their sink is gone. */
   orphaned: number;
 }
 
-export async function redriveDeadLetters(deps: BridgeDeps, tenant: string): Promise<RedriveReport> {
-  const letters = await deps.deadLetters.list(tenant, REDRIVE_LETTERS_PER_CALL);
-  const sinks = new Map((await deps.sinks.getSinks(tenant)).map((sink) => [sink.settings.name, sink]));
-  const report: RedriveReport = { letters: 0, delivered: 0, parkedAgain: 0, orphaned: 0 };
+export async function scheduleRedrive(deps: BridgeDeps, tenant: string): Promise<RedriveSchedule> {
+  const now = deps.now();
+  const overdueBeforeMs = now - deps.leaseMs;
+  const letters = await deps.deadLetters.listRedrivable(tenant, REDRIVE_LETTERS_PER_CALL, overdueBeforeMs);
+  const sinkNames = new Set((await deps.sinks.getSinks(tenant)).map((sink) => sink.settings.name));
+  const schedule: RedriveSchedule = { scheduled: 0, events: 0, orphaned: 0 };
+  const wakeUps = [];
   for (const letter of letters) {
-    const sink = sinks.get(letter.sink);
-    if (sink === undefined) {
-      report.orphaned += 1;
+    if (!sinkNames.has(letter.sink)) {
+      schedule.orphaned += 1;
       continue;
     }
-    const sent = await deliverToSink(deps, tenant, sink, outboundOf(letter.events));
-    // Removed only after the resend (and any new letter) is done: a crash in between leaves a
-    // duplicate letter, never a lost one.
-    await deps.deadLetters.remove(tenant, letter.id);
-    report.letters += 1;
-    report.delivered += sent.delivered;
-    report.parkedAgain += sent.parked;
+    // Conditional: a letter another redrive just scheduled is not scheduled twice.
+    if (!(await deps.deadLetters.scheduleRedrive(tenant, letter.id, now, overdueBeforeMs))) continue;
+    wakeUps.push({ tenant, letter: letter.id });
+    schedule.scheduled += 1;
+    schedule.events += letter.events.length;
   }
-  return report;
+  if (wakeUps.length > 0) await deps.retryQueue.wake(wakeUps, 0);
+  return schedule;
 }

@@ -4,6 +4,8 @@
  * pure and fails naming the sink and the setting; secrets (OTLP headers) are returned apart
  * from the public settings so only the sealed form is ever stored.
  */
+import { disallowedAddress, isAddressLiteral } from './sink-address.ts';
+import type { AddressRule } from './sink-address.ts';
 import { validateFilter } from '../../protocol/attr-match.ts';
 import { isJsonObject } from '../../protocol/event.ts';
 import type { JsonValue } from '../../protocol/event.ts';
@@ -51,14 +53,22 @@ const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/;
 const RESERVED_HEADERS = new Set(['content-type', 'content-length', 'host', 'transfer-encoding', 'connection']);
 const EVENT_BUS_ARN = /^arn:aws[a-z-]*:events:[a-z0-9-]+:\d{12}:event-bus\/[A-Za-z0-9._\-/]{1,256}$/;
 
+/** What the deployment allows a sink to name. */
+export interface SinkRules {
+  /** EventBridge buses the deployment may put events on. */
+  allowedEventBuses: readonly string[];
+  /** Which addresses a URL may name (loopback in the local stack only). */
+  addresses: AddressRule;
+}
+
 /** Parses `{ "sinks": [ … ] }`, the whole set a tenant's bridges deliver to. */
-export function parseSinkSet(body: unknown, allowedEventBuses: readonly string[]): SinkSetParse {
+export function parseSinkSet(body: unknown, rules: SinkRules): SinkSetParse {
   if (!isJsonObject(body) || !Array.isArray(body.sinks)) return fail('the body is a JSON object { "sinks": [ … ] }');
   if (body.sinks.length > MAX_SINKS_PER_TENANT) return fail(`at most ${MAX_SINKS_PER_TENANT} sinks per tenant, got ${body.sinks.length}`);
   const sinks: ParsedSink[] = [];
   const names = new Set<string>();
   for (const [index, entry] of body.sinks.entries()) {
-    const parsed = parseSink(entry, allowedEventBuses);
+    const parsed = parseSink(entry, rules);
     if (typeof parsed === 'string') return fail(`sinks[${index}]: ${parsed}`);
     if (names.has(parsed.settings.name)) return fail(`sinks[${index}]: the name ${JSON.stringify(parsed.settings.name)} is used twice`);
     names.add(parsed.settings.name);
@@ -75,7 +85,7 @@ const KNOWN_MEMBERS: Readonly<Record<SinkKind, readonly string[]>> = {
 };
 const COMMON_MEMBERS = ['name', 'kind', 'types', 'maxCapture'];
 
-function parseSink(entry: JsonValue, allowedEventBuses: readonly string[]): ParsedSink | string {
+function parseSink(entry: JsonValue, rules: SinkRules): ParsedSink | string {
   if (!isJsonObject(entry)) return 'each sink is a JSON object';
   const { name, kind } = entry;
   if (typeof name !== 'string' || !SINK_NAME.test(name)) return '"name" is 1 to 40 of a-z, 0-9 and -, starting and ending with a letter or digit';
@@ -97,18 +107,18 @@ function parseSink(entry: JsonValue, allowedEventBuses: readonly string[]): Pars
       const busArn = entry.busArn;
       if (typeof busArn !== 'string' || !EVENT_BUS_ARN.test(busArn)) return '"busArn" is an EventBridge event bus ARN (arn:aws:events:{region}:{account}:event-bus/{name})';
       // IAM grants events:PutEvents on the deployment's configured buses only (least privilege).
-      if (!allowedEventBuses.includes(busArn)) return `the bus ${busArn} is not one this deployment may put events on; add it to the stack's bridge event buses`;
+      if (!rules.allowedEventBuses.includes(busArn)) return `the bus ${busArn} is not one this deployment may put events on; add it to the stack's bridge event buses`;
       return { settings: { ...common, target: busArn }, rotateSecret };
     }
     case 'otlp': {
-      const endpoint = parseUrl(entry.endpoint, 'endpoint');
+      const endpoint = parseUrl(entry.endpoint, 'endpoint', rules.addresses);
       if (!endpoint.ok) return endpoint.reason;
       const headers = parseHeaders(entry.headers);
       if (typeof headers === 'string') return headers;
       return { settings: { ...common, target: endpoint.url, headerNames: Object.keys(headers) }, headers, rotateSecret };
     }
     default: {
-      const url = parseUrl(entry.url, 'url');
+      const url = parseUrl(entry.url, 'url', rules.addresses);
       if (!url.ok) return url.reason;
       return { settings: { ...common, target: url.url }, rotateSecret };
     }
@@ -123,8 +133,12 @@ function parseTypes(value: JsonValue | undefined): string[] | undefined | string
   return value as string[];
 }
 
-/** An https URL; plain http only to this machine (the local stack's receivers). */
-function parseUrl(value: JsonValue | undefined, member: string): { ok: true; url: string } | { ok: false; reason: string } {
+/**
+ * An https URL to an address the deployment allows (a literal disallowed address is refused
+ * here; a name is checked on every address it resolves to when a request connects). Plain
+ * http only to loopback where loopback is allowed (the local stack's receivers).
+ */
+function parseUrl(value: JsonValue | undefined, member: string, addresses: AddressRule): { ok: true; url: string } | { ok: false; reason: string } {
   if (typeof value !== 'string') return { ok: false, reason: `"${member}" is an https URL` };
   let url: URL;
   try {
@@ -132,8 +146,12 @@ function parseUrl(value: JsonValue | undefined, member: string): { ok: true; url
   } catch {
     return { ok: false, reason: `"${member}" is not a URL` };
   }
-  const loopback = url.hostname === '127.0.0.1' || url.hostname === 'localhost' || url.hostname === '[::1]';
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) return { ok: false, reason: `"${member}" must use https (plain http is allowed to localhost only)` };
+  const refused = disallowedAddress(url.hostname, addresses);
+  if (refused !== undefined) return { ok: false, reason: `"${member}" names a ${refused} address, which sinks may not reach` };
+  const loopback = addresses.allowLoopback && (url.hostname === 'localhost' || (isAddressLiteral(url.hostname) && disallowedAddress(url.hostname, { allowLoopback: false }) === 'loopback'));
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
+    return { ok: false, reason: `"${member}" must use https${addresses.allowLoopback ? ' (plain http is allowed to localhost only)' : ''}` };
+  }
   if (url.username !== '' || url.password !== '') return { ok: false, reason: `"${member}" must not carry credentials; OTLP sinks take them as headers` };
   return { ok: true, url: url.toString() };
 }

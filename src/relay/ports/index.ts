@@ -6,7 +6,7 @@ export type { ConnectionDeadline, ConnectionDeadlinesPort } from './connection-d
 export type { ConnectionPoster, PostOptions, PostOutcome } from './connection-poster.ts';
 export type { ConnectionsPort } from './connections.ts';
 export type { ControlPoliciesPort } from './control-policies.ts';
-export type { DeadLetter, DeadLettersPort } from './dead-letters.ts';
+export type { DeadLetter, DeadLettersPort, LetterOutcome } from './dead-letters.ts';
 export type { CursorKeysPort } from './cursor-keys.ts';
 export type { EventLogPort } from './event-log.ts';
 export type { IdMinter } from './ids.ts';
@@ -17,6 +17,7 @@ export type { SessionOwnersPort } from './session-owners.ts';
 export type { CommitOutcome, EmitterSession, PlacedEvent, SessionOrderPort } from './session-order.ts';
 export type { SealContext, SecretSealer } from './secret-sealer.ts';
 export type { HttpDelivery, PutEventsOutcome, SendOutcome, SinkTransport } from './sink-transport.ts';
+export type { SinkRetryQueuePort, SinkRetryWakeUp } from './sink-retry-queue.ts';
 export { LIVE_STREAMS_POOL } from './quotas.ts';
 export type { SessionSummariesPort } from './session-summaries.ts';
 export type { SubscriptionsPort } from './subscriptions.ts';

@@ -16,7 +16,8 @@ export type SendOutcome = { ok: true } | { ok: false; retryable: boolean; reason
 /** PutEvents answers per entry; `failedEntries` are the indexes to send again. */
 export type PutEventsOutcome = SendOutcome | { ok: false; retryable: true; reason: string; failedEntries: number[] };
 
+/** Each call is one attempt, abandoned (a retryable failure) after `timeoutMs`. */
 export interface SinkTransport {
-  postHttp(delivery: HttpDelivery): Promise<SendOutcome>;
-  putEvents(busArn: string, entries: readonly EventBridgeEntry[]): Promise<PutEventsOutcome>;
+  postHttp(delivery: HttpDelivery, timeoutMs: number): Promise<SendOutcome>;
+  putEvents(busArn: string, entries: readonly EventBridgeEntry[], timeoutMs: number): Promise<PutEventsOutcome>;
 }
