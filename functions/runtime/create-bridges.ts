@@ -7,6 +7,7 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { ConfigurationError } from '../../src/config/env-readers.ts';
 import { SINK_RETRY_TIMEOUT_SECONDS } from '../../src/config/function-timeouts.ts';
@@ -54,7 +55,7 @@ export function createBridges(dependencies: BridgeDependencies): BridgeRuntime {
     transport: { postHttp, putEvents: (busArn, entries, timeoutMs) => putEvents(eventBridgeClient(), busArn, entries, timeoutMs) },
     now,
     retry: settings.retry,
-    retryQueue: dependencies.retryQueue ?? retryQueueFor(config, dynamo, () => bridges),
+    retryQueue: dependencies.retryQueue ?? retryQueueFor(config, () => bridges),
     circuits: new SinkCircuits(settings.circuitOpenMs, now),
     liveBudgetMs: settings.liveBudgetMs,
     requestTimeoutMs: settings.retryTimeoutMs,
@@ -64,9 +65,9 @@ export function createBridges(dependencies: BridgeDependencies): BridgeRuntime {
   return bridges;
 }
 
-function retryQueueFor(config: RelayConfig, dynamo: DynamoDBClient, bridges: () => BridgeRuntime): SinkRetryQueuePort {
+function retryQueueFor(config: RelayConfig, bridges: () => BridgeRuntime): SinkRetryQueuePort {
   const { retryQueueUrl, retryConcurrency } = config.bridges;
-  if (retryQueueUrl !== undefined) return sqsWakeUps({ queueUrl: retryQueueUrl, region: config.region, credentials: () => dynamo.config.credentials() });
+  if (retryQueueUrl !== undefined) return sqsWakeUps(new SQSClient({ region: config.region, maxAttempts: 3 }), retryQueueUrl);
   // No queue named and none injected (a process of its own, e.g. a test): the retry lane runs here.
   const queue = localRetryQueue({ concurrency: retryConcurrency, visibilityTimeoutMs: SINK_RETRY_TIMEOUT_SECONDS * 1000, maxReceives: SINK_RETRY_MAX_RECEIVES });
   queue.consumeWith(async (wakeUps) => {
