@@ -5,8 +5,8 @@
  * without a ceiling (stored before ceilings existed) reads at `full`, as every token did then.
  *
  * `undefined` means "no down-levelling" (the stored text as admitted), which is what a ceiling
- * of `full` does; it is kept as `undefined` where neither side lowers it, so the texts served
- * stay byte for byte what they were.
+ * of `full` does; a token that does not lower the request leaves it as it was, so the texts
+ * served stay byte for byte what they were.
  */
 import type { Principal } from '../auth/principal.ts';
 import { captureRank } from '../protocol/levels.ts';
@@ -16,9 +16,9 @@ export function readCeilingOf(requested: CaptureLevel | undefined, token: Pick<P
   return lowerCeiling(requested, token.maxCapture);
 }
 
-/** The lower of two ceilings, where `undefined` is no ceiling (`full`). */
+/** The lower of two ceilings, where `undefined` is no ceiling (`full`); a side that does not lower leaves the other as it is. */
 export function lowerCeiling(left: CaptureLevel | undefined, right: CaptureLevel | undefined): CaptureLevel | undefined {
-  if (left === undefined || left === 'full') return right === 'full' ? left : right;
-  if (right === undefined) return left;
+  if (right === undefined || right === 'full') return left;
+  if (left === undefined || left === 'full') return right;
   return captureRank(left) <= captureRank(right) ? left : right;
 }
