@@ -43,6 +43,8 @@ export function issuedLines(issued: IssuedToken): string[] {
     `  scopes:  ${issued.scopes.join(',')}`,
     ...(issued.agents === undefined ? [] : [`  agents:  ${issued.agents.join(',')}`]),
     ...(issued.expiresAt === undefined ? [] : [`  expires: ${issued.expiresAt}`]),
+    `  capture: at most ${issued.maxCapture ?? 'full'}`,
+    ...(issued.lineage === undefined || issued.lineage === issued.tokenId ? [] : [`  lineage: ${issued.lineage} (control policy rules name it so)`]),
     ...(issued.label === undefined ? [] : [`  label:   ${issued.label}`]),
     `token: ${issued.token}`,
   ];
