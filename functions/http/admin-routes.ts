@@ -97,7 +97,7 @@ const ADMIN_ROUTES: readonly Route<AdminHandler>[] = [
     },
   },
   { method: 'GET', path: 'bridges/dead-letters', handler: async (request) => jsonResponse(200, { deadLetters: await request.bridges.listDeadLetters(tenantOf(request)) }) },
-  { method: 'POST', path: 'bridges/dead-letters/redrive', handler: async (request) => jsonResponse(200, await request.bridges.redrive(tenantOf(request))) },
+  { method: 'POST', path: 'bridges/dead-letters/redrive', handler: async (request) => jsonResponse(200, await request.bridges.redrive(tenantOf(request), { actor: request.principal })) },
   { method: 'GET', path: 'tenants', handler: operatorOnly(async (request) => jsonResponse(200, { tenants: await request.admin.listTenants() })) },
   { method: 'POST', path: 'tenants', handler: operatorWide(async (request) => jsonResponse(201, await request.admin.createTenant(tenantNameOf(request.body())))) },
   { method: 'POST', path: 'tenants/:tenant/enable', handler: operatorWide(async (request) => jsonResponse(200, await request.admin.enableTenant(request.params.tenant as string))) },

@@ -46,7 +46,7 @@ export interface BridgeOperations {
   setSinks(tenant: string, body: unknown, options?: ActorOptions): Promise<SinkSetChange>;
   clearSinks(tenant: string, options?: ActorOptions): Promise<void>;
   listDeadLetters(tenant: string): Promise<DeadLetterView[]>;
-  redrive(tenant: string): Promise<RedriveReport>;
+  redrive(tenant: string, options?: ActorOptions): Promise<RedriveReport>;
 }
 
 export class BridgeAdmin implements BridgeOperations {
@@ -123,8 +123,10 @@ export class BridgeAdmin implements BridgeOperations {
     }));
   }
 
-  async redrive(tenant: string): Promise<RedriveReport> {
+  /** Sends the letters again to their sinks as now set: with an actor, only one that could have set every sink. */
+  async redrive(tenant: string, options: ActorOptions = {}): Promise<RedriveReport> {
     await this.requireTenant(tenant);
+    if (options.actor !== undefined) requireMaySetSinks(options.actor, (await this.deps.sinks.getSinks(tenant)).map((sink) => sink.settings), 'redrive to');
     return redriveDeadLetters(this.deps, tenant);
   }
 
@@ -135,12 +137,12 @@ export class BridgeAdmin implements BridgeOperations {
 
 /**
  * A sink is a reader of the tenant's events that never expires, so a token may set (or
- * replace, or remove) only sinks it could have been: it holds `consume`, it does not expire,
+ * replace, remove, or redrive dead letters to) only sinks it could have been: it holds `consume`, it does not expire,
  * each sink reads at or below its capture ceiling, and, when it is bound to agents, each sink
  * is bound to a subset of them. The set is replaced whole, so a token that could not have set
  * a sink already there may not remove it either. 403 `unauthorized` otherwise.
  */
-export function requireMaySetSinks(actor: Principal, sinks: readonly SinkSettings[], verb: 'set' | 'replace' | 'remove'): void {
+export function requireMaySetSinks(actor: Principal, sinks: readonly SinkSettings[], verb: 'set' | 'replace' | 'remove' | 'redrive to'): void {
   if (!hasScope(actor, 'consume')) throw forbidden('setting bridge sinks needs the consume scope: a sink receives the tenant\'s events');
   if (actor.expiresAtMs !== undefined) throw forbidden('this token expires and a sink does not; an expiring token may not set bridge sinks');
   const ceiling = ceilingOf(actor);
