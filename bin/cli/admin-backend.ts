@@ -16,6 +16,7 @@ import { createRuntime } from '../../functions/runtime/create-runtime.ts';
 import { managementApiPoster } from '../../src/gateway/connection-poster.ts';
 import { createDynamoClient } from '../../src/store/dynamo-client.ts';
 import { EMULATOR_CREDENTIALS } from '../../src/store/emulator-credentials.ts';
+import { QuotaStore } from '../../src/store/quota-store.ts';
 import { tenantTableStores } from '../../src/store/tenant-table.ts';
 import { UsageError } from './cli-arguments.ts';
 import type { Invocation } from './cli-arguments.ts';
@@ -69,7 +70,9 @@ export function adminBackend(invocation: Invocation, env: Environment): AdminBac
   }
   const dynamo = createDynamoClient({ region: nonEmpty(env[RELAY_VARIABLES.region]) ?? nonEmpty(env.AWS_DEFAULT_REGION) ?? 'us-east-1', ...(endpoint === undefined ? {} : { endpoint }), ...credentials });
   const now = () => Date.now();
-  const service = new AdminService({ ...tenantTableStores(dynamo, tenantsTable, now), now, mintId: ulidFactory(now, (length) => randomBytes(length)) });
+  // Quotas live on the tenant record; reading and setting them never touches the connections table.
+  const quotas = new QuotaStore(dynamo, { tenantsTable, connectionsTable: nonEmpty(env[connectionsTable]) ?? '', now, cacheMs: 0 });
+  const service = new AdminService({ ...tenantTableStores(dynamo, tenantsTable, now), quotas, now, mintId: ulidFactory(now, (length) => randomBytes(length)) });
   return { mode: 'direct', operations: service, issueOptions: { createTenant: true }, unreachableConnectionsHint: hint, close: () => dynamo.destroy() };
 }
 

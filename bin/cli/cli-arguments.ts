@@ -5,13 +5,17 @@
 import { parseArgs } from 'node:util';
 import { parseScopes } from '../../src/auth/scopes.ts';
 import type { Scope } from '../../src/auth/scopes.ts';
+import { CAPTURE_LEVELS, isCaptureLevel } from '../../src/protocol/levels.ts';
+import type { CaptureLevel } from '../../src/protocol/levels.ts';
 
 export type Command =
   | { kind: 'help' }
   | { kind: 'tenants create' | 'tenants disable' | 'tenants enable'; tenant: string }
   | { kind: 'tenants list' }
-  | { kind: 'tokens issue'; tenant?: string; scopes: Scope[]; agents?: string[]; expiresInSeconds?: number; label?: string }
-  | { kind: 'tokens list' | 'policy show'; tenant?: string }
+  | { kind: 'tokens issue'; tenant?: string; scopes: Scope[]; agents?: string[]; expiresInSeconds?: number; maxCapture?: CaptureLevel; label?: string }
+  | { kind: 'tokens list' | 'policy show' | 'quotas show'; tenant?: string }
+  /** Each named quota set to a number, or (null) removed so the deployment's limit applies. */
+  | { kind: 'quotas set'; tenant?: string; changes: Record<string, number | null> }
   | { kind: 'tokens revoke' | 'tokens rotate'; tenant?: string; tokenId: string }
   | { kind: 'policy set' | 'bridges set'; tenant?: string; source: string }
   | { kind: 'bridges list' | 'bridges clear' | 'bridges dead-letters' | 'bridges redrive'; tenant?: string };
@@ -35,13 +39,18 @@ Tenants (operator):
   tenants disable <id>
   tenants enable <id>
 Tokens:
-  tokens issue --tenant <id> --scopes emit,consume,control,admin [--agents a,b] [--expires-in <seconds>] [--label <text>]
+  tokens issue --tenant <id> --scopes emit,consume,control,admin [--agents a,b] [--expires-in <seconds>]
+               [--max-capture none|metadata|redacted|full] [--label <text>]
   tokens list --tenant <id>
   tokens revoke --tenant <id> <tokenId>
   tokens rotate --tenant <id> <tokenId>
 Control policy:
   policy show --tenant <id>
   policy set --tenant <id> <file.json | ->
+Quotas (set by the operator's tenant-wide admin token, or AWS credentials in direct mode):
+  quotas show --tenant <id>
+  quotas set --tenant <id> <name>=<n|default> ...   maxConnections, eventsPerSecond,
+                 maxSubscriptionsPerConnection, maxBatchEvents, retentionDays; default removes one
 Bridges (AEP-0005 sinks; HTTP mode only, the relay seals their secrets):
   bridges set --tenant <id> <sinks.json | ->     replaces the tenant's sinks: { "sinks": [ ... ] }
   bridges list --tenant <id>
@@ -75,6 +84,7 @@ const OPTIONS = {
   agents: { type: 'string' },
   'expires-in': { type: 'string' },
   label: { type: 'string' },
+  'max-capture': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -84,12 +94,14 @@ const COMMAND_OPTIONS: Record<string, readonly string[]> = {
   'tenants list': [],
   'tenants disable': [],
   'tenants enable': [],
-  'tokens issue': ['tenant', 'scopes', 'agents', 'expires-in', 'label'],
+  'tokens issue': ['tenant', 'scopes', 'agents', 'expires-in', 'max-capture', 'label'],
   'tokens list': ['tenant'],
   'tokens revoke': ['tenant'],
   'tokens rotate': ['tenant'],
   'policy show': ['tenant'],
   'policy set': ['tenant'],
+  'quotas show': ['tenant'],
+  'quotas set': ['tenant'],
   'bridges set': ['tenant'],
   'bridges list': ['tenant'],
   'bridges clear': ['tenant'],
@@ -115,7 +127,7 @@ export function parseInvocation(argv: readonly string[]): Invocation {
   const kind = `${group} ${verb ?? ''}`;
   const allowed = COMMAND_OPTIONS[kind];
   if (allowed === undefined) throw new UsageError(`unknown command: ${positionals.slice(0, 2).join(' ')}`);
-  for (const name of ['tenant', 'scopes', 'agents', 'expires-in', 'label'] as const) {
+  for (const name of ['tenant', 'scopes', 'agents', 'expires-in', 'max-capture', 'label'] as const) {
     if (values[name] !== undefined && !allowed.includes(name)) throw new UsageError(`${kind} does not take --${name}`);
   }
   const tenant = values.tenant === undefined ? {} : { tenant: values.tenant };
@@ -140,6 +152,7 @@ export function parseInvocation(argv: readonly string[]): Invocation {
     }
     case 'tokens list':
     case 'policy show':
+    case 'quotas show':
     case 'bridges list':
     case 'bridges clear':
     case 'bridges dead-letters':
@@ -149,6 +162,8 @@ export function parseInvocation(argv: readonly string[]): Invocation {
     case 'tokens revoke':
     case 'tokens rotate':
       return { command: { kind, ...tenant, tokenId: operand('token id') }, ...global };
+    case 'quotas set':
+      return { command: { kind, ...tenant, changes: quotaChanges(kind, operands) }, ...global };
     case 'bridges set':
       return { command: { kind, ...tenant, source: operand('sinks file (or - for standard input)') }, ...global };
     default:
@@ -156,7 +171,20 @@ export function parseInvocation(argv: readonly string[]): Invocation {
   }
 }
 
-function issueOptions(values: { scopes?: string; agents?: string; 'expires-in'?: string; label?: string }) {
+/** `name=value` operands: a positive whole number, or `default` to remove the quota. Names are checked by the relay. */
+function quotaChanges(kind: string, operands: readonly string[]): Record<string, number | null> {
+  if (operands.length === 0) throw new UsageError(`${kind} takes one or more <name>=<number|default>`);
+  const changes: Record<string, number | null> = {};
+  for (const operand of operands) {
+    const match = /^([A-Za-z]+)=(\d+|default)$/.exec(operand);
+    if (match === null) throw new UsageError(`${kind}: ${JSON.stringify(operand)} is not <name>=<positive whole number | default>`);
+    const [, name, value] = match as unknown as [string, string, string];
+    changes[name] = value === 'default' ? null : Number(value);
+  }
+  return changes;
+}
+
+function issueOptions(values: { scopes?: string; agents?: string; 'expires-in'?: string; 'max-capture'?: string; label?: string }) {
   if (values.scopes === undefined) throw new UsageError('tokens issue needs --scopes (comma-separated: emit, consume, control, admin)');
   const scopes = parseScopes(values.scopes);
   if (scopes === undefined) throw new UsageError(`--scopes must be a comma-separated list of emit, consume, control, admin; got ${JSON.stringify(values.scopes)}`);
@@ -172,10 +200,13 @@ function issueOptions(values: { scopes?: string; agents?: string; 'expires-in'?:
       throw new UsageError(`--expires-in is a positive number of seconds; got ${JSON.stringify(values['expires-in'])}`);
     }
   }
+  const maxCapture = values['max-capture'];
+  if (maxCapture !== undefined && !isCaptureLevel(maxCapture)) throw new UsageError(`--max-capture is one of ${CAPTURE_LEVELS.join(', ')}; got ${JSON.stringify(maxCapture)}`);
   return {
     scopes,
     ...(agents === undefined ? {} : { agents }),
     ...(expiresInSeconds === undefined ? {} : { expiresInSeconds }),
+    ...(maxCapture === undefined ? {} : { maxCapture }),
     ...(values.label === undefined ? {} : { label: values.label }),
   };
 }

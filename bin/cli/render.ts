@@ -1,5 +1,5 @@
 /** The CLI's human-readable output: one fact per line, secrets only where they are issued. */
-import type { IssuedToken, RotatedToken, TenantStateChange, TenantView, TokenRevocation, TokenView } from '../../src/admin/admin-operations.ts';
+import type { IssuedToken, QuotasView, RotatedToken, TenantStateChange, TenantView, TokenRevocation, TokenView } from '../../src/admin/admin-operations.ts';
 import type { ControlPolicy } from '../../src/relay/control-policy.ts';
 
 /** Printed (to stderr) with every issued secret. */
@@ -28,6 +28,8 @@ export function tokenLines(tokens: readonly TokenView[]): string[] {
       token.scopes.join(','),
       ...(token.agents === undefined ? [] : [`agents=${token.agents.join(',')}`]),
       ...(token.expiresAt === undefined ? [] : [`expires=${token.expiresAt}`]),
+      ...(token.maxCapture === undefined || token.maxCapture === 'full' ? [] : [`maxCapture=${token.maxCapture}`]),
+      ...(token.lineage === undefined || token.lineage === token.tokenId ? [] : [`lineage=${token.lineage}`]),
       ...(token.revokedAt === undefined ? [] : [`revoked=${token.revokedAt}`]),
       ...(token.label === undefined ? [] : [`label=${JSON.stringify(token.label)}`]),
     ].join('  '),
@@ -41,6 +43,8 @@ export function issuedLines(issued: IssuedToken): string[] {
     `  scopes:  ${issued.scopes.join(',')}`,
     ...(issued.agents === undefined ? [] : [`  agents:  ${issued.agents.join(',')}`]),
     ...(issued.expiresAt === undefined ? [] : [`  expires: ${issued.expiresAt}`]),
+    `  capture: at most ${issued.maxCapture ?? 'full'}`,
+    ...(issued.lineage === undefined || issued.lineage === issued.tokenId ? [] : [`  lineage: ${issued.lineage} (control policy rules name it so)`]),
     ...(issued.label === undefined ? [] : [`  label:   ${issued.label}`]),
     `token: ${issued.token}`,
   ];
@@ -70,4 +74,11 @@ export function policySetLines(tenant: string, policy: ControlPolicy): string[] 
 function closedLine(closed: number | null, unreachableHint: string): string {
   if (closed === null) return `note: ${unreachableHint}`;
   return `closed ${closed} open WebSocket connection${closed === 1 ? '' : 's'}`;
+}
+
+/** One line per quota the operator set; the others are the deployment's limits. */
+export function quotaLines(view: QuotasView): string[] {
+  const set = Object.entries(view.quotas);
+  if (set.length === 0) return [`tenant ${view.tenant} has no quotas set: the deployment's limits apply`];
+  return [`quotas of tenant ${view.tenant} (others: the deployment's limits):`, ...set.map(([name, value]) => `  ${name}=${String(value)}`)];
 }

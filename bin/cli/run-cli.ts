@@ -11,7 +11,7 @@ import { parseInvocation, USAGE, UsageError } from './cli-arguments.ts';
 import type { Command } from './cli-arguments.ts';
 import { deadLetterLines, SIGNING_SECRET_WARNING, sinkLines, sinkSetLines } from './render-bridges.ts';
 import type { BridgeOperations } from '../../src/admin/bridge-admin.ts';
-import { issuedLines, policyLines, policySetLines, revokedLines, rotatedLines, SECRET_WARNING, tenantLines, tenantStateLines, tokenLines } from './render.ts';
+import { issuedLines, policyLines, policySetLines, quotaLines, revokedLines, rotatedLines, SECRET_WARNING, tenantLines, tenantStateLines, tokenLines } from './render.ts';
 
 export interface CliIo {
   out(line: string): void;
@@ -107,6 +107,21 @@ async function execute(command: Exclude<Command, { kind: 'help' }>, backend: Adm
       const document = await readPolicyDocument(command.source, io);
       const policy = await admin.setControlPolicy(tenant, document);
       return { value: policy, lines: policySetLines(tenant, policy) };
+    }
+    case 'quotas show': {
+      const view = await admin.getQuotas(tenantOf(command.tenant));
+      return { value: view, lines: quotaLines(view) };
+    }
+    case 'quotas set': {
+      // Merged into what is set (the route replaces the whole document), so naming one quota leaves the others.
+      const tenant = tenantOf(command.tenant);
+      const merged: Record<string, number> = { ...(await admin.getQuotas(tenant)).quotas };
+      for (const [name, value] of Object.entries(command.changes)) {
+        if (value === null) delete merged[name];
+        else merged[name] = value;
+      }
+      const view = await admin.setQuotas(tenant, merged);
+      return { value: view, lines: quotaLines(view) };
     }
     case 'bridges set': {
       const change = await bridgesOf(backend).setSinks(tenantOf(command.tenant), await readPolicyDocument(command.source, io));

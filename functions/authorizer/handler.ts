@@ -51,6 +51,8 @@ async function authorize(runtime: RelayRuntime, event: APIGatewayRequestAuthoriz
       scopes: principal.scopes.join(','),
       ...(principal.agents === undefined ? {} : { agents: JSON.stringify(principal.agents) }),
       ...(principal.expiresAtMs === undefined ? {} : { expiresAt: String(principal.expiresAtMs) }),
+      ...(principal.maxCapture === undefined ? {} : { maxCapture: principal.maxCapture }),
+      ...(principal.lineage === undefined ? {} : { lineage: principal.lineage }),
     },
   };
 }

@@ -1,11 +1,13 @@
 /**
- * The admin routes under `/admin/` (tokens, control policy, and for the operator, tenants), as
- * a route table. Bodies are JSON; the admin token is taken from the `Authorization` header
+ * The admin routes under `/admin/` (tokens, control policy, bridges, quotas, and for the
+ * operator, tenants), as a route table. Each acting route hands the caller to the service,
+ * which lets it affect only what it could have issued (`src/admin/attenuation.ts`). Bodies are JSON; the admin token is taken from the `Authorization` header
  * only, never the query string, so it does not end up in URLs and their logs.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { invalidAdminRequest } from '../../src/admin/admin-errors.ts';
-import { requireAdmin, requireNotSelfLockout, requireOperator, targetTenant } from '../../src/admin/admin-access.ts';
+import { requireAdmin, requireNotSelfLockout, requireOperator, requireQuotaSetter, targetTenant } from '../../src/admin/admin-access.ts';
+import { requireTenantWideAdmin } from '../../src/admin/attenuation.ts';
 import { ALSO_REVOKED_HEADER, CONNECTIONS_CLOSED_HEADER } from '../../src/admin/admin-operations.ts';
 import { adminServiceFor } from '../../src/admin/admin-service.ts';
 import { BridgeAdmin } from '../../src/admin/bridge-admin.ts';
@@ -43,6 +45,13 @@ const operatorOnly = (handler: AdminHandler): AdminHandler => async (request) =>
   return handler(request);
 };
 
+/** Creating, disabling and enabling tenants acts on every token of a tenant: a tenant-wide operator admin only. */
+const operatorWide = (handler: AdminHandler): AdminHandler =>
+  operatorOnly(async (request) => {
+    requireTenantWideAdmin(request.principal, 'managing tenants');
+    return handler(request);
+  });
+
 const ADMIN_ROUTES: readonly Route<AdminHandler>[] = [
   { method: 'GET', path: 'tokens', handler: async (request) => jsonResponse(200, { tokens: await request.admin.listTokens(tenantOf(request)) }) },
   {
@@ -58,7 +67,7 @@ const ADMIN_ROUTES: readonly Route<AdminHandler>[] = [
     method: 'DELETE',
     path: 'tokens/:tokenId',
     handler: async (request) => {
-      const revocation = await request.admin.revokeToken(tenantOf(request), request.params.tokenId as string);
+      const revocation = await request.admin.revokeToken(tenantOf(request), request.params.tokenId as string, { actor: request.principal });
       return noContent({
         ...(revocation.connectionsClosed === null ? {} : { [CONNECTIONS_CLOSED_HEADER]: String(revocation.connectionsClosed) }),
         ...(revocation.alsoRevoked.length === 0 ? {} : { [ALSO_REVOKED_HEADER]: revocation.alsoRevoked.join(',') }),
@@ -67,27 +76,36 @@ const ADMIN_ROUTES: readonly Route<AdminHandler>[] = [
   },
   { method: 'POST', path: 'tokens/:tokenId/rotate', handler: async (request) => jsonResponse(201, await request.admin.rotateToken(tenantOf(request), request.params.tokenId as string, { actor: request.principal })) },
   { method: 'GET', path: 'policy', handler: async (request) => jsonResponse(200, await request.admin.getControlPolicy(tenantOf(request))) },
-  { method: 'PUT', path: 'policy', handler: async (request) => jsonResponse(200, await request.admin.setControlPolicy(tenantOf(request), request.body())) },
+  { method: 'PUT', path: 'policy', handler: async (request) => jsonResponse(200, await request.admin.setControlPolicy(tenantOf(request), request.body(), { actor: request.principal })) },
+  { method: 'GET', path: 'quotas', handler: async (request) => jsonResponse(200, await request.admin.getQuotas(tenantOf(request))) },
+  {
+    method: 'PUT',
+    path: 'quotas',
+    handler: async (request) => {
+      requireQuotaSetter(request.principal, request.operatorTenant);
+      return jsonResponse(200, await request.admin.setQuotas(tenantOf(request), request.body()));
+    },
+  },
   { method: 'GET', path: 'bridges', handler: async (request) => jsonResponse(200, { sinks: await request.bridges.listSinks(tenantOf(request)) }) },
-  { method: 'PUT', path: 'bridges', handler: async (request) => jsonResponse(200, await request.bridges.setSinks(tenantOf(request), request.body())) },
+  { method: 'PUT', path: 'bridges', handler: async (request) => jsonResponse(200, await request.bridges.setSinks(tenantOf(request), request.body(), { actor: request.principal })) },
   {
     method: 'DELETE',
     path: 'bridges',
     handler: async (request) => {
-      await request.bridges.clearSinks(tenantOf(request));
+      await request.bridges.clearSinks(tenantOf(request), { actor: request.principal });
       return noContent({});
     },
   },
   { method: 'GET', path: 'bridges/dead-letters', handler: async (request) => jsonResponse(200, { deadLetters: await request.bridges.listDeadLetters(tenantOf(request)) }) },
   // 202: the letters are scheduled; the sink-retry worker sends them (poll the listing).
-  { method: 'POST', path: 'bridges/dead-letters/redrive', handler: async (request) => jsonResponse(202, await request.bridges.redrive(tenantOf(request))) },
+  { method: 'POST', path: 'bridges/dead-letters/redrive', handler: async (request) => jsonResponse(202, await request.bridges.redrive(tenantOf(request), { actor: request.principal })) },
   { method: 'GET', path: 'tenants', handler: operatorOnly(async (request) => jsonResponse(200, { tenants: await request.admin.listTenants() })) },
-  { method: 'POST', path: 'tenants', handler: operatorOnly(async (request) => jsonResponse(201, await request.admin.createTenant(tenantNameOf(request.body())))) },
-  { method: 'POST', path: 'tenants/:tenant/enable', handler: operatorOnly(async (request) => jsonResponse(200, await request.admin.enableTenant(request.params.tenant as string))) },
+  { method: 'POST', path: 'tenants', handler: operatorWide(async (request) => jsonResponse(201, await request.admin.createTenant(tenantNameOf(request.body())))) },
+  { method: 'POST', path: 'tenants/:tenant/enable', handler: operatorWide(async (request) => jsonResponse(200, await request.admin.enableTenant(request.params.tenant as string))) },
   {
     method: 'POST',
     path: 'tenants/:tenant/disable',
-    handler: operatorOnly(async (request) => {
+    handler: operatorWide(async (request) => {
       const tenant = request.params.tenant as string;
       requireNotSelfLockout(request.principal, tenant);
       return jsonResponse(200, await request.admin.disableTenant(tenant));

@@ -6,6 +6,7 @@
 import { hasScope } from '../auth/principal.ts';
 import type { Principal } from '../auth/principal.ts';
 import { forbidden, RelayError } from '../errors/relay-error.ts';
+import { requireTenantWideAdmin } from './attenuation.ts';
 
 export function requireAdmin(principal: Principal): void {
   if (!hasScope(principal, 'admin')) throw forbidden('this token lacks the admin scope');
@@ -19,6 +20,18 @@ export function isOperator(principal: Principal, operatorTenant: string): boolea
 export function requireOperator(principal: Principal, operatorTenant: string): void {
   requireAdmin(principal);
   if (!isOperator(principal, operatorTenant)) throw forbidden('managing tenants needs an admin token of the operator tenant');
+}
+
+/**
+ * Quotas bound what a tenant may cost the deployment, so they are the operator's to set: a
+ * tenant's own admin, however strong, never raises its own (on a hosted relay the tenant is
+ * not the one paying for the shared lanes). Setting them needs a tenant-wide admin token of
+ * the operator tenant (or AWS credentials, the CLI's direct mode); a tenant admin may read its own.
+ */
+export function requireQuotaSetter(principal: Principal, operatorTenant: string): void {
+  requireAdmin(principal);
+  if (!isOperator(principal, operatorTenant)) throw forbidden("tenant quotas are set by the operator: this needs an admin token of the operator tenant, not the tenant's own");
+  requireTenantWideAdmin(principal, 'setting tenant quotas');
 }
 
 /** The tenant a self-service request acts on: the caller's own, or (operator only) the one it names. */

@@ -5,7 +5,9 @@
  */
 import type { Principal } from '../auth/principal.ts';
 import type { Scope } from '../auth/scopes.ts';
+import type { CaptureLevel } from '../protocol/levels.ts';
 import type { ControlPolicy } from '../relay/control-policy.ts';
+import type { TenantQuotas } from '../relay/tenant-quotas.ts';
 
 /** Response header of a token revocation: how many WebSocket connections it closed (a 204 has no body). */
 export const CONNECTIONS_CLOSED_HEADER = 'aep-connections-closed';
@@ -20,6 +22,10 @@ export interface TokenView {
   /** Identity binding: events whose `agent` is not listed are refused. */
   agents?: string[];
   label?: string;
+  /** The highest capture level it reads events at; `full` for tokens stored before ceilings existed. */
+  maxCapture: CaptureLevel;
+  /** The id control policy rules name it by: its own id, or after rotation the first id of its chain. */
+  lineage: string;
   createdAt: string;
   expiresAt?: string;
   revokedAt?: string;
@@ -73,6 +79,8 @@ export interface IssueTokenRequest {
   expiresInSeconds?: number;
   /** Epoch milliseconds after which the token is refused. */
   expiresAtMs?: number;
+  /** Its capture ceiling; left open, the issuer's (or `full` where AWS credentials issue). */
+  maxCapture?: CaptureLevel;
   label?: string;
 }
 
@@ -83,9 +91,20 @@ export interface IssueOptions {
   issuer?: Principal;
 }
 
-export interface RotateOptions {
-  /** The token rotating (the admin routes): it may rotate only tokens no stronger than itself. */
+/** The token acting (the admin routes); absent where AWS credentials act (the CLI's direct mode). */
+export interface ActorOptions {
+  /** It may act only on what it could have issued (`attenuation.ts`). */
   actor?: Principal;
+}
+
+/** The token rotating: it may rotate only tokens no stronger than itself. */
+export type RotateOptions = ActorOptions;
+
+/** A tenant's quotas as the operator set them. */
+export interface QuotasView {
+  tenant: string;
+  /** What the operator set (absent members fall back to the deployment's limits). */
+  quotas: TenantQuotas;
 }
 
 export interface AdminOperations {
@@ -95,9 +114,12 @@ export interface AdminOperations {
   enableTenant(tenant: string): Promise<TenantStateChange>;
   issueToken(request: IssueTokenRequest, options?: IssueOptions): Promise<IssuedToken>;
   listTokens(tenant: string): Promise<TokenView[]>;
-  revokeToken(tenant: string, tokenId: string): Promise<TokenRevocation>;
+  revokeToken(tenant: string, tokenId: string, options?: ActorOptions): Promise<TokenRevocation>;
   rotateToken(tenant: string, tokenId: string, options?: RotateOptions): Promise<RotatedToken>;
   getControlPolicy(tenant: string): Promise<ControlPolicy>;
   /** Validates (`parseControlPolicy`) and stores a policy document; returns it as stored. */
-  setControlPolicy(tenant: string, document: unknown): Promise<ControlPolicy>;
+  setControlPolicy(tenant: string, document: unknown, options?: ActorOptions): Promise<ControlPolicy>;
+  getQuotas(tenant: string): Promise<QuotasView>;
+  /** Validates (`parseTenantQuotas`) and replaces the tenant's quotas; `{}` clears them. */
+  setQuotas(tenant: string, document: unknown): Promise<QuotasView>;
 }

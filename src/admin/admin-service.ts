@@ -13,17 +13,21 @@ import type { EndReason } from '../relay/revocation.ts';
 import type { RelayRuntime } from '../relay/runtime.ts';
 import { isTenantId } from '../relay/domain/tenant-id.ts';
 import type { TokenGrant, TokenRecord } from '../relay/domain/tenant.ts';
-import type { Clock, ControlPoliciesPort, IdMinter, TenantsPort, TokensPort } from '../relay/ports/index.ts';
+import type { Clock, ControlPoliciesPort, IdMinter, QuotasPort, TenantsPort, TokensPort } from '../relay/ports/index.ts';
+import { parseTenantQuotas } from '../relay/tenant-quotas.ts';
 import { invalidAdminRequest, tenantExists, tenantNotFound, tokenInactive, tokenNotFound } from './admin-errors.ts';
-import type { AdminOperations, IssuedToken, IssueOptions, IssueTokenRequest, RotatedToken, RotateOptions, TenantStateChange, TenantView, TokenRevocation, TokenView } from './admin-operations.ts';
+import type { ActorOptions, AdminOperations, IssuedToken, IssueOptions, IssueTokenRequest, QuotasView, RotatedToken, RotateOptions, TenantStateChange, TenantView, TokenRevocation, TokenView } from './admin-operations.ts';
 import { tenantViewOf, tokenViewOf } from './admin-views.ts';
-import { attenuate } from './attenuation.ts';
+import { attenuate, requireTenantWideAdmin } from './attenuation.ts';
+import { policyNamingLineages } from './policy-lineage.ts';
 import { grantOf } from './issue-request.ts';
 
 export interface AdminDependencies {
   tenants: TenantsPort;
   tokens: TokensPort;
   controlPolicies: ControlPoliciesPort;
+  /** Where tenant quotas are kept; absent where the CLI cannot reach them (quota commands then refuse). */
+  quotas?: Pick<QuotasPort, 'quotasOf' | 'setQuotas'>;
   mintId: IdMinter;
   now: Clock;
   /**
@@ -66,7 +70,8 @@ export class AdminService implements AdminOperations {
     requireTenantId(request.tenant);
     const requested = grantOf(request, this.deps.now());
     const { issuer } = options;
-    const grant = issuer === undefined ? requested : { ...attenuate(issuer, requested, 'issue'), issuedBy: { tenant: issuer.tenant, tokenId: issuer.tokenId } };
+    // Every new token states its ceiling: left open where AWS credentials issue, it reads at full.
+    const grant = issuer === undefined ? { maxCapture: 'full' as const, ...requested } : { ...attenuate(issuer, requested, 'issue'), issuedBy: { tenant: issuer.tenant, tokenId: issuer.tokenId } };
     const tenantCreated = options.createTenant === true && (await this.deps.tenants.createTenant(request.tenant));
     if (!tenantCreated) await this.existingTenant(request.tenant);
     const { token, record } = await this.mint(grant);
@@ -95,8 +100,16 @@ export class AdminService implements AdminOperations {
    * Cascades: every token it issued, and every token those issued, is revoked too, so an
    * admin token's revocation takes what it minted with it.
    */
-  async revokeToken(tenant: string, tokenId: string): Promise<TokenRevocation> {
+  async revokeToken(tenant: string, tokenId: string, options: ActorOptions = {}): Promise<TokenRevocation> {
     requireTenantId(tenant);
+    if (options.actor !== undefined) {
+      // A token revokes only what it could have issued: otherwise a bound or short-lived admin
+      // could revoke the tenant's root admin and, by the cascade, everything that one issued.
+      // What the target issued is within the target (issuance attenuates), so within the caller.
+      const target = await this.deps.tokens.getToken(tenant, tokenId);
+      if (target === undefined) throw tokenNotFound(tokenId);
+      attenuate(options.actor, target, 'cover');
+    }
     if (!(await this.deps.tokens.revokeToken(tenant, tokenId))) throw tokenNotFound(tokenId);
     const connectionsClosed = await this.closeConnections(tenant, tokenId, 'token-revoked');
     const alsoRevoked: string[] = [];
@@ -122,11 +135,12 @@ export class AdminService implements AdminOperations {
     const oldView = tokenViewOf(old, this.deps.now());
     if (oldView.status !== 'active') throw tokenInactive(tokenId, oldView.status);
     // Rotating hands out a secret: the rotating token may do that only for a grant within its own.
-    if (options.actor !== undefined) attenuate(options.actor, old, 'rotate');
+    if (options.actor !== undefined) attenuate(options.actor, old, 'cover');
     // The replacement exists before the old token stops, so a client switching over never has
     // neither. It keeps the old token's issuer and takes over what the old one issued, so
-    // revocation cascades exactly as before; the old one is revoked without the cascade.
-    const { token, record } = await this.mint({ ...grantFieldsOf(old), ...(old.issuedBy === undefined ? {} : { issuedBy: old.issuedBy }) });
+    // revocation cascades exactly as before; the old one is revoked without the cascade. It
+    // keeps the old one's lineage too (its first id), the name policy rules match it by.
+    const { token, record } = await this.mint({ ...grantFieldsOf(old), lineage: old.lineage ?? old.tokenId, ...(old.issuedBy === undefined ? {} : { issuedBy: old.issuedBy }) });
     for (const child of await this.deps.tokens.issuedBy({ tenant, tokenId })) await this.deps.tokens.linkIssued({ tenant, tokenId: record.tokenId }, child);
     if (!(await this.deps.tokens.revokeToken(tenant, tokenId))) throw tokenNotFound(tokenId);
     const connectionsClosed = await this.closeConnections(tenant, tokenId, 'token-revoked');
@@ -142,12 +156,40 @@ export class AdminService implements AdminOperations {
     return parsed.ok ? parsed.policy : { default: 'deny', rules: [] };
   }
 
-  async setControlPolicy(tenant: string, document: unknown): Promise<ControlPolicy> {
+  /**
+   * The policy governs every token of the tenant, so only a tenant-wide admin token sets it
+   * (`requireTenantWideAdmin`). A rule naming a rotated token by its current id is stored
+   * naming its lineage, the one name that survives the next rotation (`policy-lineage.ts`).
+   */
+  async setControlPolicy(tenant: string, document: unknown, options: ActorOptions = {}): Promise<ControlPolicy> {
     requireTenantId(tenant);
+    if (options.actor !== undefined) requireTenantWideAdmin(options.actor, "setting the tenant's control policy");
     const parsed = parseControlPolicy(document);
     if (!parsed.ok) throw invalidAdminRequest(`invalid control policy: ${parsed.reason}`);
-    if (!(await this.deps.controlPolicies.setControlPolicy(tenant, JSON.stringify(parsed.policy)))) throw tenantNotFound(tenant);
-    return parsed.policy;
+    await this.existingTenant(tenant);
+    const policy = policyNamingLineages(parsed.policy, await this.deps.tokens.listTokens(tenant));
+    if (!(await this.deps.controlPolicies.setControlPolicy(tenant, JSON.stringify(policy)))) throw tenantNotFound(tenant);
+    return policy;
+  }
+
+  async getQuotas(tenant: string): Promise<QuotasView> {
+    requireTenantId(tenant);
+    await this.existingTenant(tenant);
+    return { tenant, quotas: await this.quotaStore().quotasOf(tenant) };
+  }
+
+  /** Replaces the tenant's quotas whole (`{}` clears them). Who may is the caller's decision: the operator's alone (admin-access.ts). */
+  async setQuotas(tenant: string, document: unknown): Promise<QuotasView> {
+    requireTenantId(tenant);
+    const parsed = parseTenantQuotas(document);
+    if (!parsed.ok) throw invalidAdminRequest(`invalid quotas: ${parsed.reason}`);
+    if (!(await this.quotaStore().setQuotas(tenant, parsed.quotas))) throw tenantNotFound(tenant);
+    return { tenant, quotas: parsed.quotas };
+  }
+
+  private quotaStore(): Pick<QuotasPort, 'quotasOf' | 'setQuotas'> {
+    if (this.deps.quotas === undefined) throw invalidAdminRequest('tenant quotas are not reachable from here');
+    return this.deps.quotas;
   }
 
   private async existingTenant(tenant: string) {
@@ -171,6 +213,7 @@ export function adminServiceFor(runtime: RelayRuntime): AdminService {
     tenants: runtime.tenants,
     tokens: runtime.tokens,
     controlPolicies: runtime.controlPolicies,
+    quotas: runtime.quotas,
     mintId: runtime.mintId,
     now: runtime.now,
     closeConnectionsOfToken: async (tenant, tokenId, reason) => {
@@ -193,5 +236,7 @@ function grantFieldsOf(record: TokenRecord): Omit<TokenGrant, 'tokenId'> {
     ...(record.agents === undefined ? {} : { agents: record.agents }),
     ...(record.expiresAtMs === undefined ? {} : { expiresAtMs: record.expiresAtMs }),
     ...(record.label === undefined ? {} : { label: record.label }),
+    // A token stored before ceilings existed reads at full; its replacement says so.
+    maxCapture: record.maxCapture ?? 'full',
   };
 }

@@ -12,6 +12,8 @@ export function tokenViewOf(record: TokenRecord, nowMs: number): TokenView {
     scopes: SCOPES.filter((scope) => record.scopes.includes(scope)),
     ...(record.agents === undefined ? {} : { agents: [...record.agents] }),
     ...(record.label === undefined ? {} : { label: record.label }),
+    maxCapture: record.maxCapture ?? 'full',
+    lineage: record.lineage ?? record.tokenId,
     createdAt: new Date(record.createdAtMs).toISOString(),
     ...(record.expiresAtMs === undefined ? {} : { expiresAt: new Date(record.expiresAtMs).toISOString() }),
     ...(record.revokedAtMs === undefined ? {} : { revokedAt: new Date(record.revokedAtMs).toISOString() }),

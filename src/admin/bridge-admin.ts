@@ -12,7 +12,15 @@ import { mintWebhookSecret } from '../relay/bridges/webhook-signature.ts';
 import { parseStored } from '../relay/delivery-text.ts';
 import type { SinkSecrets, StoredSink, TenantsPort } from '../relay/ports/index.ts';
 import { isTenantId } from '../relay/domain/tenant-id.ts';
+import type { Principal } from '../auth/principal.ts';
+import { hasScope } from '../auth/principal.ts';
+import { forbidden } from '../errors/relay-error.ts';
+import { DEFAULT_EXPORT_CEILING } from '../protocol/bridges/export-ceiling.ts';
+import { captureRank } from '../protocol/levels.ts';
+import { lowerCeiling } from '../relay/read-ceiling.ts';
 import { invalidAdminRequest, tenantNotFound } from './admin-errors.ts';
+import type { ActorOptions } from './admin-operations.ts';
+import { ceilingOf } from './attenuation.ts';
 
 /** Dead letters listed per call (the oldest first). */
 export const DEAD_LETTERS_PER_LISTING = 100;
@@ -35,11 +43,11 @@ export interface DeadLetterView {
 /** The bridge administration the CLI reaches over HTTP (`/admin/bridges`). */
 export interface BridgeOperations {
   listSinks(tenant: string): Promise<SinkSettings[]>;
-  setSinks(tenant: string, body: unknown): Promise<SinkSetChange>;
-  clearSinks(tenant: string): Promise<void>;
+  setSinks(tenant: string, body: unknown, options?: ActorOptions): Promise<SinkSetChange>;
+  clearSinks(tenant: string, options?: ActorOptions): Promise<void>;
   listDeadLetters(tenant: string): Promise<DeadLetterView[]>;
   /** Schedules the tenant's dead letters for the retry worker (it sends them, not this call). */
-  redrive(tenant: string): Promise<RedriveSchedule>;
+  redrive(tenant: string, options?: ActorOptions): Promise<RedriveSchedule>;
 }
 
 export class BridgeAdmin implements BridgeOperations {
@@ -53,12 +61,24 @@ export class BridgeAdmin implements BridgeOperations {
     return (await this.deps.sinks.getSinks(tenant)).map((sink) => sink.settings);
   }
 
-  /** Replaces the tenant's sinks. A webhook keeps its signing secret unless `rotateSecret` asks for a new one. */
-  async setSinks(tenant: string, body: unknown): Promise<SinkSetChange> {
+  /**
+   * Replaces the tenant's sinks. A webhook keeps its signing secret unless `rotateSecret` asks
+   * for a new one. With an actor (the admin routes), the set as it was and as it will be must
+   * both be within what the actor may set (`requireMaySetSinks`); a sink leaving `agents` or
+   * `maxCapture` open takes the actor's binding and, at most, its ceiling.
+   */
+  async setSinks(tenant: string, body: unknown, options: ActorOptions = {}): Promise<SinkSetChange> {
     await this.requireTenant(tenant);
-    const parsed = parseSinkSet(body, this.deps.rules);
+    const { actor } = options;
+    const parsed = parseSinkSet(body, this.deps.rules, actor === undefined ? DEFAULT_EXPORT_CEILING : (lowerCeiling(DEFAULT_EXPORT_CEILING, ceilingOf(actor)) ?? DEFAULT_EXPORT_CEILING));
     if (!parsed.ok) throw invalidAdminRequest(`invalid bridge sinks: ${parsed.reason}`);
-    const existing = new Map((await this.deps.sinks.getSinks(tenant)).map((sink) => [sink.settings.name, sink]));
+    const current = await this.deps.sinks.getSinks(tenant);
+    if (actor !== undefined) {
+      for (const sink of parsed.sinks) if (sink.settings.agents === undefined && actor.agents !== undefined) sink.settings.agents = [...actor.agents];
+      requireMaySetSinks(actor, current.map((sink) => sink.settings), 'replace');
+      requireMaySetSinks(actor, parsed.sinks.map((sink) => sink.settings), 'set');
+    }
+    const existing = new Map(current.map((sink) => [sink.settings.name, sink]));
     const signingSecrets: Record<string, string> = {};
     const stored: StoredSink[] = [];
     for (const { settings, headers, rotateSecret } of parsed.sinks) {
@@ -84,8 +104,9 @@ export class BridgeAdmin implements BridgeOperations {
     return { sinks: stored.map((sink) => sink.settings), signingSecrets };
   }
 
-  async clearSinks(tenant: string): Promise<void> {
+  async clearSinks(tenant: string, options: ActorOptions = {}): Promise<void> {
     await this.requireTenant(tenant);
+    if (options.actor !== undefined) requireMaySetSinks(options.actor, (await this.deps.sinks.getSinks(tenant)).map((sink) => sink.settings), 'remove');
     await this.deps.sinks.putSinks(tenant, []);
   }
 
@@ -103,12 +124,35 @@ export class BridgeAdmin implements BridgeOperations {
     }));
   }
 
-  async redrive(tenant: string): Promise<RedriveSchedule> {
+  /** Schedules the letters again for their sinks as now set: with an actor, only one that could have set every sink. */
+  async redrive(tenant: string, options: ActorOptions = {}): Promise<RedriveSchedule> {
     await this.requireTenant(tenant);
+    if (options.actor !== undefined) requireMaySetSinks(options.actor, (await this.deps.sinks.getSinks(tenant)).map((sink) => sink.settings), 'redrive to');
     return scheduleRedrive(this.deps, tenant);
   }
 
   private async requireTenant(tenant: string): Promise<void> {
     if (!isTenantId(tenant) || (await this.tenants.getTenant(tenant)) === undefined) throw tenantNotFound(tenant);
+  }
+}
+
+/**
+ * A sink is a reader of the tenant's events that never expires, so a token may set (or
+ * replace, remove, or redrive dead letters to) only sinks it could have been: it holds `consume`, it does not expire,
+ * each sink reads at or below its capture ceiling, and, when it is bound to agents, each sink
+ * is bound to a subset of them. The set is replaced whole, so a token that could not have set
+ * a sink already there may not remove it either. 403 `unauthorized` otherwise.
+ */
+export function requireMaySetSinks(actor: Principal, sinks: readonly SinkSettings[], verb: 'set' | 'replace' | 'remove' | 'redrive to'): void {
+  if (!hasScope(actor, 'consume')) throw forbidden('setting bridge sinks needs the consume scope: a sink receives the tenant\'s events');
+  if (actor.expiresAtMs !== undefined) throw forbidden('this token expires and a sink does not; an expiring token may not set bridge sinks');
+  const ceiling = ceilingOf(actor);
+  for (const sink of sinks) {
+    const where = verb === 'set' ? `sink ${JSON.stringify(sink.name)}` : `the tenant's sink ${JSON.stringify(sink.name)} (to ${verb} it)`;
+    if (captureRank(sink.maxCapture) > captureRank(ceiling)) throw forbidden(`this token reads at most capture ${ceiling}; ${where} has maxCapture ${sink.maxCapture}`);
+    if (actor.agents === undefined) continue;
+    if (sink.agents === undefined) throw forbidden(`this token is bound to ${JSON.stringify(actor.agents)}; ${where} receives every agent's events`);
+    const foreign = sink.agents.filter((agent) => !actor.agents?.includes(agent));
+    if (foreign.length > 0) throw forbidden(`this token is bound to ${JSON.stringify(actor.agents)}; ${where} receives events of ${JSON.stringify(foreign)}`);
   }
 }

@@ -8,7 +8,7 @@ import { ALSO_REVOKED_HEADER, CONNECTIONS_CLOSED_HEADER } from './admin-operatio
 import type { BridgeOperations, DeadLetterView, SinkSetChange } from './bridge-admin.ts';
 import type { RedriveSchedule } from '../relay/bridges/redrive.ts';
 import type { SinkSettings } from '../relay/bridges/sink-settings.ts';
-import type { AdminOperations, IssuedToken, IssueTokenRequest, RotatedToken, TenantStateChange, TenantView, TokenRevocation, TokenView } from './admin-operations.ts';
+import type { AdminOperations, IssuedToken, IssueTokenRequest, QuotasView, RotatedToken, TenantStateChange, TenantView, TokenRevocation, TokenView } from './admin-operations.ts';
 
 
 export class HttpAdminClient implements AdminOperations, BridgeOperations {
@@ -65,6 +65,14 @@ export class HttpAdminClient implements AdminOperations, BridgeOperations {
 
   async setControlPolicy(tenant: string, document: unknown): Promise<ControlPolicy> {
     return (await this.call('PUT', `/admin/policy${tenantQuery(tenant)}`, document)).json as ControlPolicy;
+  }
+
+  async getQuotas(tenant: string): Promise<QuotasView> {
+    return (await this.call('GET', `/admin/quotas${tenantQuery(tenant)}`)).json as QuotasView;
+  }
+
+  async setQuotas(tenant: string, document: unknown): Promise<QuotasView> {
+    return (await this.call('PUT', `/admin/quotas${tenantQuery(tenant)}`, document)).json as QuotasView;
   }
 
   async listSinks(tenant: string): Promise<SinkSettings[]> {

@@ -4,6 +4,8 @@
  */
 import { isScope, parseScopes } from '../auth/scopes.ts';
 import type { Scope } from '../auth/scopes.ts';
+import type { CaptureLevel } from '../protocol/levels.ts';
+import { CAPTURE_LEVELS, isCaptureLevel } from '../protocol/levels.ts';
 import type { TokenGrant } from '../relay/domain/tenant.ts';
 import { invalidAdminRequest } from './admin-errors.ts';
 import type { IssueTokenRequest } from './admin-operations.ts';
@@ -37,6 +39,10 @@ export function grantOf(request: IssueTokenRequest, nowMs: number): Omit<TokenGr
     if (!Number.isSafeInteger(request.expiresAtMs) || request.expiresAtMs <= nowMs) throw invalidAdminRequest('expiresAt must be in the future');
     grant.expiresAtMs = request.expiresAtMs;
   }
+  if (request.maxCapture !== undefined) {
+    if (!isCaptureLevel(request.maxCapture)) throw invalidAdminRequest(`maxCapture must be one of ${CAPTURE_LEVELS.join(', ')}`);
+    grant.maxCapture = request.maxCapture;
+  }
   if (request.label !== undefined) {
     if (typeof request.label !== 'string' || request.label.length > MAX_NAME_LENGTH) throw invalidAdminRequest(`label must be a string of at most ${MAX_NAME_LENGTH} characters`);
     if (request.label !== '') grant.label = request.label;
@@ -45,26 +51,28 @@ export function grantOf(request: IssueTokenRequest, nowMs: number): Omit<TokenGr
 }
 
 /**
- * Reads the JSON body of `POST /admin/tokens`: `{ scopes, agents?, expiresInSeconds?, label?,
- * tenant? }`, scopes as an array or a comma-separated string. The tenant is returned as
+ * Reads the JSON body of `POST /admin/tokens`: `{ scopes, agents?, expiresInSeconds?, maxCapture?,
+ * label?, tenant? }`, scopes as an array or a comma-separated string. The tenant is returned as
  * written; who may name which tenant is the caller's decision.
  */
 export function issueRequestFromBody(body: unknown): Omit<IssueTokenRequest, 'tenant'> & { tenant?: string } {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidAdminRequest('the body is a JSON object { scopes, agents?, expiresInSeconds?, label? }');
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidAdminRequest('the body is a JSON object { scopes, agents?, expiresInSeconds?, maxCapture?, label? }');
   const fields = body as Record<string, unknown>;
-  const unknown = Object.keys(fields).filter((key) => !['tenant', 'scopes', 'agents', 'expiresInSeconds', 'label'].includes(key));
+  const unknown = Object.keys(fields).filter((key) => !['tenant', 'scopes', 'agents', 'expiresInSeconds', 'maxCapture', 'label'].includes(key));
   if (unknown.length > 0) throw invalidAdminRequest(`unknown member ${unknown[0]}`);
   const scopes = scopesOf(fields.scopes);
   if (fields.agents !== undefined && (!Array.isArray(fields.agents) || !fields.agents.every((agent) => typeof agent === 'string'))) {
     throw invalidAdminRequest('agents must be an array of agent names');
   }
   if (fields.expiresInSeconds !== undefined && typeof fields.expiresInSeconds !== 'number') throw invalidAdminRequest('expiresInSeconds must be a number');
+  if (fields.maxCapture !== undefined && !isCaptureLevel(fields.maxCapture)) throw invalidAdminRequest(`maxCapture must be one of ${CAPTURE_LEVELS.join(', ')}`);
   if (fields.label !== undefined && typeof fields.label !== 'string') throw invalidAdminRequest('label must be a string');
   if (fields.tenant !== undefined && typeof fields.tenant !== 'string') throw invalidAdminRequest('tenant must be a string');
   return {
     scopes,
     ...(fields.agents === undefined ? {} : { agents: fields.agents as string[] }),
     ...(fields.expiresInSeconds === undefined ? {} : { expiresInSeconds: fields.expiresInSeconds }),
+    ...(fields.maxCapture === undefined ? {} : { maxCapture: fields.maxCapture as CaptureLevel }),
     ...(fields.label === undefined ? {} : { label: fields.label }),
     ...(fields.tenant === undefined ? {} : { tenant: fields.tenant }),
   };

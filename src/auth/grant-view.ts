@@ -15,6 +15,8 @@ export interface GrantView {
   /** Present only for a bound token: the agents its events and commands must carry, sorted (stored as an unordered set). */
   agents?: string[];
   expiresAt?: string;
+  /** The token's capture ceiling: what every read it makes is gated at, at most. */
+  maxCapture: string;
 }
 
 export function grantViewOf(principal: Principal): GrantView {
@@ -24,5 +26,6 @@ export function grantViewOf(principal: Principal): GrantView {
     scopes: SCOPES.filter((scope) => principal.scopes.includes(scope)),
     ...(principal.agents === undefined ? {} : { agents: [...principal.agents].sort() }),
     ...(principal.expiresAtMs === undefined ? {} : { expiresAt: new Date(principal.expiresAtMs).toISOString() }),
+    maxCapture: principal.maxCapture ?? 'full',
   };
 }

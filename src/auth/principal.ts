@@ -1,3 +1,4 @@
+import type { CaptureLevel } from '../protocol/levels.ts';
 import type { Scope } from './scopes.ts';
 
 /** Who is speaking, as established by a token (AEP-0003 §8.1). */
@@ -9,6 +10,15 @@ export interface Principal {
   agents?: readonly string[];
   /** When the token expires (epoch ms), if it does: open connections end then (issue 15). */
   expiresAtMs?: number;
+  /** The token's capture ceiling (`TokenGrant.maxCapture`); absent: `full`. */
+  maxCapture?: CaptureLevel;
+  /** The token's rotation lineage (`TokenGrant.lineage`); absent: its own id. */
+  lineage?: string;
+}
+
+/** The name control policy rules match the token by: stable through rotation. */
+export function policyIdentityOf(principal: Pick<Principal, 'tokenId' | 'lineage'>): string {
+  return principal.lineage ?? principal.tokenId;
 }
 
 export function hasScope(principal: Principal, scope: Scope): boolean {

@@ -1,6 +1,7 @@
 /** Rebuilds the principal from the authorizer context API Gateway attaches to every route. */
 import type { Principal } from '../auth/principal.ts';
 import { isScope } from '../auth/scopes.ts';
+import { isCaptureLevel } from '../protocol/levels.ts';
 import { isTenantId } from '../relay/domain/tenant-id.ts';
 import type { RelayAuthorizerContext } from './websocket-event.ts';
 
@@ -17,11 +18,15 @@ export function principalFromAuthorizer(context: RelayAuthorizerContext | undefi
   }
   const expiresAtMs = context.expiresAt === undefined ? undefined : Number(context.expiresAt);
   if (expiresAtMs !== undefined && !Number.isSafeInteger(expiresAtMs)) return undefined;
+  // An unknown ceiling fails closed: the connection reads nothing above `none`.
+  const maxCapture = context.maxCapture === undefined ? undefined : isCaptureLevel(context.maxCapture) ? context.maxCapture : 'none';
   return {
     tenant: context.tenant,
     tokenId: context.tokenId,
     scopes: (context.scopes ?? '').split(',').filter(isScope),
     ...(agents === undefined ? {} : { agents }),
     ...(expiresAtMs === undefined ? {} : { expiresAtMs }),
+    ...(maxCapture === undefined ? {} : { maxCapture }),
+    ...(typeof context.lineage === 'string' && context.lineage !== '' ? { lineage: context.lineage } : {}),
   };
 }

@@ -16,6 +16,10 @@ export interface RelayAuthorizerContext {
   agents?: string;
   /** The token's expiry (epoch ms, decimal), when it has one. */
   expiresAt?: string;
+  /** The token's capture ceiling, when it has one (`TokenGrant.maxCapture`). */
+  maxCapture?: string;
+  /** The token's rotation lineage, when it was rotated (`TokenGrant.lineage`). */
+  lineage?: string;
 }
 
 export interface WebSocketRequestContext extends APIGatewayEventWebsocketRequestContextV2 {

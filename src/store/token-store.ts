@@ -15,6 +15,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Principal } from '../auth/principal.ts';
 import { isScope } from '../auth/scopes.ts';
 import { digestsEqual } from '../auth/token-secret.ts';
+import { isCaptureLevel } from '../protocol/levels.ts';
 import type { TokenGrant, TokenRecord, TokenRef } from '../relay/domain/tenant.ts';
 import type { Clock } from '../relay/ports/clock.ts';
 import type { TenantsPort } from '../relay/ports/tenants.ts';
@@ -58,6 +59,8 @@ export class TokenStore implements TokensPort {
       ...(grant.agents !== undefined && grant.agents.length > 0 ? { agents: { SS: [...grant.agents] } } : {}),
       ...(grant.expiresAtMs !== undefined ? { tokenExpiresAt: num(grant.expiresAtMs) } : {}),
       ...(grant.label !== undefined ? { label: str(grant.label) } : {}),
+      ...(grant.maxCapture !== undefined ? { maxCapture: str(grant.maxCapture) } : {}),
+      ...(grant.lineage !== undefined ? { lineage: str(grant.lineage) } : {}),
       ...(grant.issuedBy !== undefined ? { issuedBy: str(`${grant.issuedBy.tenant}/${grant.issuedBy.tokenId}`) } : {}),
     };
     await this.client.send(
@@ -122,12 +125,16 @@ export class TokenStore implements TokensPort {
       if (tenantRecord === undefined || tenantRecord.disabled) return undefined;
     }
     const agents = readStringSet(item, 'agents');
+    const maxCapture = maxCaptureOf(item);
+    const lineage = readString(item, 'lineage');
     return {
       tenant,
       tokenId,
       scopes: readStringSet(item, 'scopes').filter(isScope),
       ...(agents.length > 0 ? { agents } : {}),
       ...(expiresAt === undefined ? {} : { expiresAtMs: expiresAt }),
+      ...(maxCapture === undefined ? {} : { maxCapture }),
+      ...(lineage === undefined ? {} : { lineage }),
     };
   }
 
@@ -241,6 +248,8 @@ function tokenRecordOf(item: Item): TokenRecord {
   const revokedAtMs = readNumber(item, 'revokedAt');
   const label = readString(item, 'label');
   const issuer = /^([a-z0-9-]+)\/(.+)$/.exec(readString(item, 'issuedBy') ?? '');
+  const maxCapture = maxCaptureOf(item);
+  const lineage = readString(item, 'lineage');
   return {
     tenant: readString(item, 'tenant') ?? '',
     tokenId: readString(item, 'tokenId') ?? '',
@@ -250,6 +259,15 @@ function tokenRecordOf(item: Item): TokenRecord {
     ...(expiresAtMs !== undefined ? { expiresAtMs } : {}),
     ...(revokedAtMs !== undefined ? { revokedAtMs } : {}),
     ...(label !== undefined ? { label } : {}),
+    ...(maxCapture !== undefined ? { maxCapture } : {}),
+    ...(lineage !== undefined ? { lineage } : {}),
     ...(issuer === null ? {} : { issuedBy: { tenant: issuer[1] as string, tokenId: issuer[2] as string } }),
   };
+}
+
+/** A stored ceiling; an unknown value reads as the lowest level (fail closed), an absent one as none set. */
+function maxCaptureOf(item: Item) {
+  const stored = readString(item, 'maxCapture');
+  if (stored === undefined) return undefined;
+  return isCaptureLevel(stored) ? stored : 'none';
 }

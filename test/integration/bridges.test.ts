@@ -39,11 +39,11 @@ async function admin(method: string, path: string, body?: unknown, token = stack
   });
 }
 
-/** A new tenant with an emit+admin token of its own. */
+/** A new tenant with an emit+consume+admin token of its own (setting a sink needs consume: it receives the events). */
 async function tenant(): Promise<{ name: string; token: string }> {
   const name = uniqueName('br');
   expect((await admin('POST', '/tenants', { tenant: name })).status).toBe(201);
-  const issued = await admin('POST', `/tokens?tenant=${name}`, { tenant: name, scopes: ['emit', 'admin'] });
+  const issued = await admin('POST', `/tokens?tenant=${name}`, { tenant: name, scopes: ['emit', 'consume', 'admin'] });
   expect(issued.status).toBe(201);
   return { name, token: ((await issued.json()) as { token: string }).token };
 }

@@ -28,7 +28,7 @@ describe("a bound token on the console's consumer hello", () => {
     const response = await fetch(`${inject('baseUrl')}/token`, { headers: { authorization: `Bearer ${token}` } });
     expect(response.status).toBe(200);
     const grant = (await response.json()) as Record<string, unknown>;
-    expect(grant).toMatchObject({ scopes: ['consume', 'control'], agents: ['ops-desk', 'ops-phone'] });
+    expect(grant).toMatchObject({ scopes: ['consume', 'control'], agents: ['ops-desk', 'ops-phone'], maxCapture: 'full' });
     expect(JSON.stringify(grant)).not.toContain(token);
     const unbound = await tenantWithToken(uniqueName('grant-u'), ['consume']);
     const open = (await (await fetch(`${inject('baseUrl')}/token`, { headers: { authorization: `Bearer ${unbound}` } })).json()) as Record<string, unknown>;

@@ -58,7 +58,10 @@ export const EVENTBRIDGE_SOURCE = 'dev.aep';
 /** The requests that deliver `events` (one tenant's, in stream order) to `sink`. */
 export function planSinkRequests(sink: SinkSettings, events: readonly OutboundEvent[]): SinkPlan {
   const matches = sink.types === undefined ? () => true : compileFilter({ type: sink.types });
-  const selected = events.filter((outbound) => matches(outbound.event));
+  // A sink set by a token bound to agents receives only those agents' events (`bridge-admin.ts`).
+  const agents = sink.agents === undefined ? undefined : new Set(sink.agents);
+  const ofAgents = (event: OutboundEvent['event']) => agents === undefined || (typeof event.agent === 'string' && agents.has(event.agent));
+  const selected = events.filter((outbound) => matches(outbound.event) && ofAgents(outbound.event));
   switch (sink.kind) {
     case 'cloudevents-webhook':
       return planHttp(sink.target, CLOUDEVENTS_BATCH_JSON, selected, (event) => JSON.stringify(toCloudEvent(downlevel(event, sink.maxCapture))), (items) => `[${items.join(',')}]`);

@@ -18,6 +18,8 @@ export type SinkKind = (typeof SINK_KINDS)[number];
 
 /** Most sinks one tenant may configure: each adds requests per delivered batch. */
 export const MAX_SINKS_PER_TENANT = 8;
+/** Most agents one sink may be bound to (as many as a token's binding). */
+const MAX_SINK_AGENTS = 100;
 /** Most headers one OTLP sink may carry, and their longest value. */
 const MAX_HEADERS = 16;
 const MAX_HEADER_VALUE = 4096;
@@ -31,6 +33,11 @@ export interface SinkSettings {
   types?: string[];
   /** Nothing above this capture level leaves the relay (AEP-0005 §3.3, §4.6). Default `metadata`. */
   maxCapture: CaptureLevel;
+  /**
+   * Only events whose `agent` is listed; absent: every agent's. A token bound to agents sets
+   * only sinks bound to a subset of them, as it issues only tokens so bound.
+   */
+  agents?: string[];
   /** Where it goes: a webhook or OTLP endpoint URL, or an EventBridge bus ARN. */
   target: string;
   /** OTLP only: names of the headers the tenant supplied (their values are secret). */
@@ -61,14 +68,17 @@ export interface SinkRules {
   addresses: AddressRule;
 }
 
-/** Parses `{ "sinks": [ … ] }`, the whole set a tenant's bridges deliver to. */
-export function parseSinkSet(body: unknown, rules: SinkRules): SinkSetParse {
+/**
+ * Parses `{ "sinks": [ … ] }`, the whole set a tenant's bridges deliver to. A sink without
+ * `maxCapture` gets `defaultMaxCapture` (`metadata`, or lower where the setting token reads lower).
+ */
+export function parseSinkSet(body: unknown, rules: SinkRules, defaultMaxCapture: CaptureLevel = DEFAULT_EXPORT_CEILING): SinkSetParse {
   if (!isJsonObject(body) || !Array.isArray(body.sinks)) return fail('the body is a JSON object { "sinks": [ … ] }');
   if (body.sinks.length > MAX_SINKS_PER_TENANT) return fail(`at most ${MAX_SINKS_PER_TENANT} sinks per tenant, got ${body.sinks.length}`);
   const sinks: ParsedSink[] = [];
   const names = new Set<string>();
   for (const [index, entry] of body.sinks.entries()) {
-    const parsed = parseSink(entry, rules);
+    const parsed = parseSink(entry, rules, defaultMaxCapture);
     if (typeof parsed === 'string') return fail(`sinks[${index}]: ${parsed}`);
     if (names.has(parsed.settings.name)) return fail(`sinks[${index}]: the name ${JSON.stringify(parsed.settings.name)} is used twice`);
     names.add(parsed.settings.name);
@@ -83,9 +93,9 @@ const KNOWN_MEMBERS: Readonly<Record<SinkKind, readonly string[]>> = {
   'cloudevents-webhook': ['url', 'rotateSecret'],
   'ocsf-webhook': ['url', 'rotateSecret'],
 };
-const COMMON_MEMBERS = ['name', 'kind', 'types', 'maxCapture'];
+const COMMON_MEMBERS = ['name', 'kind', 'types', 'maxCapture', 'agents'];
 
-function parseSink(entry: JsonValue, rules: SinkRules): ParsedSink | string {
+function parseSink(entry: JsonValue, rules: SinkRules, defaultMaxCapture: CaptureLevel): ParsedSink | string {
   if (!isJsonObject(entry)) return 'each sink is a JSON object';
   const { name, kind } = entry;
   if (typeof name !== 'string' || !SINK_NAME.test(name)) return '"name" is 1 to 40 of a-z, 0-9 and -, starting and ending with a letter or digit';
@@ -94,14 +104,18 @@ function parseSink(entry: JsonValue, rules: SinkRules): ParsedSink | string {
   const unknown = Object.keys(entry).filter((member) => !COMMON_MEMBERS.includes(member) && !KNOWN_MEMBERS[sinkKind].includes(member));
   if (unknown.length > 0) return `unknown setting ${JSON.stringify(unknown[0])} for a ${sinkKind} sink`;
 
-  const maxCapture = entry.maxCapture ?? DEFAULT_EXPORT_CEILING;
+  const maxCapture = entry.maxCapture ?? defaultMaxCapture;
   if (!isCaptureLevel(maxCapture)) return `"maxCapture" is one of ${CAPTURE_LEVELS.join(', ')}`;
   const types = parseTypes(entry.types);
   if (typeof types === 'string') return types;
+  const agents = entry.agents;
+  if (agents !== undefined && (!Array.isArray(agents) || agents.length === 0 || agents.length > MAX_SINK_AGENTS || !agents.every((agent) => typeof agent === 'string' && agent !== '' && agent.length <= 256))) {
+    return `"agents" is an array of 1 to ${MAX_SINK_AGENTS} agent names`;
+  }
   const rotateSecret = entry.rotateSecret ?? false;
   if (typeof rotateSecret !== 'boolean') return '"rotateSecret" is a boolean';
 
-  const common = { name, kind: sinkKind, maxCapture, ...(types === undefined ? {} : { types }) };
+  const common = { name, kind: sinkKind, maxCapture, ...(types === undefined ? {} : { types }), ...(agents === undefined ? {} : { agents: [...new Set(agents as string[])] }) };
   switch (sinkKind) {
     case 'eventbridge': {
       const busArn = entry.busArn;

@@ -3,6 +3,7 @@
  * is never held: only its digest, by the store, and never in these records.
  */
 import type { Scope } from '../../auth/scopes.ts';
+import type { CaptureLevel } from '../../protocol/levels.ts';
 
 export interface TenantRecord {
   tenant: string;
@@ -20,6 +21,18 @@ export interface TokenGrant {
   /** Epoch milliseconds after which the token is refused. */
   expiresAtMs?: number;
   label?: string;
+  /**
+   * The highest capture level (AEP-0001 §8.2) the token reads events at: every read (SSE,
+   * WebSocket subscribe, history, export, the sinks it sets) is down-levelled to the lower of
+   * the request's ceiling and this. Absent on tokens stored before ceilings existed: `full`.
+   */
+  maxCapture?: CaptureLevel;
+  /**
+   * The id of the first token of this token's rotation chain (its own id until it is rotated):
+   * the name control policy rules match, so a rule keeps applying through rotation. Absent on
+   * tokens stored before lineages existed: the token's own id.
+   */
+  lineage?: string;
   /**
    * The token that issued this one (`{tenant}/{tokenId}`), when a token did; revoking it
    * revokes this one too. Absent for tokens issued with AWS credentials (the CLI's direct mode).

@@ -12,6 +12,7 @@
 import type { Principal } from '../../auth/principal.ts';
 import { compileFilter } from '../../protocol/attr-match.ts';
 import { deliveryText, parseStored } from '../delivery-text.ts';
+import { readCeilingOf } from '../read-ceiling.ts';
 import type { RelayRuntime } from '../runtime.ts';
 import { parseHistoryQuery, HISTORY_QUERY_PARAMS } from './history-request.ts';
 import { pagedRequest } from './paged-request.ts';
@@ -32,11 +33,13 @@ export async function readHistory(runtime: Pick<RelayRuntime, 'eventLog' | 'curs
   const { query } = request;
   const page = await runtime.eventLog.historyPage(principal.tenant, query.session, query.range, { limit: request.limit, maxBytes: HISTORY_PAGE_MAX_BYTES }, request.storeCursor);
   const matches = query.filter === undefined ? undefined : compileFilter(query.filter);
+  // The token's ceiling applies on every page; a cursor carries only the request's.
+  const ceiling = readCeilingOf(query.ceiling, principal);
   const lines: string[] = [];
   for (const item of page.items) {
     const event = parseStored(item.raw);
     if (event === undefined || (matches !== undefined && !matches(event))) continue;
-    lines.push(deliveryText(item.raw, event, query.ceiling));
+    lines.push(deliveryText(item.raw, event, ceiling));
   }
   const next = request.nextCursor(page.cursor);
   return next === undefined ? { lines } : { lines, next };

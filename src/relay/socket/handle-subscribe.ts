@@ -14,6 +14,7 @@ import type { ConnectionRecord } from '../domain/connection.ts';
 import { OUT_OF_TIME, openSubscription, recordSubscription } from '../open-subscription.ts';
 import type { SubscriptionSpec } from '../open-subscription.ts';
 import { subscriptionLimitOf } from '../quota-checks.ts';
+import { readCeilingOf } from '../read-ceiling.ts';
 import { send } from './socket-context.ts';
 import type { SocketContext } from './socket-context.ts';
 
@@ -36,7 +37,7 @@ export async function handleSubscribe(context: SocketContext, connection: Connec
   const tooMany = tooManyIndexEntries({ sessions: sessionEqualityOf(parsed.filter), typeSegments: typeSegmentsOf(parsed.filter) });
   if (tooMany !== undefined) return void (await refuse('limit-exceeded', tooMany));
   const { tenant } = context.principal;
-  const spec: SubscriptionSpec = { tenant, connectionId: context.connectionId, subscriptionId: parsed.id, filter: parsed.filter, matches: parsed.matches, ceiling: parsed.capture, from: parsed.from };
+  const spec: SubscriptionSpec = { tenant, connectionId: context.connectionId, subscriptionId: parsed.id, filter: parsed.filter, matches: parsed.matches, ceiling: readCeilingOf(parsed.capture, context.principal), from: parsed.from };
   const maxSubscriptions = await subscriptionLimitOf(context.runtime.quotas, tenant, config.limits.maxSubscriptionsPerConnection);
   if (!(await recordSubscription(context.runtime, spec, maxSubscriptions))) {
     await refuse('limit-exceeded', `a connection may hold at most ${maxSubscriptions} subscriptions (maxSubscriptionsPerConnection)`);

@@ -6,7 +6,7 @@
  * arrived so it sorts before the acknowledgement it elicits. A retransmitted command (same
  * `source`, `id`) is delivered again every time and stored once (§2.3, AEP-0003 §5).
  */
-import { hasScope } from '../../auth/principal.ts';
+import { hasScope, policyIdentityOf } from '../../auth/principal.ts';
 import { errorFrame } from '../../protocol/frames.ts';
 import type { AdmittedEvent } from '../domain/stored-event.ts';
 import { DEFAULT_CONTROL_POLICY, evaluateControlPolicy, parseControlPolicy, policyNamesAgents } from '../control-policy.ts';
@@ -32,7 +32,10 @@ export async function routeCommand(context: SocketContext, command: AdmittedEven
   // The agent the name belongs to (its first sequenced event's, `session-ownership.ts`).
   const owner = await sessionOwnerOf(context.runtime, tenant, session);
   const targetAgent = policyNamesAgents(policy) ? owner : undefined;
-  const verdict = evaluateControlPolicy(policy, { tokenId: context.principal.tokenId, type: event.type, session, ...(targetAgent === undefined ? {} : { targetAgent }) });
+  // Rules name a token by its lineage (the id it was first issued with), which rotation
+  // copies to the replacement: so a rule holds through rotation by structure, with no rewrite
+  // of stored policies that a concurrent policy edit could undo.
+  const verdict = evaluateControlPolicy(policy, { tokenId: policyIdentityOf(context.principal), type: event.type, session, ...(targetAgent === undefined ? {} : { targetAgent }) });
   if (verdict === 'deny') return void (await refuse('unauthorized', "the tenant's control policy denies this command"));
   const claimants = await claims.claimsOf(tenant, session);
   if (claimants.length === 0) return void (await refuse('no-route', `no connected emitter claims session ${JSON.stringify(session)}`));

@@ -15,6 +15,7 @@ import { recordSubscription } from '../open-subscription.ts';
 import { confirmStillActive } from '../revocation.ts';
 import type { SubscriptionSpec } from '../open-subscription.ts';
 import { releaseLiveStreamSlot, takeConnectionSlot, takeLiveStreamSlot } from '../connection-slots.ts';
+import { readCeilingOf } from '../read-ceiling.ts';
 import type { RelayRuntime } from '../runtime.ts';
 import { sseStreamId } from './sse-stream-id.ts';
 import { parseStreamRequest } from './stream-request.ts';
@@ -71,7 +72,7 @@ export async function acceptStream(runtime: RelayRuntime, http: StreamHttpReques
     subscriptionId: SUBSCRIPTION_ID,
     filter: request.filter,
     matches: request.matches,
-    ceiling: request.ceiling,
+    ceiling: readCeilingOf(request.ceiling, principal),
     from: request.from ?? (request.live ? await liveStartOf(runtime, tenant, sessionEqualityOf(request.filter)) : undefined),
   };
   const expiry = principal.expiresAtMs === undefined ? {} : { expiresAtMs: principal.expiresAtMs };
