@@ -17,7 +17,7 @@ export type { SessionOwnersPort } from './session-owners.ts';
 export type { CommitOutcome, EmitterSession, PlacedEvent, SessionOrderPort } from './session-order.ts';
 export type { SealContext, SecretSealer } from './secret-sealer.ts';
 export type { HttpDelivery, PutEventsOutcome, SendOutcome, SinkTransport } from './sink-transport.ts';
-export { LIVE_STREAMS_POOL } from './quotas.ts';
+export { LIVE_STREAMS_POOL, liveStreamsShard, tenantStreamsPool } from './quotas.ts';
 export type { SessionSummariesPort } from './session-summaries.ts';
 export type { SubscriptionsPort } from './subscriptions.ts';
 export type { TenantsPort } from './tenants.ts';
