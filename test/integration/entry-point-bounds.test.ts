@@ -1,6 +1,7 @@
 /**
- * The per-connection frame budget (AEP_SOCKET_FRAMES_PER_SECOND / AEP_SOCKET_FRAME_BURST) and
- * refusals that cost no DynamoDB write: a stack of the test's own, run in this process so its
+ * Entry-point bounds: the per-connection frame budget (AEP_SOCKET_FRAMES_PER_SECOND /
+ * AEP_SOCKET_FRAME_BURST), refusals that cost no DynamoDB write, and bad tokens that cost no
+ * read (or one per instance and minute): a stack of the test's own, run in this process so its
  * usage counters (every DynamoDB call each function made, refused conditional writes
  * included) can be read between steps.
  */
@@ -39,6 +40,7 @@ afterAll(async () => {
 
 const options = () => ({ baseUrl: stack.baseUrl, token: stack.devToken });
 const socketUsage = () => stack.usage().functions.socket;
+const httpUsage = () => stack.usage().functions.http;
 const overBudget = (frame: Record<string, any>) => frame.type === 'error' && frame.code === 'limit-exceeded' && /frames per second/.test(String(frame.detail));
 
 describe('the per-connection frame budget', () => {
@@ -107,4 +109,28 @@ describe('the per-connection frame budget', () => {
     await consumer.next((frame) => frame.session === session && frame.seq === 0);
     await consumer.close();
   }, 60_000);
+});
+
+describe('unauthenticated requests', () => {
+  const post = (authorization?: string) =>
+    fetch(`${stack.baseUrl}/events`, { method: 'POST', headers: { 'content-type': 'application/json', 'aep-version': '0.1', ...(authorization === undefined ? {} : { authorization }) }, body: JSON.stringify(sessionEvent(uniqueName('anon'), 0)) });
+
+  it('refuses a request with no token, or a malformed one, with 401 before any DynamoDB read', async () => {
+    stack.resetUsage();
+    for (const authorization of [undefined, 'Bearer', 'Bearer not-a-token', 'Basic dXNlcjpwYXNz', `Bearer aep_${'x'.repeat(200)}`, 'Bearer aep_has spaces']) {
+      const response = await post(authorization);
+      expect(response.status, String(authorization)).toBe(401);
+      expect(await response.json()).toMatchObject({ error: 'unauthenticated' });
+    }
+    expect(httpUsage()).toMatchObject({ invocations: 6, dynamoCalls: 0 });
+  });
+
+  it('reads a well-formed unknown token once, then refuses it from memory', async () => {
+    const unknown = `Bearer aep_${'y'.repeat(43)}`;
+    stack.resetUsage();
+    for (let attempt = 0; attempt < 10; attempt += 1) expect((await post(unknown)).status).toBe(401);
+    expect(httpUsage()).toMatchObject({ invocations: 10, dynamoCalls: 1 });
+    // A good token is unaffected.
+    expect((await post(`Bearer ${stack.devToken}`)).status).toBe(202);
+  });
 });
