@@ -29,7 +29,7 @@ interface Stack {
 async function startStack(): Promise<Stack> {
   const child = spawn(join(root, 'node_modules', '.bin', 'tsx'), [join(root, 'local', 'start.ts'), '--in-memory'], {
     cwd: root,
-    env: { ...process.env, PATH: `${join(root, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`, AEP_PORT: '0', AEP_DEV_TOKEN: token, AEP_LOCAL_WS_JITTER_MS: '0' },
+    env: { ...process.env, PATH: `${join(root, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`, AEP_PORT: '0', AEP_DEV_TOKEN: token, AEP_LOCAL_WS_JITTER_MS: '0', AEP_SOCKET_FRAMES_PER_SECOND: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

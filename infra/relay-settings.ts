@@ -6,6 +6,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Node } from 'constructs';
+import { DEFAULT_LIMITS, defaultStreamsPerTenant } from '../src/config/relay-config.ts';
 import { parseCorsOrigins } from './constructs/cors-rules.ts';
 
 export type RelayLogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -61,7 +62,29 @@ export interface RelaySettings {
    * (`connectRateLimit`, `connectBurstLimit`), each of which costs an authorizer run and a token read.
    */
   throttling: StageThrottling;
+  /** What one tenant or one connection may take of the shared lanes (README "Tenant isolation"). */
+  tenantLimits: TenantLimits;
 }
+
+export interface TenantLimits {
+  /**
+   * Events per second a tenant is admitted unless its quotas set `eventsPerSecond`
+   * (`-c tenantEventsPerSecond=1000`, `AEP_DEFAULT_EVENTS_PER_SECOND`).
+   */
+  eventsPerSecond: number;
+  /**
+   * Streams one tenant may hold out of the stream pool (`-c streamsPerTenant=45`,
+   * `AEP_SSE_MAX_STREAMS_PER_TENANT`); by default a quarter of the pool, rounded up.
+   */
+  streamsPerTenant: number;
+  /** Frames per second one WebSocket connection may send (`-c socketFramesPerSecond=100`, `AEP_SOCKET_FRAMES_PER_SECOND`). */
+  socketFramesPerSecond: number;
+  /** Frames a connection may send at once before that rate applies (`-c socketFrameBurst=500`, `AEP_SOCKET_FRAME_BURST`). */
+  socketFrameBurst: number;
+}
+
+/** What a hosted tenant is admitted by default: the HTTP stage's own 1,000 requests per second, counted in events. */
+export const DEFAULT_TENANT_EVENTS_PER_SECOND = 1000;
 
 export interface StageThrottling {
   http: ThrottleLimit;
@@ -91,6 +114,13 @@ export const DEFAULT_SETTINGS: RelaySettings = {
     http: { rateLimit: 1000, burstLimit: 2000 },
     socketMessages: { rateLimit: 1000, burstLimit: 2000 },
     socketConnects: { rateLimit: 100, burstLimit: 200 },
+  },
+  tenantLimits: {
+    eventsPerSecond: DEFAULT_TENANT_EVENTS_PER_SECOND,
+    // A quarter of the default pool (streamConcurrency 200 less streamHeadroom 20).
+    streamsPerTenant: defaultStreamsPerTenant(200 - 20),
+    socketFramesPerSecond: DEFAULT_LIMITS.socketFramesPerSecond,
+    socketFrameBurst: DEFAULT_LIMITS.socketFrameBurst,
   },
 };
 
@@ -126,6 +156,9 @@ export function settingsFromContext(node: Node): RelaySettings {
     return { rateLimit, burstLimit };
   };
   const defaults = DEFAULT_SETTINGS.throttling;
+  const tenantDefaults = DEFAULT_SETTINGS.tenantLimits;
+  const streamsPerTenant = positiveInteger(read('streamsPerTenant'), 'streamsPerTenant', defaultStreamsPerTenant(streamConcurrency - streamHeadroom));
+  if (streamsPerTenant > streamConcurrency - streamHeadroom) throw new Error(`context streamsPerTenant (${streamsPerTenant}) must be at most the stream pool (${streamConcurrency - streamHeadroom})`);
   return {
     stage,
     replayBuffer: positiveInteger(read('replayBuffer'), 'replayBuffer', DEFAULT_SETTINGS.replayBuffer),
@@ -140,6 +173,12 @@ export function settingsFromContext(node: Node): RelaySettings {
     streamConcurrency,
     streamHeadroom,
     throttling: { http: limit('http', defaults.http), socketMessages: limit('socket', defaults.socketMessages), socketConnects: limit('connect', defaults.socketConnects) },
+    tenantLimits: {
+      eventsPerSecond: positiveInteger(read('tenantEventsPerSecond'), 'tenantEventsPerSecond', tenantDefaults.eventsPerSecond),
+      streamsPerTenant,
+      socketFramesPerSecond: positiveInteger(read('socketFramesPerSecond'), 'socketFramesPerSecond', tenantDefaults.socketFramesPerSecond),
+      socketFrameBurst: positiveInteger(read('socketFrameBurst'), 'socketFrameBurst', tenantDefaults.socketFrameBurst),
+    },
     ...(domainName === undefined ? {} : { domainName }),
     ...(certificateArn === undefined ? {} : { certificateArn }),
     ...(alarmTopicArn === undefined ? {} : { alarmTopicArn }),

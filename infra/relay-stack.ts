@@ -60,6 +60,7 @@ export class RelayStack extends Stack {
       removalPolicy: settings.removalPolicy,
       streamConcurrency: settings.streamConcurrency,
       streamHeadroom: settings.streamHeadroom,
+      tenantLimits: settings.tenantLimits,
     });
     this.grantTableAccess();
 

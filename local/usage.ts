@@ -27,7 +27,7 @@ export interface FunctionUsage {
   maxDurationMs: number;
   readUnits: number;
   writeUnits: number;
-  /** DynamoDB calls that reported consumed capacity. */
+  /** DynamoDB calls, refused ones (a failed conditional write) included. */
   dynamoCalls: number;
 }
 

@@ -28,7 +28,7 @@ export function createHandler(runtime: RelayRuntime) {
 async function authorize(runtime: RelayRuntime, event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
   const headers = event.headers ?? {};
   const authorization = headers.authorization ?? headers.Authorization;
-  const authentication = await authenticate(runtime.tokens, {
+  const authentication = await authenticate(runtime, {
     authorization,
     accessTokenQuery: event.queryStringParameters?.access_token,
     allowQueryToken: true,

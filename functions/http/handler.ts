@@ -28,7 +28,7 @@ export function createHandler(runtime: RelayRuntime) {
     .use(accessLog(logger))
     .use(httpErrors(logger))
     .use(decodeBody())
-    .use(authentication({ tokens: runtime.tokens, credentialsOf }))
+    .use(authentication({ authority: runtime, credentialsOf }))
     .handler(async (event, context) => route(runtime, event, context));
 }
 

@@ -23,6 +23,9 @@ import type { ConnectionPoster, RelayMetrics, SinkRetryQueuePort } from '../../s
 import type { RelayRuntime } from '../../src/relay/runtime.ts';
 import { KnownOwners } from '../../src/relay/session-ownership.ts';
 import { KnownClaims } from '../../src/relay/socket/known-claims.ts';
+import { FrameBudgets } from '../../src/relay/socket/frame-budget.ts';
+import { EventAllowance } from '../../src/relay/event-allowance.ts';
+import { RefusedTokens } from '../../src/relay/refused-tokens.ts';
 import type { CapacityMeter } from '../../src/store/capacity-meter.ts';
 import { connectionTableStores } from '../../src/store/connection-table.ts';
 import { createDynamoClient } from '../../src/store/dynamo-client.ts';
@@ -95,6 +98,9 @@ export function createRuntime(dependencies: RuntimeDependencies): RelayRuntime {
     sessionOwners: new SessionOwnerStore(dynamo, { tableName: config.tables.events, lifetimeSeconds: config.retentionDays * 86_400, now }),
     knownOwners: new KnownOwners(),
     knownClaims: new KnownClaims(),
+    frameBudgets: new FrameBudgets(config.limits.socketFramesPerSecond, config.limits.socketFrameBurst, now),
+    eventAllowance: new EventAllowance(quotas, now),
+    refusedTokens: new RefusedTokens(now),
     // The deployed stack names the deadline function; a process without one (the local stack)
     // keeps deadlines with its own timers, which a long-lived process can.
     deadlines:

@@ -41,6 +41,7 @@ async function route(runtime: RelayRuntime, event: WebSocketRouteEvent, context:
     }
     case '$disconnect':
       await runtime.connections.removeConnection(principal.tenant, connectionId);
+      runtime.frameBudgets.forget(connectionId);
       // Counted here, not in removeConnection: fan-out also removes connections it finds gone.
       runtime.metrics.count('SocketsClosed', principal.tenant);
       log.info('disconnected', { code: event.requestContext.disconnectStatusCode });

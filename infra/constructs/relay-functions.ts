@@ -17,7 +17,7 @@ import { RELAY_VARIABLES, relayEnvironment } from '../../src/config/relay-enviro
 import type { TableNames } from '../../src/store/table-definitions.ts';
 import { BUNDLE_HANDLER, FUNCTION_NAMES } from '../bundle.ts';
 import type { FunctionName } from '../bundle.ts';
-import type { RelayLogLevel } from '../relay-settings.ts';
+import type { RelayLogLevel, TenantLimits } from '../relay-settings.ts';
 
 /**
  * The runtime the bundles target (`target: 'node22'` in infra/bundle.ts) and the project's
@@ -78,9 +78,11 @@ export interface RelayFunctionsProps {
   /**
    * Executions of that reservation kept free of live streams, so the relay itself answers a
    * stream over the cap (503 with Retry-After, `AEP_SSE_MAX_LIVE_STREAMS`) instead of Lambda's
-   * bare throttle, and replay-only streams still run.
+   * bare throttle.
    */
   streamHeadroom: number;
+  /** Each tenant's and each connection's share of the shared lanes: default event rate, stream share, frame budget. */
+  tenantLimits: TenantLimits;
 }
 
 export class RelayFunctions extends Construct {
@@ -205,6 +207,12 @@ function functionEnvironment(props: RelayFunctionsProps): Record<string, string>
         // A live stream's inbox poll: 4 a second, like Lambda's own stream polling.
         pollMs: 250,
         maxLiveStreams: props.streamConcurrency - props.streamHeadroom,
+        maxStreamsPerTenant: props.tenantLimits.streamsPerTenant,
+      },
+      limits: {
+        defaultEventsPerSecond: props.tenantLimits.eventsPerSecond,
+        socketFramesPerSecond: props.tenantLimits.socketFramesPerSecond,
+        socketFrameBurst: props.tenantLimits.socketFrameBurst,
       },
     }),
     // Stack traces point into the TypeScript sources through the bundle's .map file.

@@ -10,6 +10,17 @@ export function mintTokenSecret(): string {
   return TOKEN_PREFIX + randomBytes(32).toString('base64url');
 }
 
+/**
+ * The shape every token secret has: the prefix, then base64url characters (minted ones have
+ * 43; a local stack's `AEP_DEV_TOKEN` may be another length within these bounds). Checked
+ * before any lookup, so a request with a malformed token costs no read.
+ */
+const TOKEN_SHAPE = /^aep_[A-Za-z0-9_-]{8,128}$/;
+
+export function isWellFormedTokenSecret(secret: string): boolean {
+  return TOKEN_SHAPE.test(secret);
+}
+
 export function hashTokenSecret(secret: string): string {
   return createHash('sha256').update(secret, 'utf8').digest('hex');
 }

@@ -24,6 +24,19 @@ export interface RelayLimits {
   maxFromPositions: number;
   /** Most subscriptions one WebSocket connection may hold. */
   maxSubscriptionsPerConnection: number;
+  /**
+   * Events per second a tenant may admit when its quotas set no `eventsPerSecond` (0: no
+   * limit). Enforced by `event-allowance.ts` without a counter write per event.
+   */
+  defaultEventsPerSecond: number;
+  /**
+   * Frames per second one WebSocket connection may send (0: no budget), a token bucket held
+   * in the socket function's memory (`socket/frame-budget.ts`); over it, a frame is answered
+   * `limit-exceeded` in-band and costs no DynamoDB call.
+   */
+  socketFramesPerSecond: number;
+  /** The frame budget's bucket: frames a connection may send at once before the rate applies. */
+  socketFrameBurst: number;
 }
 
 export interface RelayConfig {
@@ -95,9 +108,16 @@ export interface SseSettings {
   /**
    * Live streams the deployment serves at once (0: no cap). Set below the stream function's
    * reserved concurrency, so a stream over it is refused by the relay (503, Retry-After)
-   * rather than throttled by Lambda.
+   * rather than throttled by Lambda. Every stream counts, replay-only ones too: each holds an
+   * instance of the stream function while it runs.
    */
   maxLiveStreams: number;
+  /**
+   * Streams one tenant may hold at once out of `maxLiveStreams` (0: no share), taken before
+   * the pool, so a tenant at its share never takes the other tenants' slots. Absent, a
+   * quarter of the pool (rounded up).
+   */
+  maxStreamsPerTenant: number;
   /**
    * A live stream that delivered nothing for this long ends cleanly (0: never). Lambda does not
    * tell a streaming function that its client left, so this bounds what an abandoned stream
@@ -149,7 +169,17 @@ export const DEFAULT_LIMITS: RelayLimits = {
   maxEventBytes: 120 * 1024,
   maxFromPositions: 256,
   maxSubscriptionsPerConnection: 32,
+  // The local stack and the bench ingest faster than a hosted tenant's default; the CDK stack
+  // ships `DEFAULT_TENANT_EVENTS_PER_SECOND` (infra/relay-settings.ts).
+  defaultEventsPerSecond: 0,
+  socketFramesPerSecond: 100,
+  socketFrameBurst: 500,
 };
+
+/** Stream share of one tenant when none is set: a quarter of the pool, so four tenants at their worst still leave none refused. */
+export function defaultStreamsPerTenant(maxLiveStreams: number): number {
+  return Math.ceil(maxLiveStreams / 4);
+}
 
 /**
  * The hello wait, measured from API Gateway's receive time of the waiting frame. A client whose
@@ -165,6 +195,7 @@ export function readRelayConfig(env: Environment): RelayConfig {
   const dynamoEndpoint = optionalString(env, RELAY_VARIABLES.dynamoEndpoint);
   const managementEndpoint = optionalString(env, RELAY_VARIABLES.managementEndpoint);
   const deadlineFunction = optionalString(env, RELAY_VARIABLES.deadlineFunction);
+  const maxLiveStreams = nonNegativeInteger(env, SSE_VARIABLES.maxLiveStreams, 0);
   return {
     region: optionalString(env, RELAY_VARIABLES.region) ?? 'us-east-1',
     tables: {
@@ -188,6 +219,9 @@ export function readRelayConfig(env: Environment): RelayConfig {
       maxEventBytes: positiveInteger(env, LIMIT_VARIABLES.maxEventBytes, DEFAULT_LIMITS.maxEventBytes),
       maxFromPositions: positiveInteger(env, LIMIT_VARIABLES.maxFromPositions, DEFAULT_LIMITS.maxFromPositions),
       maxSubscriptionsPerConnection: positiveInteger(env, LIMIT_VARIABLES.maxSubscriptionsPerConnection, DEFAULT_LIMITS.maxSubscriptionsPerConnection),
+      defaultEventsPerSecond: nonNegativeInteger(env, LIMIT_VARIABLES.defaultEventsPerSecond, DEFAULT_LIMITS.defaultEventsPerSecond),
+      socketFramesPerSecond: nonNegativeInteger(env, LIMIT_VARIABLES.socketFramesPerSecond, DEFAULT_LIMITS.socketFramesPerSecond),
+      socketFrameBurst: positiveInteger(env, LIMIT_VARIABLES.socketFrameBurst, DEFAULT_LIMITS.socketFrameBurst),
     },
     sse: {
       heartbeatMs: positiveInteger(env, SSE_VARIABLES.heartbeatMs, 15_000),
@@ -198,7 +232,8 @@ export function readRelayConfig(env: Environment): RelayConfig {
       backpressureBytes: positiveInteger(env, SSE_VARIABLES.backpressureBytes, 1024 * 1024),
       revalidateMs: positiveInteger(env, SSE_VARIABLES.revalidateMs, 30_000),
       slotLeaseMs: positiveInteger(env, SSE_VARIABLES.slotLeaseMs, 120_000),
-      maxLiveStreams: nonNegativeInteger(env, SSE_VARIABLES.maxLiveStreams, 0),
+      maxLiveStreams,
+      maxStreamsPerTenant: nonNegativeInteger(env, SSE_VARIABLES.maxStreamsPerTenant, defaultStreamsPerTenant(maxLiveStreams)),
       idleEndMs: nonNegativeInteger(env, SSE_VARIABLES.idleEndMs, 5 * 60_000),
     },
     fanout: {

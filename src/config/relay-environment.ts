@@ -36,6 +36,9 @@ export const LIMIT_VARIABLES: Readonly<Record<keyof RelayLimits, string>> = {
   maxEventBytes: 'AEP_MAX_EVENT_BYTES',
   maxFromPositions: 'AEP_MAX_FROM',
   maxSubscriptionsPerConnection: 'AEP_MAX_SUBSCRIPTIONS',
+  defaultEventsPerSecond: 'AEP_DEFAULT_EVENTS_PER_SECOND',
+  socketFramesPerSecond: 'AEP_SOCKET_FRAMES_PER_SECOND',
+  socketFrameBurst: 'AEP_SOCKET_FRAME_BURST',
 };
 
 /** The `sse` fields' variables. */
@@ -49,6 +52,7 @@ export const SSE_VARIABLES: Readonly<Record<keyof SseSettings, string>> = {
   revalidateMs: 'AEP_SSE_REVALIDATE_MS',
   slotLeaseMs: 'AEP_SSE_SLOT_LEASE_MS',
   maxLiveStreams: 'AEP_SSE_MAX_LIVE_STREAMS',
+  maxStreamsPerTenant: 'AEP_SSE_MAX_STREAMS_PER_TENANT',
   idleEndMs: 'AEP_SSE_IDLE_END_MS',
 };
 

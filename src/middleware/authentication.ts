@@ -10,7 +10,7 @@ import type { BearerSources } from '../auth/bearer.ts';
 import type { Principal } from '../auth/principal.ts';
 import { unauthenticated } from '../errors/relay-error.ts';
 import { authenticate } from '../relay/authenticate.ts';
-import type { Authentication, TokenResolver } from '../relay/authenticate.ts';
+import type { Authentication, TokenAuthority } from '../relay/authenticate.ts';
 
 /** The Lambda context of an authenticated HTTP route. */
 export interface AuthenticatedContext extends Context {
@@ -18,7 +18,7 @@ export interface AuthenticatedContext extends Context {
 }
 
 export interface AuthenticationOptions {
-  tokens: TokenResolver;
+  authority: TokenAuthority;
   /** Where this request's credentials may come from (whether the query token is allowed, which header). */
   credentialsOf: (event: APIGatewayProxyEventV2) => BearerSources;
 }
@@ -26,7 +26,7 @@ export interface AuthenticationOptions {
 export function authentication(options: AuthenticationOptions): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, AuthenticatedContext> {
   return {
     before: async (request) => {
-      const found = await authenticate(options.tokens, options.credentialsOf(request.event));
+      const found = await authenticate(options.authority, options.credentialsOf(request.event));
       if (found !== undefined) request.context.authentication = found;
     },
   };

@@ -79,9 +79,10 @@ async function ingestBody(runtime: RelayRuntime, request: IngestRequest): Promis
   const admitted = admitBatch(texts, principal, limits);
   // Every event before an unmappable CloudEvent was admitted, so this is the first failing index.
   if (mappingRefusal !== undefined) throw mappingRefusal;
-  await settleOwners(runtime, principal.tenant, admitted);
-  const rateRefusal = await checkEventRate(runtime.quotas, principal.tenant, admitted.length);
+  // The rate first: a batch over it writes nothing, not even a session-owner claim.
+  const rateRefusal = await checkEventRate(runtime, principal.tenant, admitted.length);
   if (rateRefusal !== undefined) throw limitExceeded(rateRefusal);
+  await settleOwners(runtime, principal.tenant, admitted);
   const { stored, duplicates } = await appendAll(runtime.eventLog, principal.tenant, admitted);
   return { accepted: admitted.length, stored, duplicates, ...(dropped.length === 0 ? {} : { dropped }) };
 }

@@ -5,14 +5,18 @@
  * `limit-exceeded`), or undefined when the quota allows the request.
  */
 import type { QuotasPort } from './ports/index.ts';
+import type { RelayRuntime } from './runtime.ts';
 
 type Quotas = QuotasPort;
 
-/** Takes `count` events off the tenant's events-per-second allowance (HTTP batch or socket frame). */
-export async function checkEventRate(quotas: Quotas, tenant: string, count: number): Promise<string | undefined> {
-  const { eventsPerSecond } = await quotas.quotasOf(tenant);
-  if (eventsPerSecond === undefined || (await quotas.admitEvents(tenant, count, eventsPerSecond))) return undefined;
-  return `the tenant's quota is ${eventsPerSecond} events per second; resend later with the same event ids`;
+/**
+ * Takes `count` events off the tenant's events-per-second allowance (HTTP batch or socket
+ * frame): its quota, else the deployment's default (`AEP_DEFAULT_EVENTS_PER_SECOND`, 0: none).
+ */
+export async function checkEventRate(runtime: Pick<RelayRuntime, 'quotas' | 'eventAllowance' | 'config'>, tenant: string, count: number): Promise<string | undefined> {
+  const perSecond = (await runtime.quotas.quotasOf(tenant)).eventsPerSecond ?? runtime.config.limits.defaultEventsPerSecond;
+  if (perSecond === 0 || (await runtime.eventAllowance.admit(tenant, count, perSecond))) return undefined;
+  return `the tenant's quota is ${perSecond} events per second; resend later with the same event ids`;
 }
 
 /** Most subscriptions one connection of the tenant may hold: its quota, else the deployment's limit. */

@@ -28,6 +28,9 @@ import type {
 import type { KnownOwners } from './session-ownership.ts';
 import type { BridgeRuntime } from './bridges/bridge-runtime.ts';
 import type { KnownClaims } from './socket/known-claims.ts';
+import type { FrameBudgets } from './socket/frame-budget.ts';
+import type { EventAllowance } from './event-allowance.ts';
+import type { RefusedTokens } from './refused-tokens.ts';
 
 export interface RelayRuntime {
   config: RelayConfig;
@@ -59,6 +62,12 @@ export interface RelayRuntime {
   deadlines: ConnectionDeadlinesPort;
   /** Claims this process already recorded (`handle-event.ts`). */
   knownClaims: KnownClaims;
+  /** Each WebSocket connection's frame budget in this process (`socket/frame-budget.ts`). */
+  frameBudgets: FrameBudgets;
+  /** The tenants' events-per-second allowance this process claimed (`event-allowance.ts`). */
+  eventAllowance: EventAllowance;
+  /** Token digests this process found unknown, revoked or expired (`refused-tokens.ts`). */
+  refusedTokens: RefusedTokens;
   /** AEP-0005 bridges: the tenants' sinks, their dead letters, and how requests reach them. */
   bridges: BridgeRuntime;
   /** Per-tenant counts for operators (`ports/metrics.ts`); flushed by the entry points. */

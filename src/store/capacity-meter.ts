@@ -5,6 +5,7 @@
 export interface CapacityTotals {
   readUnits: number;
   writeUnits: number;
+  /** Every metered call, those that failed (a refused conditional write) included. */
   calls: number;
 }
 

@@ -39,7 +39,14 @@ export function createDynamoClient(options: DynamoClientOptions): DynamoDBClient
       (next, context) => async (args) => {
         const kind = METERED_COMMANDS.get(String(context.commandName));
         if (kind !== undefined) (args.input as Record<string, unknown>).ReturnConsumedCapacity = 'TOTAL';
-        const result = await next(args);
+        let result;
+        try {
+          result = await next(args);
+        } catch (error) {
+          // A refused conditional write reports no capacity (DynamoDB still bills it): counted as a call.
+          if (kind !== undefined) meter.record(0, 0);
+          throw error;
+        }
         if (kind !== undefined) {
           const units = totalUnits((result.output as { ConsumedCapacity?: unknown }).ConsumedCapacity);
           meter.record(kind === 'read' ? units : 0, kind === 'write' ? units : 0);

@@ -10,7 +10,7 @@
 import { DeleteItemCommand, GetItemCommand, PutItemCommand, QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Clock } from '../relay/ports/clock.ts';
-import { LIVE_STREAMS_POOL } from '../relay/ports/quotas.ts';
+import { slotPoolOf } from '../relay/ports/quotas.ts';
 import type { ConnectionLease, QuotasPort, SlotCount } from '../relay/ports/quotas.ts';
 import type { TenantQuotas } from '../relay/tenant-quotas.ts';
 import { parseTenantQuotas } from '../relay/tenant-quotas.ts';
@@ -26,8 +26,22 @@ export interface QuotaStoreOptions {
   cacheMs: number;
 }
 
-/** A tenant's counters; the deployment's live-stream pool has a partition of its own (not a tenant's data). */
-const counterPartition = (tenant: string) => (tenant === LIVE_STREAMS_POOL ? 'DEPLOYMENT#LIVE-STREAMS' : `T#${tenant}#COUNTERS`);
+/**
+ * A tenant's counters; a tenant's stream share beside them in a partition of its own, and
+ * each shard of the deployment's stream pool in one of its own (not a tenant's data), so the
+ * pool's takes, renewals and releases are spread over as many partitions as it has shards.
+ */
+function counterPartition(pool: string): string {
+  const named = slotPoolOf(pool);
+  switch (named.kind) {
+    case 'streams-shard':
+      return `DEPLOYMENT#LIVE-STREAMS#${named.shard}`;
+    case 'tenant-streams':
+      return `T#${named.tenant}#STREAMS`;
+    case 'tenant':
+      return `T#${named.tenant}#COUNTERS`;
+  }
+}
 /** The connection counter's sort key; each held slot is a lease item beside it (`SLOT#{connectionId}`). */
 const CONNECTIONS = 'connections';
 const SLOT_PREFIX = 'SLOT#';
@@ -223,9 +237,8 @@ export class QuotaStore implements QuotasPort {
     }
   }
 
-  /** Counts `count` events against this second's window; false when that would pass `perSecond`. */
-  async admitEvents(tenant: string, count: number, perSecond: number): Promise<boolean> {
-    const second = Math.floor(this.options.now() / 1000);
+  /** Counts `count` events against second `second`'s window; false when that would pass `perSecond`. */
+  async admitEvents(tenant: string, count: number, perSecond: number, second: number): Promise<boolean> {
     return this.add(counterPartition(tenant), `rate#${second}`, count, perSecond, second + 120);
   }
 

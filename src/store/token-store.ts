@@ -19,7 +19,7 @@ import { isCaptureLevel } from '../protocol/levels.ts';
 import type { TokenGrant, TokenRecord, TokenRef } from '../relay/domain/tenant.ts';
 import type { Clock } from '../relay/ports/clock.ts';
 import type { TenantsPort } from '../relay/ports/tenants.ts';
-import type { TokensPort } from '../relay/ports/tokens.ts';
+import type { TokenLookup, TokensPort } from '../relay/ports/tokens.ts';
 import { isConditionFailure, num, readNumber, readString, readStringSet, str } from './attribute-values.ts';
 import type { Item } from './attribute-values.ts';
 import { tenantKeys } from './keys.ts';
@@ -103,6 +103,12 @@ export class TokenStore implements TokensPort {
    * expired, or its tenant is disabled.
    */
   async resolve(secretDigest: string): Promise<Principal | undefined> {
+    const found = await this.lookUp(secretDigest);
+    return 'principal' in found ? found.principal : undefined;
+  }
+
+  /** One consistent read of the digest's lookup item (and, for a token written before the disabled flag was copied, its tenant record). */
+  async lookUp(secretDigest: string): Promise<TokenLookup> {
     const result = await this.client.send(
       new GetItemCommand({
         TableName: this.tableName,
@@ -111,23 +117,23 @@ export class TokenStore implements TokensPort {
       }),
     );
     const item = result.Item;
-    if (item === undefined || !digestsEqual(readString(item, 'digest') ?? '', secretDigest)) return undefined;
-    if (readNumber(item, 'revokedAt') !== undefined) return undefined;
+    if (item === undefined || !digestsEqual(readString(item, 'digest') ?? '', secretDigest)) return { refused: 'unknown' };
+    if (readNumber(item, 'revokedAt') !== undefined) return { refused: 'revoked' };
     const expiresAt = readNumber(item, 'tokenExpiresAt');
-    if (expiresAt !== undefined && expiresAt <= this.now()) return undefined;
+    if (expiresAt !== undefined && expiresAt <= this.now()) return { refused: 'expired' };
     const tenant = readString(item, 'tenant');
     const tokenId = readString(item, 'tokenId');
-    if (tenant === undefined || tokenId === undefined) return undefined;
+    if (tenant === undefined || tokenId === undefined) return { refused: 'unknown' };
     const tenantDisabled = item.tenantDisabled?.BOOL;
-    if (tenantDisabled === true) return undefined;
+    if (tenantDisabled === true) return { refused: 'disabled' };
     if (tenantDisabled === undefined) {
       const tenantRecord = await this.tenants.getTenant(tenant);
-      if (tenantRecord === undefined || tenantRecord.disabled) return undefined;
+      if (tenantRecord === undefined || tenantRecord.disabled) return { refused: 'disabled' };
     }
     const agents = readStringSet(item, 'agents');
     const maxCapture = maxCaptureOf(item);
     const lineage = readString(item, 'lineage');
-    return {
+    const principal: Principal = {
       tenant,
       tokenId,
       scopes: readStringSet(item, 'scopes').filter(isScope),
@@ -136,6 +142,7 @@ export class TokenStore implements TokensPort {
       ...(maxCapture === undefined ? {} : { maxCapture }),
       ...(lineage === undefined ? {} : { lineage }),
     };
+    return { principal };
   }
 
   /** Copies a tenant's disabled flag onto the lookup item of each of its tokens. */

@@ -12,6 +12,12 @@ describe('settingsFromContext', () => {
   it('uses the defaults without context: dev stage, retained and protected tables, no custom domain', () => {
     expect(settingsOf({})).toEqual(DEFAULT_SETTINGS);
     expect(DEFAULT_SETTINGS).toMatchObject({ stage: 'dev', replayBuffer: 1000, retentionDays: 30, logLevel: 'info', removalPolicy: RemovalPolicy.RETAIN, deletionProtection: true, webSocketAccessLogs: false, corsOrigins: [], streamConcurrency: 200, streamHeadroom: 20 });
+    // What one tenant or connection may take of the shared lanes (README "Tenant isolation").
+    expect(DEFAULT_SETTINGS.tenantLimits).toEqual({ eventsPerSecond: 1000, streamsPerTenant: 45, socketFramesPerSecond: 100, socketFrameBurst: 500 });
+  });
+
+  it("derives a tenant's stream share from the pool when not set: a quarter, rounded up", () => {
+    expect(settingsOf({ streamConcurrency: '100', streamHeadroom: '10' }).tenantLimits.streamsPerTenant).toBe(23);
   });
 
   it('reads every key', () => {
@@ -39,6 +45,10 @@ describe('settingsFromContext', () => {
         socketBurstLimit: '600',
         connectRateLimit: '20',
         connectBurstLimit: '40',
+        tenantEventsPerSecond: '250',
+        streamsPerTenant: '30',
+        socketFramesPerSecond: '20',
+        socketFrameBurst: '60',
       }),
     ).toEqual({
       stage: 'prod',
@@ -58,6 +68,7 @@ describe('settingsFromContext', () => {
       streamConcurrency: 400,
       streamHeadroom: 40,
       throttling: { http: { rateLimit: 500, burstLimit: 900 }, socketMessages: { rateLimit: 300, burstLimit: 600 }, socketConnects: { rateLimit: 20, burstLimit: 40 } },
+      tenantLimits: { eventsPerSecond: 250, streamsPerTenant: 30, socketFramesPerSecond: 20, socketFrameBurst: 60 },
     });
   });
 
@@ -81,6 +92,8 @@ describe('settingsFromContext', () => {
     [{ corsOrigins: '*,https://a.example' }, /corsOrigins: \* allows every origin and stands alone/],
     [{ streamConcurrency: '0' }, /streamConcurrency must be a positive integer/],
     [{ streamConcurrency: '50', streamHeadroom: '50' }, /streamHeadroom \(50\) must be below streamConcurrency \(50\)/],
+    [{ streamsPerTenant: '181' }, /streamsPerTenant \(181\) must be at most the stream pool \(180\)/],
+    [{ tenantEventsPerSecond: '0' }, /tenantEventsPerSecond must be a positive integer/],
   ])('refuses %o, naming the key', (context, message) => {
     expect(() => settingsOf(context)).toThrow(message);
   });

@@ -498,9 +498,21 @@ describe('stream concurrency', () => {
     const { stack } = scenario();
     expect(propertiesOf(scenario().template, stack.functions.stream).ReservedConcurrentExecutions).toBe(reserved);
     expect(variablesOf(scenario(), stack.functions.stream).AEP_SSE_MAX_LIVE_STREAMS).toBe(String(liveStreams));
+    // Each tenant's share of that pool: a quarter of it.
+    expect(variablesOf(scenario(), stack.functions.stream).AEP_SSE_MAX_STREAMS_PER_TENANT).toBe(String(Math.ceil(liveStreams / 4)));
     // The others reserve nothing: they share what the account has beyond the stream function.
     for (const fn of [stack.functions.http, stack.functions.authorizer, stack.functions.socket, stack.functions.fanout]) {
       expect(propertiesOf(scenario().template, fn).ReservedConcurrentExecutions).toBeUndefined();
+    }
+  });
+});
+
+describe('tenant limits', () => {
+  it('ships a default event rate per tenant and a frame budget per connection to every function', () => {
+    const { stack, template } = defaults;
+    for (const fn of [stack.functions.http, stack.functions.socket, stack.functions.stream, stack.functions.authorizer]) {
+      const variables = (propertiesOf(template, fn).Environment as { Variables: Json }).Variables;
+      expect(variables).toMatchObject({ AEP_DEFAULT_EVENTS_PER_SECOND: '1000', AEP_SOCKET_FRAMES_PER_SECOND: '100', AEP_SOCKET_FRAME_BURST: '500' });
     }
   });
 });

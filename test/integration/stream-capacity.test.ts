@@ -1,8 +1,9 @@
 /**
- * The deployment's live-stream cap (`AEP_SSE_MAX_LIVE_STREAMS`, set below the stream
- * function's reserved concurrency): a stream over it is refused by the relay with 503 and
- * Retry-After, before Lambda would throttle; a slot freed by a stream's end is taken again.
- * A stack of its own, capped at two live streams.
+ * The deployment's stream cap (`AEP_SSE_MAX_LIVE_STREAMS`, set below the stream function's
+ * reserved concurrency): a stream over it, live or replay-only, is refused by the relay with
+ * 503 and Retry-After, before Lambda would throttle; a slot freed by a stream's end is taken
+ * again. A stack of its own, capped at two streams, with no per-tenant share (0) so that its
+ * one tenant meets the pool's cap (the share is test/reliability/noisy-streams.test.ts's).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStackProcess } from '../support/local-stack-process.ts';
@@ -12,7 +13,7 @@ import { openStream } from '../support/sse-client.ts';
 let stack: StackProcess;
 
 beforeAll(async () => {
-  stack = await startStackProcess({ env: { AEP_SSE_MAX_LIVE_STREAMS: '2', AEP_SSE_MAX_DURATION_MS: '60000', AEP_SSE_IDLE_END_MS: '2000' } });
+  stack = await startStackProcess({ env: { AEP_SSE_MAX_LIVE_STREAMS: '2', AEP_SSE_MAX_STREAMS_PER_TENANT: '0', AEP_SSE_MAX_DURATION_MS: '60000', AEP_SSE_IDLE_END_MS: '2000' } });
 });
 
 afterAll(async () => {
@@ -20,7 +21,7 @@ afterAll(async () => {
 });
 
 describe('live stream capacity', () => {
-  it('refuses a live stream over the cap with 503 and Retry-After, serves replay-only streams, and admits again once an abandoned one ends idle', async () => {
+  it('refuses a stream over the cap, live or replay-only, with 503 and Retry-After, and admits again once an abandoned one ends idle', async () => {
     const options = { token: stack.devToken, baseUrl: stack.baseUrl };
     const first = await openStream({}, options);
     const second = await openStream({}, options);
@@ -29,10 +30,9 @@ describe('live stream capacity', () => {
     expect(refused.status).toBe(503);
     expect(refused.body).toMatchObject({ error: 'unavailable' });
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
-    // A replay-only stream takes no live slot.
+    // A replay-only stream holds a stream function instance too: it takes a slot like any other.
     const replay = await openStream({ live: '0' }, options);
-    expect(replay.status).toBe(200);
-    await replay.ended;
+    expect(replay.status).toBe(503);
     first.close();
     // As in Lambda, the handler is not told its client left: the abandoned stream keeps its
     // slot until it ends by itself, here after 2 s with nothing to deliver.

@@ -18,7 +18,7 @@ export type { CommitOutcome, EmitterSession, PlacedEvent, SessionOrderPort } fro
 export type { SealContext, SecretSealer } from './secret-sealer.ts';
 export type { HttpDelivery, PutEventsOutcome, SendOutcome, SinkTransport } from './sink-transport.ts';
 export type { SinkRetryQueuePort, SinkRetryWakeUp } from './sink-retry-queue.ts';
-export { LIVE_STREAMS_POOL } from './quotas.ts';
+export { LIVE_STREAMS_POOL, liveStreamsShard, tenantStreamsPool } from './quotas.ts';
 export type { SessionSummariesPort } from './session-summaries.ts';
 export type { SubscriptionsPort } from './subscriptions.ts';
 export type { TenantsPort } from './tenants.ts';

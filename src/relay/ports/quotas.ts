@@ -29,16 +29,38 @@ export interface SlotCount {
 }
 
 /**
- * Slots are counted per pool: a tenant (its `maxConnections`), or the deployment-wide pool of
- * live streams (the stream function's concurrency cap), named so it can never be a tenant id.
+ * Slots are counted per pool: a tenant (its `maxConnections`), a tenant's share of the
+ * streams, or one shard of the deployment-wide pool of streams (the stream function's
+ * concurrency cap). The pools that are not a tenant are named so they can never be a tenant id.
  */
 export const LIVE_STREAMS_POOL = '*live-streams';
+
+/** Shard `shard` of the deployment's stream pool (`connection-slots.ts` spreads the pool over shards). */
+export function liveStreamsShard(shard: number): string {
+  return `${LIVE_STREAMS_POOL}#${shard}`;
+}
+
+const TENANT_STREAMS_PREFIX = '*tenant-streams#';
+
+/** The tenant's share of the stream pool (`AEP_SSE_MAX_STREAMS_PER_TENANT`). */
+export function tenantStreamsPool(tenant: string): string {
+  return `${TENANT_STREAMS_PREFIX}${tenant}`;
+}
+
+/** The pool a slot key names: a tenant's connections, a tenant's streams, or a shard of the deployment's stream pool. */
+export type SlotPool = { kind: 'tenant'; tenant: string } | { kind: 'tenant-streams'; tenant: string } | { kind: 'streams-shard'; shard: string };
+
+export function slotPoolOf(pool: string): SlotPool {
+  if (pool.startsWith(TENANT_STREAMS_PREFIX)) return { kind: 'tenant-streams', tenant: pool.slice(TENANT_STREAMS_PREFIX.length) };
+  if (pool.startsWith(`${LIVE_STREAMS_POOL}#`)) return { kind: 'streams-shard', shard: pool.slice(LIVE_STREAMS_POOL.length + 1) };
+  return { kind: 'tenant', tenant: pool };
+}
 
 export interface QuotasPort {
   quotasOf(tenant: string): Promise<TenantQuotas>;
   /** Replaces the tenant's quotas; false when there is no such tenant. */
   setQuotas(tenant: string, quotas: TenantQuotas): Promise<boolean>;
-  /** Takes one connection slot under this lease; false when the pool (a tenant, or LIVE_STREAMS_POOL) is at `max`. */
+  /** Takes one connection slot under this lease; false when the pool (a tenant, a tenant's streams, or a stream pool shard) is at `max`. */
   acquireConnection(tenant: string, max: number, lease: ConnectionLease): Promise<boolean>;
   /** Extends a held lease; false when the slot is no longer held (released or reclaimed). */
   renewConnection(tenant: string, connectionId: string, leaseUntilMs: number): Promise<boolean>;
@@ -51,6 +73,6 @@ export interface QuotasPort {
    * counter to `liveCount`, unless a take or release moved the counter past `version`.
    */
   recountConnections(tenant: string, lost: readonly ConnectionLease[], liveCount: number, version: number): Promise<boolean>;
-  /** Counts `count` events against this second's window; false when that would pass `perSecond`. */
-  admitEvents(tenant: string, count: number, perSecond: number): Promise<boolean>;
+  /** Counts `count` events against the window of clock second `second` (epoch seconds); false when that would pass `perSecond`. */
+  admitEvents(tenant: string, count: number, perSecond: number, second: number): Promise<boolean>;
 }

@@ -2,7 +2,15 @@
 import type { Principal } from '../../auth/principal.ts';
 import type { TokenGrant, TokenRecord, TokenRef } from '../domain/tenant.ts';
 
+/** Why a digest names no principal: `disabled` may change (the tenant enabled again); the others are final. */
+export type TokenRefusal = 'unknown' | 'revoked' | 'expired' | 'disabled';
+
+/** A digest's principal, or why it has none. */
+export type TokenLookup = { principal: Principal } | { refused: TokenRefusal };
+
 export interface TokensPort {
+  /** The principal a token digest stands for, or why it stands for none. */
+  lookUp(secretDigest: string): Promise<TokenLookup>;
   /**
    * The principal a token digest stands for, or undefined when the token is unknown, revoked,
    * expired, or its tenant is disabled.

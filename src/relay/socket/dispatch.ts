@@ -1,9 +1,12 @@
 /**
- * Dispatches one inbound WebSocket message (`$default`) to its handler. Every frame except
- * `hello` first passes the hello gate; unknown frame types are ignored (AEP-0003 §2).
+ * Dispatches one inbound WebSocket message (`$default`) to its handler. Every frame first
+ * passes the connection's frame budget (`frame-budget.ts`: over it, answered before any
+ * DynamoDB call); every frame except `hello` then passes the hello gate; unknown frame types
+ * are ignored (AEP-0003 §2).
  */
 import { parseClientMessage } from '../../protocol/client-message.ts';
 import { errorFrame, INVALID_HELLO, pong } from '../../protocol/frames.ts';
+import { overBudgetRefusal } from './frame-budget.ts';
 import { awaitOpenConnection } from './hello-gate.ts';
 import { handleEvent } from './handle-event.ts';
 import { handleHello } from './handle-hello.ts';
@@ -14,6 +17,13 @@ import type { SocketContext } from './socket-context.ts';
 
 export async function dispatchMessage(context: SocketContext, body: string, isBinary: boolean): Promise<void> {
   const message = isBinary ? undefined : parseClientMessage(body);
+  const { runtime } = context;
+  if (!runtime.frameBudgets.take(context.connectionId)) {
+    const refusal = overBudgetRefusal(message, runtime.config.limits.socketFramesPerSecond);
+    if (message?.kind === 'event') runtime.metrics.count('EventsRefused', context.principal.tenant, 1, { code: 'limit-exceeded' });
+    if (refusal !== undefined) await send(context, refusal);
+    return;
+  }
   if (message?.kind === 'hello') return handleHello(context, message.hello);
   if (message?.kind === 'invalid-frame' && message.code === INVALID_HELLO) {
     // A malformed hello as the first frame leaves nothing to negotiate: refuse and close.

@@ -37,7 +37,7 @@ export async function handleEvent(context: SocketContext, connection: Connection
     // A bound connection claims sessions only for the agent it said hello as (AEP-0003 §4 rule 3).
     return void (await refuse('unauthorized', `this connection said hello as agent ${JSON.stringify(helloAgent)}; its sequenced events carry that agent`));
   }
-  const rateRefusal = await checkEventRate(context.runtime.quotas, context.principal.tenant, 1);
+  const rateRefusal = await checkEventRate(context.runtime, context.principal.tenant, 1);
   if (rateRefusal !== undefined) return void (await refuse('limit-exceeded', rateRefusal));
   try {
     await settleOwner(context.runtime, tenant, event);

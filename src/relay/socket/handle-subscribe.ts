@@ -39,8 +39,13 @@ export async function handleSubscribe(context: SocketContext, connection: Connec
   const { tenant } = context.principal;
   const spec: SubscriptionSpec = { tenant, connectionId: context.connectionId, subscriptionId: parsed.id, filter: parsed.filter, matches: parsed.matches, ceiling: readCeilingOf(parsed.capture, context.principal), from: parsed.from };
   const maxSubscriptions = await subscriptionLimitOf(context.runtime.quotas, tenant, config.limits.maxSubscriptionsPerConnection);
+  const overLimit = `a connection may hold at most ${maxSubscriptions} subscriptions (maxSubscriptionsPerConnection)`;
+  // Refused on what this frame already read (the connection record), before any write: only a
+  // subscribe reusing a held id (a replacement) may go on at the limit. A subscribe racing
+  // another on the same connection is still refused by the conditional count in the store.
+  if (connection.subscriptionCount >= maxSubscriptions && !(await holdsSubscription(context, parsed.id))) return void (await refuse('limit-exceeded', overLimit));
   if (!(await recordSubscription(context.runtime, spec, maxSubscriptions))) {
-    await refuse('limit-exceeded', `a connection may hold at most ${maxSubscriptions} subscriptions (maxSubscriptionsPerConnection)`);
+    await refuse('limit-exceeded', overLimit);
     return;
   }
   if (!(await send(context, subscribed(parsed.id)))) return;
@@ -55,6 +60,10 @@ export async function handleSubscribe(context: SocketContext, connection: Connec
     await context.runtime.subscriptions.removeSubscription(tenant, context.connectionId, parsed.id);
     await refuse('limit-exceeded', `the replay did not finish within ${SOCKET_REPLAY_BUDGET_MS / 1000} s; subscribe again from the last position received`);
   }
+}
+
+async function holdsSubscription(context: SocketContext, subscriptionId: string): Promise<boolean> {
+  return (await context.runtime.subscriptions.subscriptionEntries(context.principal.tenant, context.connectionId, subscriptionId)).length > 0;
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * Accepting a `GET /stream` request (AEP-0003 §3.3) before any stream header is written:
- * authentication, the consume scope, the subscription the query asks for, and for a live
- * stream a connection slot and its recorded subscription. Every refusal is a RelayError the
+ * authentication, the consume scope, the subscription the query asks for, the stream's slots
+ * (its tenant's share, its tenant's quota, the deployment's pool), and for a live stream its
+ * recorded subscription. Every refusal is a RelayError the
  * caller answers as a plain JSON response.
  */
 import { FORWARDED_AUTHORIZATION_HEADER } from '../../auth/bearer.ts';
@@ -14,7 +15,8 @@ import { authenticate } from '../authenticate.ts';
 import { recordSubscription } from '../open-subscription.ts';
 import { confirmStillActive } from '../revocation.ts';
 import type { SubscriptionSpec } from '../open-subscription.ts';
-import { releaseLiveStreamSlot, takeConnectionSlot, takeLiveStreamSlot } from '../connection-slots.ts';
+import { releaseStreamSlots, takeStreamSlots } from '../connection-slots.ts';
+import type { StreamSlots } from '../connection-slots.ts';
 import { readCeilingOf } from '../read-ceiling.ts';
 import type { RelayRuntime } from '../runtime.ts';
 import { sseStreamId } from './sse-stream-id.ts';
@@ -44,6 +46,8 @@ export interface AcceptedStream {
   tokenDigest: string;
   /** When the token expires, if it does: a live stream ends then. */
   expiresAtMs?: number;
+  /** The slots the stream holds (live or replay-only), renewed while it runs and released at its end. */
+  slots: StreamSlots;
 }
 
 /** Authenticates and validates the request, and for a live stream takes a slot and records its subscription. */
@@ -51,7 +55,7 @@ export async function acceptStream(runtime: RelayRuntime, http: StreamHttpReques
   if (http.path !== '/stream') throw notFound();
   if (http.method.toUpperCase() !== 'GET') throw new RelayError('method-not-allowed', 405, 'GET /stream only');
   const { headers } = http;
-  const authentication = await authenticate(runtime.tokens, {
+  const authentication = await authenticate(runtime, {
     // Behind CloudFront with origin access control, Authorization is CloudFront's SigV4
     // signature; the edge copies the viewer's header into x-aep-authorization first
     // (infra/constructs/edge-functions.ts). An EventSource sends neither: its token is the query.
@@ -76,30 +80,30 @@ export async function acceptStream(runtime: RelayRuntime, http: StreamHttpReques
     from: request.from ?? (request.live ? await liveStartOf(runtime, tenant, sessionEqualityOf(request.filter)) : undefined),
   };
   const expiry = principal.expiresAtMs === undefined ? {} : { expiresAtMs: principal.expiresAtMs };
-  if (!request.live) return { subscription, live: false, arrivedAtMs, tokenDigest, ...expiry };
-  const { slotLeaseMs, maxLiveStreams } = runtime.config.sse;
-  if (!(await takeLiveStreamSlot(runtime, subscription.connectionId, maxLiveStreams, slotLeaseMs))) {
-    // The deployment's cap, not the tenant's: 503, before Lambda's own bare 429 throttle.
-    throw unavailable(`the relay serves ${maxLiveStreams} live streams at once and all are taken; retry later, or use the WebSocket binding`, undefined, STREAM_RETRY_AFTER_SECONDS);
+  const { slotLeaseMs, maxLiveStreams, maxStreamsPerTenant } = runtime.config.sse;
+  // Every stream takes its slots, replay-only ones too: each holds a stream function instance.
+  const taken = await takeStreamSlots(runtime, tenant, subscription.connectionId, { maxLiveStreams, maxStreamsPerTenant, slotLeaseMs }, (shards) => Math.floor(Math.random() * shards));
+  if ('refused' in taken) {
+    // The deployment's cap, not the tenant's: 503, before Lambda's own bare 429 throttle. The
+    // tenant's share and quota are the tenant's own limits: 429.
+    if (taken.refused === 'pool') throw unavailable(taken.detail, undefined, STREAM_RETRY_AFTER_SECONDS);
+    throw limitExceeded(taken.detail, STREAM_RETRY_AFTER_SECONDS);
   }
-  const slotRefusal = await takeConnectionSlot(runtime, tenant, subscription.connectionId, 'stream', slotLeaseMs);
-  if (slotRefusal !== undefined) {
-    await releaseLiveStreamSlot(runtime, subscription.connectionId, maxLiveStreams);
-    throw limitExceeded(slotRefusal, STREAM_RETRY_AFTER_SECONDS);
-  }
+  if (!request.live) return { subscription, live: false, arrivedAtMs, tokenDigest, slots: taken, ...expiry };
   await runtime.connections.createConnection(tenant, subscription.connectionId, principal);
   if (!(await recordSubscription(runtime, subscription, 1))) {
     await runtime.connections.removeConnection(tenant, subscription.connectionId);
-    await releaseLiveStreamSlot(runtime, subscription.connectionId, maxLiveStreams);
+    await releaseStreamSlots(runtime, taken, true);
     throw limitExceeded('could not record the stream subscription');
   }
   // Recorded first, checked second: a revoke that listed the token's streams before this one
   // was recorded is seen here (`revocation.ts`).
   if (!(await confirmStillActive(runtime, principal))) {
     await runtime.connections.removeConnection(tenant, subscription.connectionId);
+    await releaseStreamSlots(runtime, taken, true);
     throw unauthenticated();
   }
-  return { subscription, live: true, arrivedAtMs, tokenDigest, ...expiry };
+  return { subscription, live: true, arrivedAtMs, tokenDigest, slots: taken, ...expiry };
 }
 
 /**

@@ -19,7 +19,7 @@ import type { Writable } from 'node:stream';
 import { isStorageUnavailable, RelayError, unavailable } from '../../errors/relay-error.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { backpressureAction } from '../backpressure.ts';
-import { releaseLiveStreamSlot, renewStreamSlot } from '../connection-slots.ts';
+import { releaseStreamSlots, renewStreamSlots } from '../connection-slots.ts';
 import { parseStored } from '../delivery-text.ts';
 import { goLive, OUT_OF_TIME, replayInto } from '../open-subscription.ts';
 import type { SubscriptionOutput } from '../open-subscription.ts';
@@ -124,7 +124,7 @@ async function streamEvents(runtime: RelayRuntime, logger: Logger, invocation: S
       }
       if (runtime.now() - renewedAt >= sse.slotLeaseMs / 3) {
         // The stream's connection slot is a lease (connection-slots.ts), renewed while it runs.
-        if (!(await renewStreamSlot(runtime, tenant, streamId, sse.slotLeaseMs, sse.maxLiveStreams))) {
+        if (!(await renewStreamSlots(runtime, accepted.slots, sse.slotLeaseMs))) {
           writer.end('closing: the stream lost its connection slot; reconnect with Last-Event-ID to resume');
           return;
         }
@@ -169,8 +169,9 @@ async function streamEvents(runtime: RelayRuntime, logger: Logger, invocation: S
     if (live) {
       runtime.metrics.count('StreamsClosed', tenant);
       await runtime.connections.removeConnection(tenant, streamId).catch((error: unknown) => logger.error('stream cleanup failed', { error }));
-      await releaseLiveStreamSlot(runtime, streamId, sse.maxLiveStreams).catch((error: unknown) => logger.error('stream cleanup failed', { error }));
     }
+    // A live stream's connection removal gave its tenant slot back; the share and the pool slot go here.
+    await releaseStreamSlots(runtime, accepted.slots, live).catch((error: unknown) => logger.error('stream cleanup failed', { error }));
   }
 }
 
