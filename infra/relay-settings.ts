@@ -6,7 +6,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Node } from 'constructs';
-import { DEFAULT_LIMITS, defaultStreamsPerTenant } from '../src/config/relay-config.ts';
+import { DEFAULT_FANOUT_TENANT_DELIVERIES, DEFAULT_LIMITS, defaultStreamsPerTenant } from '../src/config/relay-config.ts';
 import { parseCorsOrigins } from './constructs/cors-rules.ts';
 
 export type RelayLogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -81,6 +81,11 @@ export interface TenantLimits {
   socketFramesPerSecond: number;
   /** Frames a connection may send at once before that rate applies (`-c socketFrameBurst=500`, `AEP_SOCKET_FRAME_BURST`). */
   socketFrameBurst: number;
+  /**
+   * Deliveries one tenant may have in one fan-out batch, which every tenant on the shard shares
+   * (`-c fanoutTenantDeliveries=5000`, `AEP_FANOUT_TENANT_DELIVERIES`).
+   */
+  fanoutTenantDeliveries: number;
 }
 
 /** What a hosted tenant is admitted by default: the HTTP stage's own 1,000 requests per second, counted in events. */
@@ -121,6 +126,7 @@ export const DEFAULT_SETTINGS: RelaySettings = {
     streamsPerTenant: defaultStreamsPerTenant(200 - 20),
     socketFramesPerSecond: DEFAULT_LIMITS.socketFramesPerSecond,
     socketFrameBurst: DEFAULT_LIMITS.socketFrameBurst,
+    fanoutTenantDeliveries: DEFAULT_FANOUT_TENANT_DELIVERIES,
   },
 };
 
@@ -178,6 +184,7 @@ export function settingsFromContext(node: Node): RelaySettings {
       streamsPerTenant,
       socketFramesPerSecond: positiveInteger(read('socketFramesPerSecond'), 'socketFramesPerSecond', tenantDefaults.socketFramesPerSecond),
       socketFrameBurst: positiveInteger(read('socketFrameBurst'), 'socketFrameBurst', tenantDefaults.socketFrameBurst),
+      fanoutTenantDeliveries: positiveInteger(read('fanoutTenantDeliveries'), 'fanoutTenantDeliveries', tenantDefaults.fanoutTenantDeliveries),
     },
     ...(domainName === undefined ? {} : { domainName }),
     ...(certificateArn === undefined ? {} : { certificateArn }),

@@ -214,6 +214,7 @@ function functionEnvironment(props: RelayFunctionsProps): Record<string, string>
         socketFramesPerSecond: props.tenantLimits.socketFramesPerSecond,
         socketFrameBurst: props.tenantLimits.socketFrameBurst,
       },
+      fanout: { tenantDeliveriesPerBatch: props.tenantLimits.fanoutTenantDeliveries },
     }),
     // Stack traces point into the TypeScript sources through the bundle's .map file.
     NODE_OPTIONS: '--enable-source-maps',

@@ -163,6 +163,12 @@ export interface FanoutSettings {
   tenantDeliveriesPerBatch: number;
 }
 
+/**
+ * A tenant's deliveries per fan-out batch: at 256 posts in flight and about 20 ms a post, 5,000
+ * posts are 0.4 s of a batch, the most one noisy tenant holds the shard's others per batch.
+ */
+export const DEFAULT_FANOUT_TENANT_DELIVERIES = 5_000;
+
 export const DEFAULT_LIMITS: RelayLimits = {
   maxBodyBytes: 1024 * 1024,
   maxBatchEvents: 1000,
@@ -241,7 +247,7 @@ export function readRelayConfig(env: Environment): RelayConfig {
       closingGraceMs: positiveInteger(env, FANOUT_VARIABLES.closingGraceMs, 10_000),
       orderWaitMs: nonNegativeInteger(env, FANOUT_VARIABLES.orderWaitMs, 500),
       orderAdoptMs: positiveInteger(env, FANOUT_VARIABLES.orderAdoptMs, 10_000),
-      tenantDeliveriesPerBatch: positiveInteger(env, FANOUT_VARIABLES.tenantDeliveriesPerBatch, 5_000),
+      tenantDeliveriesPerBatch: positiveInteger(env, FANOUT_VARIABLES.tenantDeliveriesPerBatch, DEFAULT_FANOUT_TENANT_DELIVERIES),
     },
     operatorTenant: operatorTenantOf(env),
     surface: {

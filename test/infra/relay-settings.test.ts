@@ -13,7 +13,7 @@ describe('settingsFromContext', () => {
     expect(settingsOf({})).toEqual(DEFAULT_SETTINGS);
     expect(DEFAULT_SETTINGS).toMatchObject({ stage: 'dev', replayBuffer: 1000, retentionDays: 30, logLevel: 'info', removalPolicy: RemovalPolicy.RETAIN, deletionProtection: true, webSocketAccessLogs: false, corsOrigins: [], streamConcurrency: 200, streamHeadroom: 20 });
     // What one tenant or connection may take of the shared lanes (README "Tenant isolation").
-    expect(DEFAULT_SETTINGS.tenantLimits).toEqual({ eventsPerSecond: 1000, streamsPerTenant: 45, socketFramesPerSecond: 100, socketFrameBurst: 500 });
+    expect(DEFAULT_SETTINGS.tenantLimits).toEqual({ eventsPerSecond: 1000, streamsPerTenant: 45, socketFramesPerSecond: 100, socketFrameBurst: 500, fanoutTenantDeliveries: 5000 });
   });
 
   it("derives a tenant's stream share from the pool when not set: a quarter, rounded up", () => {
@@ -49,6 +49,7 @@ describe('settingsFromContext', () => {
         streamsPerTenant: '30',
         socketFramesPerSecond: '20',
         socketFrameBurst: '60',
+        fanoutTenantDeliveries: '700',
       }),
     ).toEqual({
       stage: 'prod',
@@ -68,7 +69,7 @@ describe('settingsFromContext', () => {
       streamConcurrency: 400,
       streamHeadroom: 40,
       throttling: { http: { rateLimit: 500, burstLimit: 900 }, socketMessages: { rateLimit: 300, burstLimit: 600 }, socketConnects: { rateLimit: 20, burstLimit: 40 } },
-      tenantLimits: { eventsPerSecond: 250, streamsPerTenant: 30, socketFramesPerSecond: 20, socketFrameBurst: 60 },
+      tenantLimits: { eventsPerSecond: 250, streamsPerTenant: 30, socketFramesPerSecond: 20, socketFrameBurst: 60, fanoutTenantDeliveries: 700 },
     });
   });
 

@@ -512,7 +512,7 @@ describe('tenant limits', () => {
     const { stack, template } = defaults;
     for (const fn of [stack.functions.http, stack.functions.socket, stack.functions.stream, stack.functions.authorizer]) {
       const variables = (propertiesOf(template, fn).Environment as { Variables: Json }).Variables;
-      expect(variables).toMatchObject({ AEP_DEFAULT_EVENTS_PER_SECOND: '1000', AEP_SOCKET_FRAMES_PER_SECOND: '100', AEP_SOCKET_FRAME_BURST: '500' });
+      expect(variables).toMatchObject({ AEP_DEFAULT_EVENTS_PER_SECOND: '1000', AEP_SOCKET_FRAMES_PER_SECOND: '100', AEP_SOCKET_FRAME_BURST: '500', AEP_FANOUT_TENANT_DELIVERIES: '5000' });
     }
   });
 });

@@ -53,7 +53,7 @@ async function admin(method: string, path: string, token: string, body?: unknown
 async function tenant(prefix: string): Promise<{ name: string; token: string }> {
   const name = uniqueName(prefix);
   expect((await admin('POST', '/tenants', stack.devToken, { tenant: name })).status).toBe(201);
-  const issued = await admin('POST', `/tokens?tenant=${name}`, stack.devToken, { tenant: name, scopes: ['emit', 'admin'] });
+  const issued = await admin('POST', `/tokens?tenant=${name}`, stack.devToken, { tenant: name, scopes: ['emit', 'consume', 'admin'] });
   return { name, token: ((await issued.json()) as { token: string }).token };
 }
 
