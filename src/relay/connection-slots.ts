@@ -135,6 +135,24 @@ export async function renewStreamSlots(slots: SlotDependencies, held: StreamSlot
   return renewed.every(Boolean);
 }
 
+/**
+ * Renews a stream's slots every third of their lease until stopped, for work that cannot renew
+ * as it goes (a replay, which may take the stream's whole life); `lost` says whether a renewal
+ * found a slot reclaimed, after which the stream must end.
+ */
+export function keepStreamSlots(slots: SlotDependencies, held: StreamSlots, leaseMs: number, onError: (error: unknown) => void): { stop: () => void; lost: () => boolean } {
+  let lost = false;
+  let renewing: Promise<void> = Promise.resolve();
+  const timer = setInterval(() => {
+    renewing = renewing
+      .then(async () => {
+        if (!(await renewStreamSlots(slots, held, leaseMs))) lost = true;
+      })
+      .catch(onError);
+  }, leaseMs / 3);
+  return { stop: () => clearInterval(timer), lost: () => lost };
+}
+
 /** Drops a pool's lost leases and recounts; answers how many slots that freed. */
 export async function reclaimLostSlots(slots: SlotDependencies, tenant: string): Promise<number> {
   const counted = await slots.quotas.slotCount(tenant);

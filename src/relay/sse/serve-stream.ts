@@ -19,7 +19,7 @@ import type { Writable } from 'node:stream';
 import { isStorageUnavailable, RelayError, unavailable } from '../../errors/relay-error.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { backpressureAction } from '../backpressure.ts';
-import { releaseStreamSlots, renewStreamSlots } from '../connection-slots.ts';
+import { keepStreamSlots, releaseStreamSlots, renewStreamSlots } from '../connection-slots.ts';
 import { parseStored } from '../delivery-text.ts';
 import { goLive, OUT_OF_TIME, replayInto } from '../open-subscription.ts';
 import type { SubscriptionOutput } from '../open-subscription.ts';
@@ -98,8 +98,14 @@ async function streamEvents(runtime: RelayRuntime, logger: Logger, invocation: S
   };
   try {
     writer.write(sseComment('aep stream open'));
-    const delivered = await replayInto(runtime, subscription, output);
-    // A stream's replay has the stream's whole life (15 min): it sets no deadline.
+    // A stream's replay has the stream's whole life (15 min): it sets no deadline, so its slots
+    // are renewed while it runs too, or a long replay would be reclaimed as a lost stream.
+    const renewal = keepStreamSlots(runtime, accepted.slots, sse.slotLeaseMs, (error) => logger.warn('renewing a replaying stream slot failed', { error }));
+    const delivered = await replayInto(runtime, subscription, output).finally(renewal.stop);
+    if (renewal.lost()) {
+      writer.end('closing: the stream lost its connection slot; reconnect with Last-Event-ID to resume');
+      return;
+    }
     if (delivered === undefined || delivered === OUT_OF_TIME) return;
     if (!live) {
       writer.write(REPLAY_COMPLETE);
