@@ -13,7 +13,10 @@
  * AEP_LOCAL_WS_BUFFER_BYTES (unsent bytes toward a client above which a post answers 429,
  * default 1 MiB) and AEP_CORS_ORIGINS (origins browsers may call from, applied by the gateway
  * as API Gateway and the function URL apply `-c corsOrigins`). In front of everything runs the
- * local edge (gateway/edge.ts), the deployed CloudFront Functions included.
+ * local edge (gateway/edge.ts), the deployed CloudFront Functions included, and it adds the
+ * origin secret (fresh at every start) the HTTP handler and the authorizer require; the origin
+ * listener (`originUrl`) serves the same HTTP and WebSocket APIs without the edge, as their
+ * execute-api URLs are in AWS, so it is refused there.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
