@@ -18,18 +18,24 @@ export function suppressAcceptedFindings(stack: RelayStack, settings: RelaySetti
 
   // --- IAM -------------------------------------------------------------------------------
   const eventsIndexes = `AwsSolutions-IAM5[Resource::<${logicalId(tables.events)}.Arn>/index/*]`;
-  for (const fn of [functions.http, functions.socket, functions.stream, functions.fanout]) {
-    acknowledge(fn.role, eventsIndexes,
-      'The DynamoDB table grant covers the indexes of this one table (`<table ARN>/index/*`): its one index is byActivity, the sparse global index of session summaries that GET /sessions queries and fan-out keeps (src/store/table-definitions.ts). No other table and no other resource is matched.');
+  acknowledge(functions.http.role, eventsIndexes,
+    'dynamodb:Query only, on the indexes of this one table (`<table ARN>/index/*`): its one index is byActivity, the sparse global index of session summaries that GET /sessions queries (src/store/table-definitions.ts). No other table and no other resource is matched.');
+  for (const { grantee, verbs } of functions.connectionManagers) {
+    for (const verb of verbs) {
+      const connections = `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:execute-api:${nagText(stack.region, 'AWS::Region')}:${nagText(stack.account, 'AWS::AccountId')}:<${logicalId(webSocketApi.api)}>/${webSocketApi.stage.stageName}/${verb}/@connections/*]`;
+      acknowledge(grantee.role, connections,
+        `execute-api:ManageConnections with ${verb} only, on this WebSocket API and stage (the verbs each function calls, MANAGEMENT_VERBS in relay-functions.ts). Connection ids are minted by API Gateway at runtime, so the @connections/{connectionId} resource can only be matched with a wildcard.`);
+    }
   }
-  const connections = `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:execute-api:${nagText(stack.region, 'AWS::Region')}:${nagText(stack.account, 'AWS::AccountId')}:<${logicalId(webSocketApi.api)}>/${webSocketApi.stage.stageName}/*/@connections/*]`;
-  for (const fn of functions.connectionManagers) {
-    acknowledge(fn.role, connections,
-      'execute-api:ManageConnections on this WebSocket API and stage only (WebSocketStage.grantManagementApiAccess). Connection ids are minted by API Gateway at runtime, so the @connections/{connectionId} resource can only be matched with a wildcard.');
+  if (settings.tracing) {
+    for (const fn of functions.all.filter((candidate) => candidate !== functions.fanout && candidate !== functions.bridges)) {
+      acknowledge(fn.role, 'AwsSolutions-IAM5[Resource::*]',
+        'Active tracing (-c tracing=true): xray:PutTraceSegments and xray:PutTelemetryRecords, which Lambda needs to send traces, have no resource-level permissions and take "*" only (aws-cdk-lib adds them with Tracing.ACTIVE).');
+    }
   }
   for (const fn of [functions.fanout, functions.bridges]) {
     acknowledge(fn.role, 'AwsSolutions-IAM5[Resource::*]',
-      'dynamodb:ListStreams, added by the DynamoDB event source (Table.grantStreamRead), has no resource-level permissions and takes "*" only; the record-reading actions (DescribeStream, GetRecords, GetShardIterator) are scoped to the events table stream ARN.');
+      `dynamodb:ListStreams, added by the DynamoDB event source (Table.grantStreamRead), has no resource-level permissions and takes "*" only; the record-reading actions (DescribeStream, GetRecords, GetShardIterator) are scoped to the events table stream ARN.${settings.tracing ? ' With -c tracing=true also xray:PutTraceSegments and xray:PutTelemetryRecords, which have no resource-level permissions either.' : ''}`);
   }
 
   // --- Lambda ----------------------------------------------------------------------------
@@ -71,7 +77,11 @@ export function suppressAcceptedFindings(stack: RelayStack, settings: RelaySetti
       'A web ACL is opt-in (-c webAclArn=<CLOUDFRONT-scope web ACL ARN>): every request is authenticated by token at the origin, and WAF bills per request.');
   }
   acknowledge(edge.distribution, 'AwsSolutions-CFR3',
-    'Standard logging needs an ACL-enabled S3 bucket; nothing is cached, so every request is forwarded and recorded at its origin (HTTP API access logs, the functions\' JSON logs).');
+    'The rule checks legacy standard logging (an ACL-enabled S3 bucket). The distribution logs through standard logging v2 into CloudWatch Logs instead (infra/constructs/edge-access-logs.ts, without the query string, where tokens travel), created where CloudFront\'s delivery API exists (us-east-1); every request is also recorded at its origin (HTTP API access logs, the functions\' JSON logs).');
+
+  // --- Secrets Manager -------------------------------------------------------------------
+  acknowledge(stack.originSecret.secret, 'AwsSolutions-SMG4',
+    'CloudFormation resolves the dynamic references to this secret only when their text changes, so an automatic rotation would leave CloudFront sending a value the functions no longer accept. It is rotated by a documented step instead (put-secret-value, then a deploy with -c originSecretRotation=true that accepts both values while CloudFront switches, then a plain deploy; README "Rotating the origin secret").');
   if (settings.domainName === undefined) {
     acknowledge(edge.distribution, 'AwsSolutions-CFR4',
       'Without a custom domain the distribution serves the default *.cloudfront.net certificate, with which CloudFront allows TLSv1 whatever the configured minimum. Deploy with -c domainName=… -c certificateArn=… to enforce TLSv1.2_2021.');

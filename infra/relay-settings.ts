@@ -29,8 +29,24 @@ export interface RelaySettings {
   /** Custom domain for the CloudFront distribution; needs `certificateArn` (a us-east-1 ACM certificate). */
   domainName?: string;
   certificateArn?: string;
-  /** An SNS topic that alarms notify (ALARM and OK); no actions without it. */
+  /** An SNS topic of your own that alarms notify (ALARM and OK); without it the stack creates one (`AlarmTopicArn` output). */
   alarmTopicArn?: string;
+  /** An e-mail address subscribed to the alarm topic (`-c alarmEmail=ops@example.com`); SNS mails a confirmation link first. */
+  alarmEmail?: string;
+  /** Lambda active tracing (X-Ray) on every function (`-c tracing=true`); off by default (X-Ray bills per trace). */
+  tracing: boolean;
+  /**
+   * CloudFront standard logging (v2) into a CloudWatch log group (`-c edgeAccessLogs=false` turns it
+   * off). CloudFront's log delivery API exists in us-east-1 only, so the delivery is created only
+   * where the stack is deployed in us-east-1 (infra/constructs/edge-access-logs.ts).
+   */
+  edgeAccessLogs: boolean;
+  /**
+   * During a rotation of the origin secret (README "Rotating the origin secret"): the functions
+   * also accept the secret's AWSPREVIOUS version while CloudFront switches to the new one
+   * (`-c originSecretRotation=true`, for the one deploy between the rotation and the next).
+   */
+  originSecretRotation: boolean;
   /** A WAFv2 web ACL (scope CLOUDFRONT, ARN) to attach to the distribution. */
   webAclArn?: string;
   /**
@@ -111,6 +127,9 @@ export const DEFAULT_SETTINGS: RelaySettings = {
   removalPolicy: RemovalPolicy.RETAIN,
   deletionProtection: true,
   webSocketAccessLogs: false,
+  tracing: false,
+  edgeAccessLogs: true,
+  originSecretRotation: false,
   bridgeEventBuses: [],
   corsOrigins: [],
   streamConcurrency: 200,
@@ -155,6 +174,8 @@ export function settingsFromContext(node: Node): RelaySettings {
   const streamHeadroom = positiveInteger(read('streamHeadroom'), 'streamHeadroom', DEFAULT_SETTINGS.streamHeadroom);
   if (streamHeadroom >= streamConcurrency) throw new Error(`context streamHeadroom (${streamHeadroom}) must be below streamConcurrency (${streamConcurrency})`);
   const alarmTopicArn = read('alarmTopicArn');
+  const alarmEmail = read('alarmEmail');
+  if (alarmEmail !== undefined && !/^[^\s@,]+@[^\s@,]+\.[^\s@,]+$/.test(alarmEmail)) throw new Error(`context alarmEmail must be one e-mail address, got ${JSON.stringify(alarmEmail)}`);
   const webAclArn = read('webAclArn');
   const limit = (prefix: string, fallback: ThrottleLimit): ThrottleLimit => {
     const rateLimit = positiveInteger(read(`${prefix}RateLimit`), `${prefix}RateLimit`, fallback.rateLimit);
@@ -174,6 +195,9 @@ export function settingsFromContext(node: Node): RelaySettings {
     removalPolicy,
     deletionProtection,
     webSocketAccessLogs: flag(read('webSocketAccessLogs'), 'webSocketAccessLogs', DEFAULT_SETTINGS.webSocketAccessLogs),
+    tracing: flag(read('tracing'), 'tracing', DEFAULT_SETTINGS.tracing),
+    edgeAccessLogs: flag(read('edgeAccessLogs'), 'edgeAccessLogs', DEFAULT_SETTINGS.edgeAccessLogs),
+    originSecretRotation: flag(read('originSecretRotation'), 'originSecretRotation', DEFAULT_SETTINGS.originSecretRotation),
     bridgeEventBuses: eventBusArns(read('bridgeEventBuses')),
     corsOrigins: parseCorsOrigins(read('corsOrigins'), 'context corsOrigins'),
     streamConcurrency,
@@ -189,6 +213,7 @@ export function settingsFromContext(node: Node): RelaySettings {
     ...(domainName === undefined ? {} : { domainName }),
     ...(certificateArn === undefined ? {} : { certificateArn }),
     ...(alarmTopicArn === undefined ? {} : { alarmTopicArn }),
+    ...(alarmEmail === undefined ? {} : { alarmEmail }),
     ...(webAclArn === undefined ? {} : { webAclArn }),
   };
 }

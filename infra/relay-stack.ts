@@ -6,21 +6,23 @@ import { CfnOutput, Fn, Stack } from 'aws-cdk-lib';
 import type { StackProps } from 'aws-cdk-lib';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { RELAY_VARIABLES } from '../src/config/relay-environment.ts';
 import type { FunctionName } from './bundle.ts';
+import { RelayAlarmTopic } from './constructs/alarm-topic.ts';
 import { ConsoleBucket } from './constructs/console-bucket.ts';
 import { CONSOLE_PATH } from './constructs/console-site.ts';
 import { RelayEdge, SOCKET_PATH } from './constructs/edge.ts';
+import { RelayEdgeAccessLogs } from './constructs/edge-access-logs.ts';
 import { RelayBridges } from './constructs/bridges.ts';
 import { RelayFanout } from './constructs/fanout.ts';
 import { OPERATOR_TENANT, RelayFunctions } from './constructs/relay-functions.ts';
 import { RelayHttpApi } from './constructs/http-api.ts';
-import { RelayObservability } from './constructs/observability.ts';
+import { RelayObservability, relayMetricsNamespace } from './constructs/observability.ts';
+import { RelayOriginSecret } from './constructs/origin-secret.ts';
 import { RelayTables } from './constructs/relay-tables.ts';
 import { RelayStreamEndpoint } from './constructs/stream-endpoint.ts';
+import { ITEM_READS, ITEM_WRITES, grantTableActions } from './constructs/table-access.ts';
 import { RelayWebSocketApi } from './constructs/websocket-api.ts';
 import { suppressAcceptedFindings } from './nag-suppressions.ts';
 import type { RelaySettings } from './relay-settings.ts';
@@ -44,10 +46,17 @@ export class RelayStack extends Stack {
   public readonly edge: RelayEdge;
   public readonly observability: RelayObservability;
   public readonly console: ConsoleBucket;
+  public readonly alarmTopic: RelayAlarmTopic;
+  public readonly originSecret: RelayOriginSecret;
+  /** Absent with `-c edgeAccessLogs=false`. */
+  public readonly edgeAccessLogs?: RelayEdgeAccessLogs;
+  /** `AepRelay/{stage}`: the namespace of this stage's own metrics. */
+  public readonly metricsNamespace: string;
 
   constructor(scope: Construct, id: string, props: RelayStackProps) {
     super(scope, id, props);
     const { settings } = props;
+    this.metricsNamespace = relayMetricsNamespace(settings.stage);
 
     this.tables = new RelayTables(this, 'Tables', { removalPolicy: settings.removalPolicy, deletionProtection: settings.deletionProtection });
     this.functions = new RelayFunctions(this, 'Functions', {
@@ -61,8 +70,12 @@ export class RelayStack extends Stack {
       streamConcurrency: settings.streamConcurrency,
       streamHeadroom: settings.streamHeadroom,
       tenantLimits: settings.tenantLimits,
+      metricsNamespace: this.metricsNamespace,
+      tracing: settings.tracing,
     });
     this.grantTableAccess();
+    this.originSecret = new RelayOriginSecret(this, 'OriginSecret', { rotation: settings.originSecretRotation });
+    this.functions.useOriginSecrets(this.originSecret.acceptedValues);
 
     const accessLogGroup = (logId: string): LogGroup => new LogGroup(this, logId, { retention: settings.logRetention, removalPolicy: settings.removalPolicy });
     this.httpApi = new RelayHttpApi(this, 'HttpApi', { handler: this.functions.http, accessLogGroup: accessLogGroup('HttpApiAccessLogs'), corsOrigins: settings.corsOrigins, throttle: settings.throttling.http });
@@ -77,7 +90,6 @@ export class RelayStack extends Stack {
     this.functions.useManagementEndpoint(this.webSocketApi.managementEndpoint);
     this.streamEndpoint = new RelayStreamEndpoint(this, 'StreamEndpoint', { handler: this.functions.stream, corsOrigins: settings.corsOrigins });
     this.fanout = new RelayFanout(this, 'Fanout', { events: this.tables.events, handler: this.functions.fanout });
-    const alarmTopic = settings.alarmTopicArn === undefined ? undefined : Topic.fromTopicArn(this, 'AlarmTopic', settings.alarmTopicArn);
     this.bridges = new RelayBridges(this, 'Bridges', {
       events: this.tables.events,
       tenants: this.tables.tenants,
@@ -87,7 +99,7 @@ export class RelayStack extends Stack {
       retryLogGroup: this.functions.logGroups.sinkretry,
       admin: this.functions.http,
       eventBuses: settings.bridgeEventBuses,
-      ...(alarmTopic === undefined ? {} : { alarmAction: new SnsAction(alarmTopic) }),
+      metricsNamespace: this.metricsNamespace,
     });
 
     this.edge = new RelayEdge(this, 'Edge', {
@@ -95,12 +107,16 @@ export class RelayStack extends Stack {
       webSocketDomainName: this.webSocketApi.domainName,
       webSocketStageName: this.webSocketApi.stage.stageName,
       streamUrl: this.streamEndpoint.url,
+      originSecretValue: this.originSecret.headerValue,
       comment: `AEP relay (${settings.stage})`,
       ...(settings.domainName === undefined || settings.certificateArn === undefined
         ? {}
         : { domainName: settings.domainName, certificate: Certificate.fromCertificateArn(this, 'Certificate', settings.certificateArn) }),
       ...(settings.webAclArn === undefined ? {} : { webAclArn: settings.webAclArn }),
     });
+    if (settings.edgeAccessLogs) {
+      this.edgeAccessLogs = new RelayEdgeAccessLogs(this, 'EdgeAccessLogs', { distribution: this.edge.distribution, retention: settings.logRetention, removalPolicy: settings.removalPolicy });
+    }
 
     this.console = new ConsoleBucket(this, 'Console', {
       distribution: this.edge.distribution,
@@ -117,45 +133,66 @@ export class RelayStack extends Stack {
       webSocketStage: this.webSocketApi.stage,
       socketLogGroup: this.functions.logGroups.socket,
       tables: { Events: this.tables.events, Connections: this.tables.connections, Tenants: this.tables.tenants },
-      ...(alarmTopic === undefined ? {} : { alarmTopic }),
+      metricsNamespace: this.metricsNamespace,
     });
+    // Every alarm of the stack, whichever construct made it, notifies the topic.
+    this.alarmTopic = new RelayAlarmTopic(this, 'Alarms', {
+      ...(settings.alarmTopicArn === undefined ? {} : { topicArn: settings.alarmTopicArn }),
+      ...(settings.alarmEmail === undefined ? {} : { email: settings.alarmEmail }),
+    });
+    this.alarmTopic.notifyEveryAlarm(this);
 
     this.addOutputs();
     suppressAcceptedFindings(this, settings);
   }
 
   /**
-   * Least privilege per handler, by grants on the specific tables (each grant also covers
-   * the table's indexes, should a table have any):
-   * - http: ingest writes and reads the event log; authenticates against tenants and, on the
-   *   admin routes, manages tenants and tokens and closes a revoked token's connections.
-   * - authorizer: resolves a token, read only.
-   * - socket: appends events and reads replay, keeps connection state, subscriptions and
-   *   claims, authenticates and reads control policies.
+   * Least privilege per handler: on each table exactly the actions its stores issue
+   * (src/store/*, table-access.ts), never Scan. What each one does there:
+   * - http: ingest writes and reads the event log and lists sessions (the byActivity index);
+   *   authenticates against tenants and, on the admin routes, manages tenants, tokens (a token
+   *   is issued in a transaction with a condition check, src/store/token-store.ts), quotas,
+   *   policies, sinks and letters, and closes a revoked token's connections.
+   * - authorizer: resolves a token: one GetItem (src/relay/authenticate.ts).
+   * - socket: appends events and reads replay, keeps connection state, subscriptions, claims,
+   *   slots and rate windows; reads tokens, quotas and control policies.
    * - fanout: reads subscriptions and parks or clears connection state; in the event log it
    *   updates the session summaries, writes each emitter's order state and late entries, and
-   *   reads a session's events to check its gaps and release what it held (the stream read
-   *   permissions come with the event source).
-   * - stream: reads replay and release points, keeps its subscription and consumes its inbox, authenticates.
+   *   reads a session's events to check its gaps (BatchGetItem, session-order-store.ts); reads a
+   *   tenant's quotas for its retention (the order states' expiry), so GetItem on tenants
+   *   (the stream read permissions come with the event source).
+   * - stream: reads replay and release points, keeps its subscription, inbox and slots; reads
+   *   tokens and quotas.
    * - deadline: reads a connection's record and removes its state when its token expires.
+   * The bridges' grants (tenants only) are in bridges.ts.
    */
   private grantTableAccess(): void {
     const { events, connections, tenants } = this.tables;
     const { http, authorizer, socket, fanout, stream, deadline } = this.functions;
-    events.grantReadWriteData(http);
-    tenants.grantReadWriteData(http);
-    connections.grantReadWriteData(http);
-    tenants.grantReadData(authorizer);
-    events.grantReadWriteData(socket);
-    connections.grantReadWriteData(socket);
-    tenants.grantReadData(socket);
-    connections.grantReadWriteData(fanout);
-    // Session summaries (GET /sessions), session order (order states, late entries, gap checks).
-    events.grantReadWriteData(fanout);
-    events.grantReadData(stream);
-    connections.grantReadWriteData(stream);
-    tenants.grantReadData(stream);
-    connections.grantReadWriteData(deadline);
+    const eventsReads = [...ITEM_READS, 'dynamodb:BatchGetItem'] as const;
+    const readWrite = [...ITEM_READS, ...ITEM_WRITES, 'dynamodb:BatchWriteItem'] as const;
+    grantTableActions(http, [
+      { table: events, actions: [...eventsReads, ...readWrite], indexQueries: true },
+      { table: connections, actions: readWrite },
+      { table: tenants, actions: [...readWrite, 'dynamodb:ConditionCheckItem'] },
+    ]);
+    grantTableActions(authorizer, [{ table: tenants, actions: ['dynamodb:GetItem'] }]);
+    grantTableActions(socket, [
+      { table: events, actions: [...eventsReads, ...readWrite] },
+      { table: connections, actions: readWrite },
+      { table: tenants, actions: ITEM_READS },
+    ]);
+    grantTableActions(fanout, [
+      { table: events, actions: [...eventsReads, ...readWrite] },
+      { table: connections, actions: readWrite },
+      { table: tenants, actions: ['dynamodb:GetItem'] },
+    ]);
+    grantTableActions(stream, [
+      { table: events, actions: eventsReads },
+      { table: connections, actions: readWrite },
+      { table: tenants, actions: ITEM_READS },
+    ]);
+    grantTableActions(deadline, [{ table: connections, actions: readWrite }]);
   }
 
   private addOutputs(): void {
@@ -163,7 +200,14 @@ export class RelayStack extends Stack {
     new CfnOutput(this, 'BaseUrl', { description: 'The relay base URL: /events, /.well-known/aep, /healthz, /stream, /socket', value: baseUrl });
     new CfnOutput(this, 'ConsoleUrl', { description: 'The tenant console (sign in with a token)', value: `${baseUrl}${CONSOLE_PATH}/` });
     new CfnOutput(this, 'WebSocketUrl', { description: 'WebSocket binding through CloudFront', value: `wss://${this.edge.domainName}${SOCKET_PATH}` });
-    new CfnOutput(this, 'WebSocketDirectUrl', { description: 'WebSocket binding on the execute-api endpoint (bypasses CloudFront)', value: this.webSocketApi.url });
+    new CfnOutput(this, 'DistributionId', { description: 'The CloudFront distribution (aws cloudfront wait distribution-deployed --id …)', value: this.edge.distribution.distributionId });
+    new CfnOutput(this, 'OriginSecretArn', { description: 'The secret CloudFront sends to the HTTP and WebSocket APIs (README "Rotating the origin secret")', value: this.originSecret.secret.secretArn });
+    if (this.edgeAccessLogs !== undefined) {
+      // Only where the logs exist: a stack outside us-east-1 has none (edge-access-logs.ts).
+      const output = new CfnOutput(this, 'EdgeAccessLogGroup', { description: 'CloudFront access logs (standard logging v2, no query strings)', value: this.edgeAccessLogs.logGroup.logGroupName });
+      output.condition = this.edgeAccessLogs.condition;
+    }
+    new CfnOutput(this, 'AlarmTopicArn', { description: 'Where every alarm notifies (ALARM and OK)', value: this.alarmTopic.topic.topicArn });
     new CfnOutput(this, 'EventsTableName', { value: this.tables.events.tableName });
     new CfnOutput(this, 'ConnectionsTableName', { value: this.tables.connections.tableName });
     new CfnOutput(this, 'TenantsTableName', { value: this.tables.tenants.tableName });

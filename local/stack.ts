@@ -13,7 +13,10 @@
  * AEP_LOCAL_WS_BUFFER_BYTES (unsent bytes toward a client above which a post answers 429,
  * default 1 MiB) and AEP_CORS_ORIGINS (origins browsers may call from, applied by the gateway
  * as API Gateway and the function URL apply `-c corsOrigins`). In front of everything runs the
- * local edge (gateway/edge.ts), the deployed CloudFront Functions included.
+ * local edge (gateway/edge.ts), the deployed CloudFront Functions included, and it adds the
+ * origin secret (fresh at every start) the HTTP handler and the authorizer require; the origin
+ * listener (`originUrl`) serves the same HTTP and WebSocket APIs without the edge, as their
+ * execute-api URLs are in AWS, so it is refused there.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
@@ -81,6 +84,11 @@ export interface StackOptions {
 
 export interface RunningStack {
   baseUrl: string;
+  /**
+   * The HTTP and WebSocket APIs without the edge in front, as their execute-api URLs are in AWS:
+   * every request there lacks the edge's origin header and is refused (403).
+   */
+  originUrl: string;
   /** The loopback-only `@connections` endpoint (`config.managementEndpoint`). */
   managementEndpoint: string;
   /** The only credentials the management endpoint accepts; fresh at every start. */
@@ -105,6 +113,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
   useLocalCredentials();
   const dynamo: DynamoDbLocal = await startDynamoDbLocal(options.inMemory ? {} : { dataDir: join(options.dataDir, 'dynamodb') });
   let gateway: LocalGateway | undefined;
+  let origins: LocalGateway | undefined;
   let management: ManagementListener | undefined;
   let websocketApi: WebSocketApi | undefined;
   let poller: StreamPoller | undefined;
@@ -118,12 +127,14 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     // database. Anything still talking to DynamoDB Local when it stops logs ECONNREFUSED and,
     // on a persistent data folder, leaves its connection items behind.
     gateway?.stopAccepting();
+    origins?.stopAccepting();
     await websocketApi?.close();
     await streams.endAll();
     await poller?.stop();
     await bridgePoller?.stop();
     sinkRetryQueue?.stop();
     await gateway?.close();
+    await origins?.close();
     await management?.close();
     await dynamo.stop();
   };
@@ -132,14 +143,18 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     // the handlers post to (loopback only, never the public port).
     gateway = await startGateway({}, options.port);
     management = await startManagementListener({ accessKeyId: managementCredentials.accessKeyId });
+    origins = await startGateway({}, 0);
     const baseUrl = `http://127.0.0.1:${gateway.port}`;
     const names = localTableNames('aep-local');
+    // The edge's origin secret, fresh at every start (a Secrets Manager value in AWS).
+    const originSecret = randomBytes(24).toString('base64url');
     Object.assign(process.env, {
       ...relayEnvironment({
         tables: names,
         dynamoEndpoint: dynamo.endpoint,
         managementEndpoint: management.endpoint,
         surface: { stream: true, socket: true },
+        originSecrets: [originSecret],
         // The dev token's tenant is the operator, so `npm start` can manage tenants over HTTP.
         operatorTenant: LOCAL_TENANT,
         // Bridge sink secrets are sealed with a local key (KMS in AWS); the local receivers
@@ -177,7 +192,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       // would use up a plan meant for a request path, so it runs undecorated (its own failures are
       // tested with failing receivers, test/integration/bridges.test.ts).
       if (name !== 'bridges') faults?.decorateDynamo(client, name);
-      return createRuntime({ config, dynamo: client, sinkRetryQueue, metrics: createRelayMetrics({ service: `aep-relay-${name}` }) });
+      return createRuntime({ config, dynamo: client, sinkRetryQueue, metrics: createRelayMetrics({ service: `aep-relay-${name}`, namespace: config.metricsNamespace }) });
     };
     // AEP_LOCAL_BUNDLES=<dir> runs the esbuild bundles that deploy (infra/bundle.ts) instead of
     // the sources: their own handlers, built from the environment (so neither metered nor faulted).
@@ -209,11 +224,12 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       helloInvokeDelayMs: nonNegativeInteger('AEP_LOCAL_WS_HELLO_DELAY_MS', 0),
     });
     // The local CloudFront in front of everything, running the functions the stack deploys.
-    gateway.routes.edge = createLocalEdge({ stageName: LOCAL_STAGE, region: config.region });
+    gateway.routes.edge = createLocalEdge({ stageName: LOCAL_STAGE, region: config.region, originSecret });
     const corsOrigins = parseCorsOrigins(process.env[PLATFORM_VARIABLES.corsOrigins], PLATFORM_VARIABLES.corsOrigins);
     const streamCors = corsOrigins.length === 0 ? undefined : { allowOrigins: corsOrigins, allowMethods: STREAM_CORS_METHODS };
     if (corsOrigins.length > 0) gateway.routes.httpCors = { allowOrigins: corsOrigins, allowMethods: HTTP_CORS_METHODS };
     gateway.routes.upgrade = websocketApi.upgrade;
+    origins.routes.upgrade = websocketApi.upgrade;
     let postDelayMs = nonNegativeInteger('AEP_LOCAL_POST_DELAY_MS', 0);
     management.connections = createConnectionsApi({
       connections: websocketApi.connections,
@@ -228,6 +244,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
         invocations: streams,
       });
     gateway.routes.http = (event, context) => usage.invoke('http', () => http.handler(event, context));
+    origins.routes.http = gateway.routes.http;
     gateway.routes.console = (request, response, url) => serveConsoleFile(request, response, url, CONSOLE_BUILD_DIR);
 
     if (faults !== undefined) {
@@ -277,6 +294,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     await bridgePoller.start();
     return {
       baseUrl,
+      originUrl: `http://127.0.0.1:${origins.port}`,
       managementEndpoint: management.endpoint,
       managementCredentials,
       dynamoEndpoint: dynamo.endpoint,

@@ -37,6 +37,7 @@ console.log(
   `Admin (direct): AEP_DYNAMODB_ENDPOINT=${stack.dynamoEndpoint} AEP_TENANTS_TABLE=${tables.tenants} AEP_EVENTS_TABLE=${tables.events} AEP_CONNECTIONS_TABLE=${tables.connections} AEP_WS_MANAGEMENT_ENDPOINT=${stack.managementEndpoint} AWS_ACCESS_KEY_ID=${accessKeyId} AWS_SECRET_ACCESS_KEY=${secretAccessKey}`,
 );
 console.log(`Console: ${stack.baseUrl}/console/ (sign in with the dev token)`);
+console.log(`Origins (direct, as the execute-api URLs; refused without the edge's origin header): ${stack.originUrl}`);
 console.log(`AEP relay ready: ${stack.baseUrl}`);
 
 let stopping = false;

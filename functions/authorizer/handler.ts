@@ -5,6 +5,7 @@
  * every later route of the connection as `requestContext.authorizer`.
  */
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { carriesOriginSecret } from '../../src/auth/origin-verify.ts';
 import { readRelayConfig } from '../../src/config/relay-config.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { createRelayMetrics } from '../../src/observability/relay-metrics.ts';
@@ -27,6 +28,13 @@ export function createHandler(runtime: RelayRuntime) {
 
 async function authorize(runtime: RelayRuntime, event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
   const headers = event.headers ?? {};
+  // A handshake that went around the edge (the WebSocket API's own execute-api URL) is denied
+  // before any token is read: API Gateway answers a Deny policy with 403.
+  const { originSecrets } = runtime.config;
+  if (originSecrets.length > 0 && !carriesOriginSecret(headers, originSecrets)) {
+    logger.info('connection refused', { reason: 'not through the edge', connectionId: event.requestContext?.connectionId });
+    return { principalId: 'edge-bypass', policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Deny', Resource: event.methodArn }] } };
+  }
   const authorization = headers.authorization ?? headers.Authorization;
   const authentication = await authenticate(runtime, {
     authorization,
@@ -57,4 +65,5 @@ async function authorize(runtime: RelayRuntime, event: APIGatewayRequestAuthoriz
   };
 }
 
-export const handler = createHandler(createRuntime({ config: readRelayConfig(process.env), metrics: createRelayMetrics({ service: 'aep-relay-authorizer' }) }));
+const config = readRelayConfig(process.env);
+export const handler = createHandler(createRuntime({ config, metrics: createRelayMetrics({ service: 'aep-relay-authorizer', namespace: config.metricsNamespace }) }));

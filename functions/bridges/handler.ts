@@ -38,4 +38,5 @@ export function createHandler(runtime: RelayRuntime) {
     });
 }
 
-export const handler = createHandler(createRuntime({ config: readRelayConfig(process.env), metrics: createRelayMetrics({ service: 'aep-relay-bridges' }) }));
+const config = readRelayConfig(process.env);
+export const handler = createHandler(createRuntime({ config, metrics: createRelayMetrics({ service: 'aep-relay-bridges', namespace: config.metricsNamespace }) }));

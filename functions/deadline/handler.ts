@@ -51,4 +51,5 @@ export function createHandler(runtime: RelayRuntime, handOnTo = (functionName: s
     });
 }
 
-export const handler = createHandler(createRuntime({ config: readRelayConfig(process.env), metrics: createRelayMetrics({ service: 'aep-relay-deadline' }) }));
+const config = readRelayConfig(process.env);
+export const handler = createHandler(createRuntime({ config, metrics: createRelayMetrics({ service: 'aep-relay-deadline', namespace: config.metricsNamespace }) }));

@@ -33,4 +33,5 @@ export function createHandler(runtime: RelayRuntime) {
     });
 }
 
-export const handler = createHandler(createRuntime({ config: readRelayConfig(process.env), metrics: createRelayMetrics({ service: 'aep-relay-fanout' }) }));
+const config = readRelayConfig(process.env);
+export const handler = createHandler(createRuntime({ config, metrics: createRelayMetrics({ service: 'aep-relay-fanout', namespace: config.metricsNamespace }) }));

@@ -11,6 +11,7 @@ import { authentication } from '../../src/middleware/authentication.ts';
 import type { AuthenticatedContext } from '../../src/middleware/authentication.ts';
 import { decodeBody } from '../../src/middleware/decode-body.ts';
 import { httpErrors } from '../../src/middleware/http-errors.ts';
+import { originGuard } from '../../src/middleware/origin-guard.ts';
 import { flushMetrics } from '../../src/middleware/flush-metrics.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { createRelayMetrics } from '../../src/observability/relay-metrics.ts';
@@ -27,9 +28,12 @@ export function createHandler(runtime: RelayRuntime) {
     .use(flushMetrics(runtime.metrics))
     .use(accessLog(logger))
     .use(httpErrors(logger))
+    // Before anything that reads the body or a token: a request around the edge costs nothing.
+    .use(originGuard(runtime.config.originSecrets))
     .use(decodeBody())
     .use(authentication({ authority: runtime, credentialsOf }))
     .handler(async (event, context) => route(runtime, event, context));
 }
 
-export const handler = createHandler(createRuntime({ config: readRelayConfig(process.env), metrics: createRelayMetrics({ service: 'aep-relay-http' }) }));
+const config = readRelayConfig(process.env);
+export const handler = createHandler(createRuntime({ config, metrics: createRelayMetrics({ service: 'aep-relay-http', namespace: config.metricsNamespace }) }));

@@ -58,4 +58,5 @@ function wakeUpOf(body: string): SinkRetryWakeUp | undefined {
   }
 }
 
-export const handler = createHandler(createRuntime({ config: readRelayConfig(process.env), metrics: createRelayMetrics({ service: 'aep-relay-sinkretry' }) }));
+const config = readRelayConfig(process.env);
+export const handler = createHandler(createRuntime({ config, metrics: createRelayMetrics({ service: 'aep-relay-sinkretry', namespace: config.metricsNamespace }) }));

@@ -69,4 +69,5 @@ export function createHandler(runtime: RelayRuntime) {
     .handler((event, context) => route(runtime, event, context));
 }
 
-export const handler = createHandler(createRuntime({ config: readRelayConfig(process.env), metrics: createRelayMetrics({ service: 'aep-relay-socket' }) }));
+const config = readRelayConfig(process.env);
+export const handler = createHandler(createRuntime({ config, metrics: createRelayMetrics({ service: 'aep-relay-socket', namespace: config.metricsNamespace }) }));

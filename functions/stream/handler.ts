@@ -36,4 +36,5 @@ export function createHandler(runtime: RelayRuntime) {
   });
 }
 
-export const handler = createHandler(createRuntime({ config: readRelayConfig(process.env), metrics: createRelayMetrics({ service: 'aep-relay-stream' }) }));
+const config = readRelayConfig(process.env);
+export const handler = createHandler(createRuntime({ config, metrics: createRelayMetrics({ service: 'aep-relay-stream', namespace: config.metricsNamespace }) }));

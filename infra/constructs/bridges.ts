@@ -17,7 +17,6 @@
  */
 import { Duration } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
-import type { IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
@@ -32,6 +31,7 @@ import { DEFAULT_RETRY_CONCURRENCY } from '../../src/config/bridge-config.ts';
 import { SINK_RETRY_TIMEOUT_SECONDS } from '../../src/config/function-timeouts.ts';
 import { BRIDGE_VARIABLES } from '../../src/config/relay-environment.ts';
 import { SINK_RETRY_MAX_RECEIVES } from '../../functions/runtime/create-bridges.ts';
+import { ITEM_READS, ITEM_WRITES, grantTableActions } from './table-access.ts';
 
 /** Records per invocation: one batch's events go to each sink in a few requests. */
 export const BRIDGES_BATCH_SIZE = 100;
@@ -39,8 +39,8 @@ export const BRIDGES_BATCH_SIZE = 100;
 export const BRIDGES_RETRY_ATTEMPTS = 10;
 /** The bridges' consumer is behind when its oldest record waits longer than this. */
 export const BRIDGES_ITERATOR_AGE_THRESHOLD = Duration.minutes(5);
-/** Namespace and name of the metric counting dead-lettered events (from the function's log lines). */
-export const DEAD_LETTER_METRIC = { namespace: 'AepRelay', name: 'BridgeEventsDeadLettered' } as const;
+/** Name of the metric counting dead-lettered events (from the function's log lines), in the stage's namespace. */
+export const DEAD_LETTER_METRIC = { name: 'BridgeEventsDeadLettered' } as const;
 /** Wake-ups per retry invocation (each one letter, attempted at once). */
 export const SINK_RETRY_BATCH_SIZE = 10;
 /**
@@ -68,7 +68,8 @@ export interface RelayBridgesProps {
   admin: LambdaFunction;
   /** EventBridge bus ARNs tenants may name as sinks; empty: no EventBridge sinks, and no PutEvents grant. */
   eventBuses: readonly string[];
-  alarmAction?: IAlarmAction;
+  /** The stage's namespace of the relay's own metrics (`relayMetricsNamespace`). */
+  metricsNamespace: string;
 }
 
 export class RelayBridges extends Construct {
@@ -92,8 +93,9 @@ export class RelayBridges extends Construct {
     this.secretsKey.grant(admin, 'kms:Encrypt', 'kms:Decrypt');
     this.secretsKey.grant(handler, 'kms:Decrypt');
     this.secretsKey.grant(retryHandler, 'kms:Decrypt');
-    props.tenants.grantReadWriteData(handler);
-    props.tenants.grantReadWriteData(retryHandler);
+    // Sinks (src/store/bridge-sink-store.ts) and letters (dead-letter-store.ts) are items of the
+    // tenants table: Get, Query, Put, Update, Delete; no batch, no scan.
+    for (const fn of [handler, retryHandler]) grantTableActions(fn, [{ table: props.tenants, actions: [...ITEM_READS, ...ITEM_WRITES] }]);
     for (const fn of [handler, retryHandler, admin]) {
       fn.addEnvironment(BRIDGE_VARIABLES.kmsKeyId, this.secretsKey.keyArn);
       if (props.eventBuses.length > 0) {
@@ -146,7 +148,7 @@ export class RelayBridges extends Construct {
     const deadLettered = new MetricFilter(this, 'DeadLetteredEvents', {
       logGroup: props.handlerLogGroup,
       filterPattern: FilterPattern.stringValue('$.message', '=', 'bridge events dead-lettered'),
-      metricNamespace: DEAD_LETTER_METRIC.namespace,
+      metricNamespace: props.metricsNamespace,
       metricName: DEAD_LETTER_METRIC.name,
       metricValue: '$.parked',
     });
@@ -154,7 +156,7 @@ export class RelayBridges extends Construct {
     new MetricFilter(this, 'RetryDeadLetteredEvents', {
       logGroup: props.retryLogGroup,
       filterPattern: FilterPattern.stringValue('$.message', '=', 'bridge events dead-lettered'),
-      metricNamespace: DEAD_LETTER_METRIC.namespace,
+      metricNamespace: props.metricsNamespace,
       metricName: DEAD_LETTER_METRIC.name,
       metricValue: '$.parked',
     });
@@ -167,10 +169,6 @@ export class RelayBridges extends Construct {
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
         treatMissingData: TreatMissingData.NOT_BREACHING,
       });
-      if (props.alarmAction !== undefined) {
-        created.addAlarmAction(props.alarmAction);
-        created.addOkAction(props.alarmAction);
-      }
       this.alarms.push(created);
     };
     const period = Duration.minutes(5);

@@ -11,6 +11,12 @@
  * Host and every query string reach the origins (API Gateway and Lambda URLs route by
  * their own Host): Authorization, access_token, AEP-Version, Content-Type and the
  * WebSocket handshake headers (Sec-WebSocket-Key/Version/Extensions/Protocol).
+ *
+ * The HTTP API and WebSocket API origins get the origin secret as a custom header
+ * (`x-aep-origin-verify`, src/auth/origin-verify.ts), which their handlers require: the
+ * execute-api endpoints are public, and without it a caller could go around the distribution
+ * and any web ACL on it. The stream origin needs none: its URL takes only requests this
+ * distribution signed (origin access control).
  */
 import { Duration } from 'aws-cdk-lib';
 import type { ICertificate } from 'aws-cdk-lib/aws-certificatemanager';
@@ -36,6 +42,7 @@ import { Construct } from 'constructs';
 import { EDGE_BEHAVIOURS, SOCKET_PATH } from './edge-behaviours.ts';
 import type { EdgeOrigin, ViewerRequestFunctionName } from './edge-behaviours.ts';
 import { STREAM_AUTHORIZATION_COPY_CODE, socketPathRewriteCode } from './edge-functions.ts';
+import { ORIGIN_VERIFY_HEADER } from '../../src/auth/origin-verify.ts';
 
 export { SOCKET_PATH, STREAM_PATH } from './edge-behaviours.ts';
 
@@ -56,6 +63,8 @@ export interface RelayEdgeProps {
   webSocketStageName: string;
   /** The stream function's URL (AWS_IAM, RESPONSE_STREAM). */
   streamUrl: IFunctionUrl;
+  /** The origin secret (a dynamic reference, infra/constructs/origin-secret.ts) sent to the HTTP and WebSocket APIs. */
+  originSecretValue: string;
   /** Custom domain and its certificate (ACM, us-east-1); the cloudfront.net name otherwise. */
   domainName?: string;
   certificate?: ICertificate;
@@ -78,8 +87,9 @@ export class RelayEdge extends Construct {
     if ((props.domainName === undefined) !== (props.certificate === undefined)) {
       throw new Error('RelayEdge: domainName and certificate go together');
     }
-    const httpOrigin = new HttpOrigin(props.httpApiDomainName, { protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY });
-    const webSocketOrigin = new HttpOrigin(props.webSocketDomainName, { protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY });
+    const customHeaders = { [ORIGIN_VERIFY_HEADER]: props.originSecretValue };
+    const httpOrigin = new HttpOrigin(props.httpApiDomainName, { protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY, customHeaders });
+    const webSocketOrigin = new HttpOrigin(props.webSocketDomainName, { protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY, customHeaders });
     // `always`: the URL accepts only signed requests, and `no-override` would leave every
     // request that carries the viewer's bearer token unsigned (refused). `always-amz-auth`,
     // which signs in another header, is only for Lambda web function origins

@@ -2,24 +2,29 @@
  * Alarms and a dashboard for what breaks a relay in production: fan-out falling behind or
  * failing (events stored but not delivered live), 5xx from the HTTP API and failed WebSocket
  * routes, DynamoDB throttling, Lambda throttling. Only what an operator must act on alarms:
- * refusals the relay makes on purpose (401, 429) do not. With an SNS topic, every alarm notifies it on ALARM and on OK.
+ * refusals the relay makes on purpose (401, 429) do not. Every alarm notifies the alarm topic on ALARM and on OK (alarm-topic.ts).
+ *
+ * The relay's own metrics (the handlers' embedded metrics and the log metric filters) live in a
+ * namespace per stage, `AepRelay/{stage}`: two stages in one account share no series, so a dev
+ * stack's failures never set off prod's alarms.
  */
 import { Duration } from 'aws-cdk-lib';
 import type { IHttpApi, IWebSocketStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import { Alarm, AlarmStatusWidget, ComparisonOperator, Dashboard, GraphWidget, MathExpression, Stats, TextWidget, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IMetric } from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Operation } from 'aws-cdk-lib/aws-dynamodb';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { FilterPattern, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
-import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { DEFAULT_METRICS_NAMESPACE } from '../../src/config/relay-config.ts';
 
-/** The namespace of the relay's own metrics (log metric filters, and the handlers' embedded metrics). */
-export const RELAY_METRICS_NAMESPACE = 'AepRelay';
+/** The namespace of one stage's own metrics (log metric filters, and the handlers' embedded metrics, `AEP_METRICS_NAMESPACE`). */
+export function relayMetricsNamespace(stage: string): string {
+  return `${DEFAULT_METRICS_NAMESPACE}/${stage}`;
+}
 
 /** The message the socket function logs when a route fails (functions/socket/handler.ts). */
 export const SOCKET_ROUTE_FAILED_MESSAGE = 'socket route failed';
@@ -55,10 +60,10 @@ export const TENANT_METRIC_WIDGETS: ReadonlyArray<{ title: string; metrics: read
   { title: 'Commands refused per tenant and code', metrics: ['CommandsRefused'], byCode: true },
 ];
 
-/** `SEARCH('{AepRelay,tenant} MetricName="EventsAdmitted"', 'Sum', 300)` and the like. */
-export function tenantSearchExpression(metrics: readonly string[], byCode = false): string {
+/** `SEARCH('{AepRelay/prod,tenant} MetricName="EventsAdmitted"', 'Sum', 300)` and the like. */
+export function tenantSearchExpression(namespace: string, metrics: readonly string[], byCode = false): string {
   const names = metrics.map((name) => `MetricName="${name}"`).join(' OR ');
-  const schema = byCode ? `{${RELAY_METRICS_NAMESPACE},tenant,code}` : `{${RELAY_METRICS_NAMESPACE},tenant}`;
+  const schema = byCode ? `{${namespace},tenant,code}` : `{${namespace},tenant}`;
   return `SEARCH('${schema} ${metrics.length > 1 ? `(${names})` : names}', 'Sum', ${FIVE_MINUTES.toSeconds()})`;
 }
 
@@ -75,8 +80,8 @@ export interface RelayObservabilityProps {
   tables: Readonly<Record<string, Table>>;
   /** The socket function's log group, where its route failures are counted. */
   socketLogGroup: ILogGroup;
-  /** Notified on ALARM and OK; none by default. */
-  alarmTopic?: ITopic;
+  /** This stage's namespace (`relayMetricsNamespace`). */
+  metricsNamespace: string;
   dashboardName?: string;
 }
 
@@ -96,10 +101,6 @@ export class RelayObservability extends Construct {
         // No data means no invocations, no requests, no records: nothing wrong.
         treatMissingData: TreatMissingData.NOT_BREACHING,
       });
-      if (props.alarmTopic !== undefined) {
-        created.addAlarmAction(new SnsAction(props.alarmTopic));
-        created.addOkAction(new SnsAction(props.alarmTopic));
-      }
       this.alarms.push(created);
       return created;
     };
@@ -125,7 +126,7 @@ export class RelayObservability extends Construct {
     const socketRouteFailures = new MetricFilter(this, 'SocketRouteFailureFilter', {
       logGroup: props.socketLogGroup,
       filterPattern: FilterPattern.stringValue('$.message', '=', SOCKET_ROUTE_FAILED_MESSAGE),
-      metricNamespace: RELAY_METRICS_NAMESPACE,
+      metricNamespace: props.metricsNamespace,
       metricName: 'SocketRouteFailures',
       metricValue: '1',
     }).metric({ period: FIVE_MINUTES, statistic: Stats.SUM });
@@ -197,15 +198,15 @@ export class RelayObservability extends Construct {
           perFunction('Lambda errors', (fn, label) => fn.metricErrors({ period: FIVE_MINUTES, label })),
           perFunction('Lambda throttles', (fn, label) => fn.metricThrottles({ period: FIVE_MINUTES, label })),
         ],
-        [new TextWidget({ markdown: '## Per tenant\nThe handlers\' embedded metrics (namespace `AepRelay`, dimension `tenant`; refusals also by `code`).', width: 24, height: 2 })],
-        TENANT_METRIC_WIDGETS.slice(0, 4).map((widget) => tenantWidget(widget, 6)),
-        TENANT_METRIC_WIDGETS.slice(4).map((widget) => tenantWidget(widget, 8)),
+        [new TextWidget({ markdown: `## Per tenant\nThe handlers' embedded metrics (namespace \`${props.metricsNamespace}\`, dimension \`tenant\`; refusals also by \`code\`).`, width: 24, height: 2 })],
+        TENANT_METRIC_WIDGETS.slice(0, 4).map((widget) => tenantWidget(props.metricsNamespace, widget, 6)),
+        TENANT_METRIC_WIDGETS.slice(4).map((widget) => tenantWidget(props.metricsNamespace, widget, 8)),
       ],
     });
   }
 }
 
-function tenantWidget(widget: (typeof TENANT_METRIC_WIDGETS)[number], width: number): GraphWidget {
-  const search = new MathExpression({ expression: tenantSearchExpression(widget.metrics, widget.byCode), usingMetrics: {}, period: FIVE_MINUTES });
+function tenantWidget(namespace: string, widget: (typeof TENANT_METRIC_WIDGETS)[number], width: number): GraphWidget {
+  const search = new MathExpression({ expression: tenantSearchExpression(namespace, widget.metrics, widget.byCode), usingMetrics: {}, period: FIVE_MINUTES });
   return new GraphWidget({ title: widget.title, width, left: [search] });
 }

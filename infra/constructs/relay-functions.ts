@@ -8,7 +8,7 @@
 import { Duration } from 'aws-cdk-lib';
 import type { RemovalPolicy } from 'aws-cdk-lib';
 import { Policy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { ApplicationLogLevel, Architecture, Code, Function as LambdaFunction, LoggingFormat, Runtime, SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
+import { ApplicationLogLevel, Architecture, Code, Function as LambdaFunction, LoggingFormat, Runtime, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -18,6 +18,7 @@ import type { TableNames } from '../../src/store/table-definitions.ts';
 import { BUNDLE_HANDLER, FUNCTION_NAMES } from '../bundle.ts';
 import type { FunctionName } from '../bundle.ts';
 import type { RelayLogLevel, TenantLimits } from '../relay-settings.ts';
+import type { ConnectionManager, ManagementVerb } from './websocket-api.ts';
 
 /**
  * The runtime the bundles target (`target: 'node22'` in infra/bundle.ts) and the project's
@@ -83,7 +84,33 @@ export interface RelayFunctionsProps {
   streamHeadroom: number;
   /** Each tenant's and each connection's share of the shared lanes: default event rate, stream share, frame budget. */
   tenantLimits: TenantLimits;
+  /** `AEP_METRICS_NAMESPACE`: the stage's namespace for the handlers' embedded metrics. */
+  metricsNamespace: string;
+  /**
+   * Lambda active tracing (X-Ray) on every function; Lambda then needs xray:PutTraceSegments and
+   * xray:PutTelemetryRecords, which aws-cdk-lib adds to each role (on `*`: X-Ray has no resource-level permissions).
+   */
+  tracing: boolean;
 }
+
+/**
+ * The Management API verbs each function calls (src/gateway/connection-poster.ts: `post` is
+ * POST, `isOpen` GET, `close` DELETE), and where:
+ * - socket: answers frames (POST), closes after a `closing` frame (DELETE), and at `$connect`
+ *   recounts a tenant at its connection quota by asking whether the sockets holding slots
+ *   still exist (GET, src/relay/connection-slots.ts `reclaimLostSlots`).
+ * - fanout: delivers (POST), disconnects a consumer that cannot keep up (DELETE).
+ * - http: its admin routes end a revoked token's sockets (POST `closing`, DELETE; src/relay/revocation.ts).
+ * - deadline: ends a socket whose token expired (POST, DELETE).
+ * - stream: only the slot recount (GET).
+ */
+export const MANAGEMENT_VERBS: Readonly<Partial<Record<FunctionName, readonly ManagementVerb[]>>> = {
+  socket: ['POST', 'GET', 'DELETE'],
+  fanout: ['POST', 'DELETE'],
+  http: ['POST', 'DELETE'],
+  deadline: ['POST', 'DELETE'],
+  stream: ['GET'],
+};
 
 export class RelayFunctions extends Construct {
   public readonly http: LambdaFunction;
@@ -130,6 +157,7 @@ export class RelayFunctions extends Construct {
         applicationLogLevelV2: APPLICATION_LEVELS[props.logLevel],
         systemLogLevelV2: SystemLogLevel.WARN,
         environment,
+        ...(props.tracing ? { tracing: Tracing.ACTIVE } : {}),
         ...(name === 'stream' ? { reservedConcurrentExecutions: props.streamConcurrency } : {}),
       });
       logGroups[name] = logGroup;
@@ -172,18 +200,21 @@ export class RelayFunctions extends Construct {
    * is an API Gateway call, signed for execute-api (DESIGN.md, "AWS facts").
    */
   useManagementEndpoint(endpoint: string): void {
-    for (const manager of this.connectionManagers) manager.addEnvironment(MANAGEMENT_ENDPOINT_VARIABLE, endpoint);
+    for (const manager of this.connectionManagers) manager.grantee.addEnvironment(MANAGEMENT_ENDPOINT_VARIABLE, endpoint);
   }
 
   /**
-   * The functions that post to, close or look up WebSocket connections: socket (answers
-   * frames), fanout (delivers events), http (its admin routes close the connections of a
-   * revoked token, src/relay/revocation.ts), deadline (closes them when their token expires)
-   * and stream (a stream that finds the tenant at its connection quota asks whether the
-   * sockets holding slots still exist, src/relay/connection-slots.ts).
+   * The values of the edge's origin header the functions behind the HTTP and WebSocket APIs
+   * accept (`AEP_ORIGIN_SECRETS`): the http function (its origin guard) and the authorizer
+   * (`$connect`). Dynamic references, resolved by CloudFormation at deploy (infra/constructs/origin-secret.ts).
    */
-  get connectionManagers(): readonly LambdaFunction[] {
-    return [this.socket, this.fanout, this.http, this.deadline, this.stream];
+  useOriginSecrets(acceptedValues: readonly string[]): void {
+    for (const fn of [this.http, this.authorizer]) fn.addEnvironment(RELAY_VARIABLES.originSecrets, acceptedValues.join(','));
+  }
+
+  /** The functions that post to, look up or close WebSocket connections, with the verbs each calls (`MANAGEMENT_VERBS`). */
+  get connectionManagers(): readonly (ConnectionManager & { grantee: LambdaFunction })[] {
+    return Object.entries(MANAGEMENT_VERBS).map(([name, verbs]) => ({ grantee: this[name as FunctionName], verbs: verbs ?? [] }));
   }
 }
 
@@ -215,6 +246,7 @@ function functionEnvironment(props: RelayFunctionsProps): Record<string, string>
         socketFrameBurst: props.tenantLimits.socketFrameBurst,
       },
       fanout: { tenantDeliveriesPerBatch: props.tenantLimits.fanoutTenantDeliveries },
+      metricsNamespace: props.metricsNamespace,
     }),
     // Stack traces point into the TypeScript sources through the bundle's .map file.
     NODE_OPTIONS: '--enable-source-maps',

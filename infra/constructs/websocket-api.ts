@@ -2,11 +2,12 @@
  * The WebSocket binding (AEP-0003 §3.5): an API Gateway WebSocket API whose `$connect`
  * runs the token authorizer, and whose three routes all go to the socket function.
  */
-import { Fn } from 'aws-cdk-lib';
+import { Fn, Stack } from 'aws-cdk-lib';
 import { CfnStage, LogGroupLogDestination, WebSocketApi, WebSocketStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { ThrottleLimit } from '../relay-settings.ts';
 import { WebSocketLambdaAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { WebSocketLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
@@ -19,8 +20,8 @@ export interface RelayWebSocketApiProps {
   authorizer: IFunction;
   /** Handles `$connect`, `$default` and `$disconnect` (functions/socket). */
   handler: IFunction;
-  /** Principals that post to or close connections through the Management API. */
-  connectionManagers: readonly IGrantable[];
+  /** Principals that post to, look up or close connections through the Management API, each with the verbs it calls. */
+  connectionManagers: ReadonlyArray<ConnectionManager>;
   /**
    * Access log destination, when wanted. WebSocket stages log through the account's API
    * Gateway CloudWatch role, which must exist before such a stage deploys (see RelaySettings).
@@ -28,6 +29,18 @@ export interface RelayWebSocketApiProps {
   accessLogGroup?: ILogGroup;
   /** Stage throttling of messages (`$default`, `$disconnect`) and, separately, of handshakes (`$connect`). */
   throttle: { messages: ThrottleLimit; connects: ThrottleLimit };
+}
+
+/**
+ * The Management API's verbs (API Gateway Developer Guide, "Use @connections commands"):
+ * POST sends a message (PostToConnection), GET reads a connection (GetConnection, the relay's
+ * `isOpen`), DELETE closes it (DeleteConnection). src/gateway/connection-poster.ts.
+ */
+export type ManagementVerb = 'POST' | 'GET' | 'DELETE';
+
+export interface ConnectionManager {
+  grantee: IGrantable;
+  verbs: readonly ManagementVerb[];
 }
 
 export class RelayWebSocketApi extends Construct {
@@ -66,14 +79,17 @@ export class RelayWebSocketApi extends Construct {
     // stage sets only the default route's throttling; route settings go on the CloudFormation stage.
     const connects = props.throttle.connects;
     (this.stage.node.defaultChild as CfnStage).addPropertyOverride('RouteSettings', { $connect: { ThrottlingRateLimit: connects.rateLimit, ThrottlingBurstLimit: connects.burstLimit } });
-    // execute-api:ManageConnections on this stage's @connections/* only
-    // (`arn:…:{apiId}/{stage}/*/@connections/*`), not on every API or stage.
-    for (const manager of props.connectionManagers) this.stage.grantManagementApiAccess(manager);
+    // execute-api:ManageConnections on this stage's @connections/* only, and per verb
+    // (`arn:…:{apiId}/{stage}/{verb}/@connections/*`): a function that only looks connections up
+    // cannot post to or close them (WebSocketStage.grantManagementApiAccess would grant `*`).
+    for (const manager of props.connectionManagers) {
+      manager.grantee.grantPrincipal.addToPrincipalPolicy(new PolicyStatement({ actions: ['execute-api:ManageConnections'], resources: manager.verbs.map((verb) => this.connectionsArn(verb)) }));
+    }
   }
 
-  /** `wss://{apiId}.execute-api.{region}.amazonaws.com/{stage}`: the direct endpoint. */
-  get url(): string {
-    return this.stage.url;
+  /** `arn:{partition}:execute-api:{region}:{account}:{apiId}/{stage}/{verb}/@connections/*`. */
+  connectionsArn(verb: ManagementVerb): string {
+    return `${Stack.of(this).formatArn({ service: 'execute-api', resource: this.api.apiId })}/${this.stage.stageName}/${verb}/@connections/*`;
   }
 
   /** `https://{apiId}.execute-api.{region}.amazonaws.com/{stage}`: where PostToConnection goes. */

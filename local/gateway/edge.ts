@@ -6,13 +6,16 @@
  * sees is a SigV4 signature, never the viewer's header (signing behaviour `always`).
  *
  * The signature only looks like SigV4 (nothing local verifies it); what matters is that the
- * handler is handed what it is handed in the cloud.
+ * handler is handed what it is handed in the cloud. On its way to the HTTP API and the WebSocket
+ * API it adds the origin secret header, as the distribution's origin custom header does
+ * (src/auth/origin-verify.ts), replacing any a viewer sent.
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { behaviourFor } from '../../infra/constructs/edge-behaviours.ts';
 import type { EdgeOrigin, ViewerRequestFunctionName } from '../../infra/constructs/edge-behaviours.ts';
 import { STREAM_AUTHORIZATION_COPY_CODE, socketPathRewriteCode } from '../../infra/constructs/edge-functions.ts';
+import { ORIGIN_VERIFY_HEADER } from '../../src/auth/origin-verify.ts';
 import { applyRequest, compileViewerRequestFunction, isResponse, viewerRequestEvent } from './cloudfront-function.ts';
 import type { CloudFrontResponse, ViewerRequestHandler } from './cloudfront-function.ts';
 
@@ -27,7 +30,14 @@ export interface LocalEdge {
 /** The SHA-256 of an empty body, which CloudFront sends as x-amz-content-sha256 for a GET. */
 const EMPTY_BODY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
 
-export function createLocalEdge(options: { stageName: string; region: string }): LocalEdge {
+export interface LocalEdgeOptions {
+  stageName: string;
+  region: string;
+  /** The origin secret added to requests for the HTTP and WebSocket APIs; none, no header. */
+  originSecret?: string;
+}
+
+export function createLocalEdge(options: LocalEdgeOptions): LocalEdge {
   const functions: Record<ViewerRequestFunctionName, ViewerRequestHandler> = {
     streamAuthorizationCopy: compileViewerRequestFunction(STREAM_AUTHORIZATION_COPY_CODE),
     socketPathRewrite: compileViewerRequestFunction(socketPathRewriteCode(options.stageName)),
@@ -44,6 +54,7 @@ export function createLocalEdge(options: { stageName: string; region: string }):
         routed = applyRequest(request, result);
       }
       if (behaviour.origin === 'stream') signLikeOriginAccessControl(request, routed, signingKey, options.region);
+      else if (options.originSecret !== undefined) setHeader(request, ORIGIN_VERIFY_HEADER, options.originSecret);
       return { origin: behaviour.origin, url: routed };
     },
   };
@@ -59,10 +70,17 @@ function signLikeOriginAccessControl(request: IncomingMessage, url: URL, key: Bu
     'x-amz-date': amzDate,
     'x-amz-content-sha256': EMPTY_BODY_SHA256,
   };
-  for (const [name, value] of Object.entries(signed)) {
-    request.headers[name] = value;
-    const index = request.rawHeaders.findIndex((entry, position) => position % 2 === 0 && entry.toLowerCase() === name);
-    if (index === -1) request.rawHeaders.push(name, value);
-    else request.rawHeaders[index + 1] = value;
+  for (const [name, value] of Object.entries(signed)) setHeader(request, name, value);
+}
+
+/** Sets a header in both of Node's views of the request, replacing every viewer header of the same name (any case). */
+function setHeader(request: IncomingMessage, name: string, value: string): void {
+  request.headers[name] = value;
+  const kept: string[] = [];
+  for (let index = 0; index + 1 < request.rawHeaders.length; index += 2) {
+    const header = request.rawHeaders[index] as string;
+    if (header.toLowerCase() !== name) kept.push(header, request.rawHeaders[index + 1] as string);
   }
+  kept.push(name, value);
+  request.rawHeaders.splice(0, request.rawHeaders.length, ...kept);
 }

@@ -80,6 +80,15 @@ export interface RelayConfig {
   surface: { stream: boolean; socket: boolean };
   /** AEP-0005 bridges: secret sealing, allowed EventBridge buses, retry budget. */
   bridges: BridgeConfig;
+  /** CloudWatch namespace of the handlers' embedded metrics: `AepRelay/{stage}` when deployed, so stages in one account share no series. */
+  metricsNamespace: string;
+  /**
+   * Values of the origin header (`ORIGIN_VERIFY_HEADER`) the edge adds to every request it sends
+   * to the HTTP and WebSocket APIs; a request without one of them is refused before anything else
+   * runs (`origin-guard.ts`). Empty: no check (a handler run without an edge in front, in tests).
+   * More than one only while a rotation switches values.
+   */
+  originSecrets: readonly string[];
 }
 
 export interface SseSettings {
@@ -255,8 +264,13 @@ export function readRelayConfig(env: Environment): RelayConfig {
       socket: optionalString(env, RELAY_VARIABLES.surfaceSocket) === SURFACE_ON,
     },
     bridges: readBridgeConfig(env),
+    metricsNamespace: optionalString(env, RELAY_VARIABLES.metricsNamespace) ?? DEFAULT_METRICS_NAMESPACE,
+    originSecrets: (optionalString(env, RELAY_VARIABLES.originSecrets) ?? '').split(',').map((value) => value.trim()).filter((value) => value !== ''),
   };
 }
+
+/** The namespace of the relay's own metrics where no stage scopes it (the local stack). */
+export const DEFAULT_METRICS_NAMESPACE = 'AepRelay';
 
 function operatorTenantOf(env: Environment): string {
   const tenant = optionalString(env, RELAY_VARIABLES.operatorTenant) ?? 'operator';

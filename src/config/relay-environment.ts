@@ -27,6 +27,8 @@ export const RELAY_VARIABLES = {
   operatorTenant: 'AEP_OPERATOR_TENANT',
   surfaceStream: 'AEP_SURFACE_STREAM',
   surfaceSocket: 'AEP_SURFACE_SOCKET',
+  metricsNamespace: 'AEP_METRICS_NAMESPACE',
+  originSecrets: 'AEP_ORIGIN_SECRETS',
 } as const;
 
 /** The `limits` fields' variables. */
@@ -115,12 +117,14 @@ export const SURFACE_ON = 'on';
  * default. The region is absent: Lambda sets `AWS_REGION` and refuses it as a function variable.
  */
 export type RelayEnvironmentSettings = { tables: TableNames } & Partial<
-  Pick<RelayConfig, 'dynamoEndpoint' | 'managementEndpoint' | 'deadlineFunction' | 'helloWaitMs' | 'connectionLifetimeSeconds' | 'maxPendingBytes' | 'replayBuffer' | 'replaySettleMs' | 'retentionDays' | 'liveOnlySeconds' | 'operatorTenant' | 'surface'>
+  Pick<RelayConfig, 'dynamoEndpoint' | 'managementEndpoint' | 'deadlineFunction' | 'helloWaitMs' | 'connectionLifetimeSeconds' | 'maxPendingBytes' | 'replayBuffer' | 'replaySettleMs' | 'retentionDays' | 'liveOnlySeconds' | 'operatorTenant' | 'surface' | 'metricsNamespace'>
 > & {
     limits?: Partial<RelayLimits>;
     sse?: Partial<SseSettings>;
     fanout?: Partial<FanoutSettings>;
     bridges?: BridgeEnvironmentSettings;
+    /** The values of the origin header the edge adds (`originSecrets`), written comma-separated. */
+    originSecrets?: readonly string[];
   };
 
 /** The variables that make `readRelayConfig` return these settings (and its defaults for the rest). */
@@ -144,6 +148,8 @@ export function relayEnvironment(settings: RelayEnvironmentSettings): Record<str
   put(RELAY_VARIABLES.retentionDays, settings.retentionDays);
   put(RELAY_VARIABLES.liveOnlySeconds, settings.liveOnlySeconds);
   put(RELAY_VARIABLES.operatorTenant, settings.operatorTenant);
+  put(RELAY_VARIABLES.metricsNamespace, settings.metricsNamespace);
+  if (settings.originSecrets !== undefined && settings.originSecrets.length > 0) put(RELAY_VARIABLES.originSecrets, settings.originSecrets.join(','));
   if (settings.surface !== undefined) {
     put(RELAY_VARIABLES.surfaceStream, settings.surface.stream ? SURFACE_ON : 'off');
     put(RELAY_VARIABLES.surfaceSocket, settings.surface.socket ? SURFACE_ON : 'off');

@@ -10,10 +10,12 @@
  * series per tenant (README, "Metrics and tenant cardinality").
  */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { DEFAULT_METRICS_NAMESPACE } from '../config/relay-config.ts';
 import { REFUSAL_CODES } from '../relay/ports/metrics.ts';
 import type { MetricDimensions, RelayMetricName, RelayMetrics } from '../relay/ports/metrics.ts';
 
-export const METRICS_NAMESPACE = 'AepRelay';
+/** Where no namespace is given: the local stack's. A deployed stack names its stage's (`AEP_METRICS_NAMESPACE`). */
+export const METRICS_NAMESPACE = DEFAULT_METRICS_NAMESPACE;
 
 interface Group {
   tenant: string;
@@ -56,7 +58,7 @@ export class EmfRelayMetrics implements RelayMetrics {
   }
 }
 
-/** A function's metrics, flushed by its handler once per invocation. */
-export function createRelayMetrics(options: { service: string }): EmfRelayMetrics {
+/** A function's metrics, flushed by its handler once per invocation, in the configuration's namespace (`RelayConfig.metricsNamespace`). */
+export function createRelayMetrics(options: { service: string; namespace?: string }): EmfRelayMetrics {
   return new EmfRelayMetrics(options);
 }

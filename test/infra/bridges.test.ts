@@ -131,7 +131,7 @@ describe('bridges stack', () => {
     const deadLetterFilters = filters.filter((filter) => JSON.stringify(filter.MetricTransformations).includes(DEAD_LETTER_METRIC.name));
     // One on each function that dead-letters: the live lane and the retry worker.
     expect(deadLetterFilters).toHaveLength(2);
-    for (const filter of deadLetterFilters) expect(filter).toMatchObject({ MetricTransformations: [expect.objectContaining({ MetricNamespace: DEAD_LETTER_METRIC.namespace, MetricName: DEAD_LETTER_METRIC.name, MetricValue: '$.parked' })] });
+    for (const filter of deadLetterFilters) expect(filter).toMatchObject({ MetricTransformations: [expect.objectContaining({ MetricNamespace: 'AepRelay/dev', MetricName: DEAD_LETTER_METRIC.name, MetricValue: '$.parked' })] });
     const alarmOn = (queue: typeof stack.bridges.retryQueue) => stack.bridges.alarms.filter((alarm) => JSON.stringify(propertiesOf(template, alarm).Dimensions ?? []).includes(logicalIdOf(queue)));
     expect(alarmOn(stack.bridges.retryQueue)).toHaveLength(1);
     expect(alarmOn(stack.bridges.retryFailures)).toHaveLength(1);

@@ -12,6 +12,9 @@ describe('settingsFromContext', () => {
   it('uses the defaults without context: dev stage, retained and protected tables, no custom domain', () => {
     expect(settingsOf({})).toEqual(DEFAULT_SETTINGS);
     expect(DEFAULT_SETTINGS).toMatchObject({ stage: 'dev', replayBuffer: 1000, retentionDays: 30, logLevel: 'info', removalPolicy: RemovalPolicy.RETAIN, deletionProtection: true, webSocketAccessLogs: false, corsOrigins: [], streamConcurrency: 200, streamHeadroom: 20 });
+    expect(DEFAULT_SETTINGS).toMatchObject({ tracing: false, edgeAccessLogs: true, originSecretRotation: false });
+    expect(DEFAULT_SETTINGS.alarmTopicArn).toBeUndefined();
+    expect(DEFAULT_SETTINGS.alarmEmail).toBeUndefined();
     // What one tenant or connection may take of the shared lanes (README "Tenant isolation").
     expect(DEFAULT_SETTINGS.tenantLimits).toEqual({ eventsPerSecond: 1000, streamsPerTenant: 45, socketFramesPerSecond: 100, socketFrameBurst: 500, fanoutTenantDeliveries: 5000 });
   });
@@ -50,6 +53,10 @@ describe('settingsFromContext', () => {
         socketFramesPerSecond: '20',
         socketFrameBurst: '60',
         fanoutTenantDeliveries: '700',
+        alarmEmail: 'ops@example.com',
+        tracing: 'true',
+        edgeAccessLogs: 'false',
+        originSecretRotation: 'true',
       }),
     ).toEqual({
       stage: 'prod',
@@ -62,6 +69,10 @@ describe('settingsFromContext', () => {
       domainName: 'relay.example.com',
       certificateArn: 'arn:aws:acm:us-east-1:111111111111:certificate/x',
       alarmTopicArn: 'arn:aws:sns:eu-west-1:111111111111:alarms',
+      alarmEmail: 'ops@example.com',
+      tracing: true,
+      edgeAccessLogs: false,
+      originSecretRotation: true,
       webAclArn: 'arn:aws:wafv2:us-east-1:111111111111:global/webacl/x/y',
       webSocketAccessLogs: true,
       bridgeEventBuses: ['arn:aws:events:eu-west-1:111111111111:event-bus/agents'],
@@ -95,6 +106,10 @@ describe('settingsFromContext', () => {
     [{ streamConcurrency: '50', streamHeadroom: '50' }, /streamHeadroom \(50\) must be below streamConcurrency \(50\)/],
     [{ streamsPerTenant: '181' }, /streamsPerTenant \(181\) must be at most the stream pool \(180\)/],
     [{ tenantEventsPerSecond: '0' }, /tenantEventsPerSecond must be a positive integer/],
+    [{ alarmEmail: 'ops' }, /alarmEmail must be one e-mail address/],
+    [{ tracing: 'yes' }, /tracing must be true or false/],
+    [{ edgeAccessLogs: 'on' }, /edgeAccessLogs must be true or false/],
+    [{ originSecretRotation: '1' }, /originSecretRotation must be true or false/],
   ])('refuses %o, naming the key', (context, message) => {
     expect(() => settingsOf(context)).toThrow(message);
   });

@@ -25,6 +25,8 @@ import { FORWARDED_AUTHORIZATION_HEADER } from '../../infra/constructs/edge-func
 import { buildConsole } from '../../infra/console-build.ts';
 import { consoleContentSecurityPolicy } from '../../infra/constructs/console-site.ts';
 import { FANOUT_RETRY_ATTEMPTS } from '../../infra/constructs/fanout.ts';
+import { EDGE_LOG_FIELDS } from '../../infra/constructs/edge-access-logs.ts';
+import { ORIGIN_VERIFY_HEADER } from '../../src/auth/origin-verify.ts';
 import { RelayStack } from '../../infra/relay-stack.ts';
 import { settingsFromContext } from '../../infra/relay-settings.ts';
 import { FANOUT_KINDS, passesFanoutFilter } from '../../local/stream-records.ts';
@@ -53,6 +55,9 @@ const PRODUCTION_CONTEXT = {
   corsOrigins: 'https://dashboard.example.com,http://localhost:5173',
   streamConcurrency: '300',
   streamHeadroom: '30',
+  alarmEmail: 'ops@example.com',
+  tracing: 'true',
+  originSecretRotation: 'true',
 };
 
 interface Scenario {
@@ -565,7 +570,8 @@ describe('least privilege', () => {
     ['http', { events: 'write', connections: 'write', tenants: 'write' }],
     ['authorizer', { tenants: 'read' }],
     ['socket', { events: 'write', connections: 'write', tenants: 'read' }],
-    ['fanout', { events: 'write', connections: 'write' }],
+    // Tenants: the order lane reads a tenant's quotas for its retention (order states' expiry).
+    ['fanout', { events: 'write', connections: 'write', tenants: 'read' }],
     ['stream', { events: 'read', connections: 'write', tenants: 'read' }],
     ['deadline', { connections: 'write' }],
   ] as const)('gives the %s function only its tables', (name, expected) => {
@@ -573,16 +579,46 @@ describe('least privilege', () => {
     expect(tableAccess(defaults, statementsOfRole(defaults.template, fn.role!))).toEqual(expected);
   });
 
-  it('grants ManageConnections to the socket, fanout, http (revocation), deadline (expiry) and stream (slot recount) functions only, on this API stage\'s @connections', () => {
+  it('grants ManageConnections per verb, each function only the verbs it calls, on this API stage\'s @connections', () => {
     const { stack, template } = defaults;
-    const expected = `arn:\${AWS::Partition}:execute-api:\${AWS::Region}:\${AWS::AccountId}:\${${logicalIdOf(stack.webSocketApi.api)}}/dev/*/@connections/*`;
-    for (const fn of stack.functions.all) {
-      const statements = statementsOfRole(template, fn.role!).filter((statement) => actionsOf(statement).includes('execute-api:ManageConnections'));
-      if (fn === stack.functions.socket || fn === stack.functions.fanout || fn === stack.functions.http || fn === stack.functions.deadline || fn === stack.functions.stream) {
-        expect(statements.flatMap(resourcesOf).map(render)).toEqual([expected]);
-      } else {
-        expect(statements).toEqual([]);
-      }
+    const arnOf = (verb: string) => `arn:\${AWS::Partition}:execute-api:\${AWS::Region}:\${AWS::AccountId}:\${${logicalIdOf(stack.webSocketApi.api)}}/dev/${verb}/@connections/*`;
+    // post is POST, isOpen (the slot recount) GET, close DELETE (src/gateway/connection-poster.ts).
+    const expected: Partial<Record<FunctionName, string[]>> = {
+      socket: ['POST', 'GET', 'DELETE'],
+      fanout: ['POST', 'DELETE'],
+      http: ['POST', 'DELETE'],
+      deadline: ['POST', 'DELETE'],
+      stream: ['GET'],
+    };
+    for (const name of FUNCTION_NAMES) {
+      const statements = statementsOfRole(template, stack.functions[name].role!).filter((statement) => actionsOf(statement).includes('execute-api:ManageConnections'));
+      expect(statements.flatMap(resourcesOf).map(render).sort(), name).toEqual((expected[name] ?? []).map(arnOf).sort());
+      for (const statement of statements) expect(actionsOf(statement), name).toEqual(['execute-api:ManageConnections']);
+    }
+  });
+
+  it('grants no dynamodb:Scan, DescribeTable or wildcard DynamoDB action anywhere (nothing scans), and exact item actions per table', () => {
+    for (const scenario of [defaults, production]) {
+      const statements = Object.values(resourcesOfType(scenario.template, 'AWS::IAM::Policy')).flatMap((policy) => (policy.Properties?.PolicyDocument as { Statement: Statement[] }).Statement);
+      const dynamoActions = statements.flatMap(actionsOf).filter((action) => action.startsWith('dynamodb:'));
+      expect(dynamoActions.length).toBeGreaterThan(0);
+      expect(dynamoActions).not.toContain('dynamodb:Scan');
+      expect(dynamoActions).not.toContain('dynamodb:DescribeTable');
+      for (const action of dynamoActions) expect(action).not.toContain('*');
+    }
+    const { stack, template } = defaults;
+    const onTable = (name: FunctionName, table: typeof stack.tables.events) =>
+      statementsOfRole(template, stack.functions[name].role!).filter((statement) => resourcesOf(statement).some((resource) => render(resource) === `\${${logicalIdOf(table)}.Arn}`)).flatMap(actionsOf).sort();
+    // The authorizer resolves a token with one GetItem (src/relay/authenticate.ts): it could not read every digest.
+    expect(onTable('authorizer', stack.tables.tenants)).toEqual(['dynamodb:GetItem']);
+    expect(onTable('fanout', stack.tables.tenants)).toEqual(['dynamodb:GetItem']);
+    expect(onTable('stream', stack.tables.events)).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query']);
+    // Issuing a token is a transaction with a condition check (src/store/token-store.ts): the admin routes only.
+    for (const name of FUNCTION_NAMES) expect(onTable(name, stack.tables.tenants).includes('dynamodb:ConditionCheckItem'), name).toBe(name === 'http');
+    // Only GET /sessions queries an index (byActivity), with Query only.
+    for (const name of FUNCTION_NAMES) {
+      const onIndexes = statementsOfRole(template, stack.functions[name].role!).filter((statement) => resourcesOf(statement).some((resource) => render(resource).endsWith('/index/*')));
+      expect(onIndexes.flatMap(actionsOf), name).toEqual(name === 'http' ? ['dynamodb:Query'] : []);
     }
   });
 
@@ -597,14 +633,17 @@ describe('least privilege', () => {
     expect((propertiesOf(template, stack.functions.socket).Environment as { Variables: Json }).Variables[RELAY_VARIABLES.deadlineFunction]).toEqual({ Ref: logicalIdOf(stack.functions.deadline) });
   });
 
-  it('has no wildcard action anywhere, and a wildcard resource only for dynamodb:ListStreams', () => {
-    // dynamodb:ListStreams has no resource-level permissions, so the event source's stream
-    // grant can only name "*"; every record-reading action is on the stream ARN.
+  it('has no wildcard action anywhere, and a wildcard resource only for dynamodb:ListStreams (and X-Ray, with tracing on)', () => {
+    // dynamodb:ListStreams and the X-Ray writes have no resource-level permissions, so they can
+    // only name "*"; every record-reading action is on the stream ARN.
     for (const scenario of [defaults, production]) {
       const statements = Object.values(resourcesOfType(scenario.template, 'AWS::IAM::Policy')).flatMap((policy) => (policy.Properties?.PolicyDocument as { Statement: Statement[] }).Statement);
       for (const statement of statements) {
         for (const action of actionsOf(statement)) expect(action).not.toMatch(/(^\*$|:\*$)/);
-        if (resourcesOf(statement).includes('*')) expect(actionsOf(statement)).toEqual(['dynamodb:ListStreams']);
+        if (resourcesOf(statement).includes('*')) {
+          const allowed = scenario === production ? [['dynamodb:ListStreams'], ['xray:PutTraceSegments', 'xray:PutTelemetryRecords']] : [['dynamodb:ListStreams']];
+          expect(allowed).toContainEqual(actionsOf(statement));
+        }
       }
     }
   });
@@ -627,7 +666,7 @@ describe('observability', () => {
     expect(byMetric('5xx')).toHaveLength(1);
     // Not on IntegrationError, which counts the deliberate 401/429 refusals at $connect too.
     expect(byMetric('IntegrationError')).toHaveLength(0);
-    expect(byMetric('SocketRouteFailures')).toEqual([expect.objectContaining({ Namespace: 'AepRelay', Threshold: 0 })]);
+    expect(byMetric('SocketRouteFailures')).toEqual([expect.objectContaining({ Namespace: 'AepRelay/dev', Threshold: 0 })]);
     expect(byMetric('ExecutionError')).toHaveLength(1);
     expect(byMetric('ThrottledRequests')).toHaveLength(TABLE_DEFINITIONS.length);
     expect(byMetric('UserErrors')).toHaveLength(1);
@@ -638,9 +677,8 @@ describe('observability', () => {
     defaults.template.hasResourceProperties('AWS::Logs::MetricFilter', {
       LogGroupName: { Ref: logicalIdOf(defaults.stack.functions.logGroups.socket) },
       FilterPattern: '{ $.message = "socket route failed" }',
-      MetricTransformations: [{ MetricNamespace: 'AepRelay', MetricName: 'SocketRouteFailures', MetricValue: '1' }],
+      MetricTransformations: [{ MetricNamespace: 'AepRelay/dev', MetricName: 'SocketRouteFailures', MetricValue: '1' }],
     });
-    for (const alarm of alarms) expect(alarm.AlarmActions).toBeUndefined();
   });
 
   it('graphs the per-tenant metrics on the dashboard, one series per tenant (and refusal code) found by SEARCH', () => {
@@ -648,22 +686,53 @@ describe('observability', () => {
     const body = JSON.parse(render(dashboard?.Properties?.DashboardBody)) as { widgets: Array<{ properties: { title?: string; metrics?: unknown[][] } }> };
     const expressionsOf = (title: string) =>
       (body.widgets.find((widget) => widget.properties.title === title)?.properties.metrics ?? []).flatMap((row) => row.flatMap((cell) => (typeof cell === 'object' && cell !== null && 'expression' in cell ? [(cell as { expression: string }).expression] : [])));
-    expect(expressionsOf('Events admitted per tenant')).toEqual([`SEARCH('{AepRelay,tenant} MetricName="EventsAdmitted"', 'Sum', 300)`]);
-    expect(expressionsOf('Events refused per tenant and code')).toEqual([`SEARCH('{AepRelay,tenant,code} MetricName="EventsRefused"', 'Sum', 300)`]);
-    expect(expressionsOf('Deliveries per tenant')).toEqual([`SEARCH('{AepRelay,tenant} MetricName="Deliveries"', 'Sum', 300)`]);
-    expect(expressionsOf('Backpressure disconnects per tenant')).toEqual([`SEARCH('{AepRelay,tenant} MetricName="BackpressureDisconnects"', 'Sum', 300)`]);
+    expect(expressionsOf('Events admitted per tenant')).toEqual([`SEARCH('{AepRelay/dev,tenant} MetricName="EventsAdmitted"', 'Sum', 300)`]);
+    expect(expressionsOf('Events refused per tenant and code')).toEqual([`SEARCH('{AepRelay/dev,tenant,code} MetricName="EventsRefused"', 'Sum', 300)`]);
+    expect(expressionsOf('Deliveries per tenant')).toEqual([`SEARCH('{AepRelay/dev,tenant} MetricName="Deliveries"', 'Sum', 300)`]);
+    expect(expressionsOf('Backpressure disconnects per tenant')).toEqual([`SEARCH('{AepRelay/dev,tenant} MetricName="BackpressureDisconnects"', 'Sum', 300)`]);
     expect(expressionsOf('Sockets and streams opened / closed per tenant')).toEqual([
-      `SEARCH('{AepRelay,tenant} (MetricName="SocketsOpened" OR MetricName="SocketsClosed" OR MetricName="StreamsOpened" OR MetricName="StreamsClosed")', 'Sum', 300)`,
+      `SEARCH('{AepRelay/dev,tenant} (MetricName="SocketsOpened" OR MetricName="SocketsClosed" OR MetricName="StreamsOpened" OR MetricName="StreamsClosed")', 'Sum', 300)`,
     ]);
-    expect(expressionsOf('Commands routed per tenant')).toEqual([`SEARCH('{AepRelay,tenant} MetricName="CommandsRouted"', 'Sum', 300)`]);
-    expect(expressionsOf('Commands refused per tenant and code')).toEqual([`SEARCH('{AepRelay,tenant,code} MetricName="CommandsRefused"', 'Sum', 300)`]);
+    expect(expressionsOf('Commands routed per tenant')).toEqual([`SEARCH('{AepRelay/dev,tenant} MetricName="CommandsRouted"', 'Sum', 300)`]);
+    expect(expressionsOf('Commands refused per tenant and code')).toEqual([`SEARCH('{AepRelay/dev,tenant,code} MetricName="CommandsRefused"', 'Sum', 300)`]);
   });
 
-  it('notifies the alarm topic on ALARM and OK when one is given', () => {
-    for (const alarm of alarmsOf(production)) {
+  it('notifies the alarm topic on ALARM and OK when one is given: every alarm of the template, the bridges\' included', () => {
+    const alarms = Object.values(resourcesOfType(production.template, 'AWS::CloudWatch::Alarm')).map((alarm) => alarm.Properties ?? {});
+    expect(alarms.length).toBeGreaterThan(20);
+    for (const alarm of alarms) {
       expect(alarm.AlarmActions).toEqual([PRODUCTION_CONTEXT.alarmTopicArn]);
       expect(alarm.OKActions).toEqual([PRODUCTION_CONTEXT.alarmTopicArn]);
     }
+    production.template.resourceCountIs('AWS::SNS::Topic', 0);
+    // The e-mail setting subscribes to whichever topic the alarms notify.
+    production.template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com', TopicArn: PRODUCTION_CONTEXT.alarmTopicArn });
+  });
+
+  it('creates an encrypted, TLS-only alarm topic by default, which every alarm of the template notifies on ALARM and OK', () => {
+    const { stack, template } = defaults;
+    const topicId = logicalIdOf(stack.alarmTopic.topic);
+    const alarms = Object.values(resourcesOfType(template, 'AWS::CloudWatch::Alarm')).map((alarm) => alarm.Properties ?? {});
+    expect(alarms.length).toBeGreaterThan(20);
+    for (const alarm of alarms) {
+      expect(alarm.AlarmActions).toEqual([{ Ref: topicId }]);
+      expect(alarm.OKActions).toEqual([{ Ref: topicId }]);
+    }
+    const topic = propertiesOf(template, stack.alarmTopic.topic);
+    expect(refersTo(topic.KmsMasterKeyId, logicalIdOf(stack.alarmTopic.key!))).toBe(true);
+    expect(propertiesOf(template, stack.alarmTopic.key!).EnableKeyRotation).toBe(true);
+    const statements = Object.values(resourcesOfType(template, 'AWS::SNS::TopicPolicy'))
+      .filter((policy) => refersTo(policy.Properties?.Topics, topicId))
+      .flatMap((policy) => ((policy.Properties?.PolicyDocument as Json).Statement as Json[]));
+    expect(statements).toContainEqual(expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }));
+    expect(statements).toContainEqual(expect.objectContaining({ Effect: 'Allow', Action: 'sns:Publish', Principal: { Service: 'cloudwatch.amazonaws.com' } }));
+    // No e-mail unless asked for.
+    template.resourceCountIs('AWS::SNS::Subscription', 0);
+    expect(render(template.findOutputs('AlarmTopicArn').AlarmTopicArn?.Value)).toBe(`\${${topicId}}`);
+  });
+
+  it('refuses an alarmEmail that is not one address', () => {
+    expect(() => settingsFromContext(new App({ context: { alarmEmail: 'ops@example.com,dev@example.com' } }).node)).toThrow('alarmEmail');
   });
 });
 
@@ -671,14 +740,15 @@ describe('outputs', () => {
   const outputs = (scenario: Scenario): Record<string, string> =>
     Object.fromEntries(Object.entries(scenario.template.findOutputs('*')).map(([name, output]) => [name, render((output as { Value: unknown }).Value)]));
 
-  it('prints the base URL, the console URL, both WebSocket URLs, the table names, the queue and the first-token command', () => {
+  it('prints the base URL, the console URL, the WebSocket URL through CloudFront, the table names, the queue and the first-token command', () => {
     const { stack } = defaults;
     const printed = outputs(defaults);
     const distribution = `\${${logicalIdOf(stack.edge.distribution)}.DomainName}`;
     expect(printed.BaseUrl).toBe(`https://${distribution}`);
     expect(printed.ConsoleUrl).toBe(`https://${distribution}/console/`);
     expect(printed.WebSocketUrl).toBe(`wss://${distribution}/socket`);
-    expect(printed.WebSocketDirectUrl).toBe(`wss://\${${logicalIdOf(stack.webSocketApi.api)}}.execute-api.\${AWS::Region}.\${AWS::URLSuffix}/dev`);
+    expect(printed.DistributionId).toBe(`\${${logicalIdOf(stack.edge.distribution)}}`);
+    expect(printed.OriginSecretArn).toBe(`\${${logicalIdOf(stack.originSecret.secret)}}`);
     expect(printed.EventsTableName).toBe(`\${${logicalIdOf(stack.tables.events)}}`);
     expect(printed.ConnectionsTableName).toBe(`\${${logicalIdOf(stack.tables.connections)}}`);
     expect(printed.TenantsTableName).toBe(`\${${logicalIdOf(stack.tables.tenants)}}`);
@@ -686,11 +756,134 @@ describe('outputs', () => {
     expect(printed.IssueFirstTokenCommand).toBe(`AEP_TENANTS_TABLE=\${${logicalIdOf(stack.tables.tenants)}} AWS_REGION=\${AWS::Region} npx aep-relay tokens issue --tenant operator --scopes emit,consume,control,admin`);
   });
 
+  it('prints no direct execute-api URL: the APIs answer only CloudFront', () => {
+    for (const scenario of [defaults, production]) {
+      const printed = outputs(scenario);
+      expect(printed.WebSocketDirectUrl).toBeUndefined();
+      for (const [name, value] of Object.entries(printed)) {
+        expect(value, name).not.toContain('execute-api');
+        expect(refersTo(scenario.template.findOutputs(name)[name]?.Value, logicalIdOf(scenario.stack.webSocketApi.api)), name).toBe(false);
+        expect(refersTo(scenario.template.findOutputs(name)[name]?.Value, logicalIdOf(scenario.stack.httpApi.api)), name).toBe(false);
+      }
+    }
+  });
+
   it('prints the custom domain when there is one', () => {
     const printed = outputs(production);
     expect(printed.BaseUrl).toBe('https://relay.example.com');
     expect(printed.ConsoleUrl).toBe('https://relay.example.com/console/');
     expect(printed.WebSocketUrl).toBe('wss://relay.example.com/socket');
+  });
+});
+
+describe('origin guard', () => {
+  const originsOf = (scenario: Scenario): Json[] => ((propertiesOf(scenario.template, scenario.stack.edge.distribution).DistributionConfig as Json).Origins as Json[]);
+  const secretReference = (scenario: Scenario, stage = '') => `{{resolve:secretsmanager:\${${logicalIdOf(scenario.stack.originSecret.secret)}}:SecretString::${stage}:}}`;
+
+  it('has CloudFront add the generated secret as a custom header to the HTTP API and WebSocket API origins, and not to the stream URL (OAC)', () => {
+    const { stack, template } = defaults;
+    const secret = propertiesOf(template, stack.originSecret.secret);
+    expect(secret.GenerateSecretString).toMatchObject({ PasswordLength: 48, ExcludePunctuation: true });
+    for (const api of [stack.httpApi.api, stack.webSocketApi.api]) {
+      const origin = originsOf(defaults).find((candidate) => refersTo(candidate.DomainName, logicalIdOf(api)));
+      expect(origin?.OriginCustomHeaders).toHaveLength(1);
+      const [header] = origin?.OriginCustomHeaders as Json[];
+      expect(header?.HeaderName).toBe(ORIGIN_VERIFY_HEADER);
+      expect(render(header?.HeaderValue)).toBe(secretReference(defaults));
+    }
+    const stream = originsOf(defaults).find((candidate) => refersTo(candidate.DomainName, logicalIdOf(stack.streamEndpoint.url)));
+    expect(stream?.OriginCustomHeaders).toBeUndefined();
+  });
+
+  it('configures the check in the http function and the authorizer, with the same secret, and nowhere else', () => {
+    const { stack, template } = defaults;
+    for (const name of FUNCTION_NAMES) {
+      const variables = (propertiesOf(template, stack.functions[name]).Environment as { Variables: Json }).Variables;
+      if (name === 'http' || name === 'authorizer') expect(render(variables[RELAY_VARIABLES.originSecrets]), name).toBe(secretReference(defaults));
+      else expect(variables[RELAY_VARIABLES.originSecrets], name).toBeUndefined();
+    }
+  });
+
+  it('during a rotation (-c originSecretRotation=true) sends AWSCURRENT and accepts AWSCURRENT and AWSPREVIOUS', () => {
+    const { stack, template } = production;
+    for (const api of [stack.httpApi.api, stack.webSocketApi.api]) {
+      const origin = originsOf(production).find((candidate) => refersTo(candidate.DomainName, logicalIdOf(api)));
+      expect(render((origin?.OriginCustomHeaders as Json[])[0]?.HeaderValue)).toBe(secretReference(production, 'AWSCURRENT'));
+    }
+    for (const fn of [stack.functions.http, stack.functions.authorizer]) {
+      const variables = (propertiesOf(template, fn).Environment as { Variables: Json }).Variables;
+      expect(render(variables[RELAY_VARIABLES.originSecrets])).toBe(`${secretReference(production, 'AWSCURRENT')},${secretReference(production, 'AWSPREVIOUS')}`);
+    }
+  });
+});
+
+describe('stage-scoped metrics', () => {
+  const namespacesOf = (scenario: Scenario): Set<string> => {
+    const found = new Set<string>();
+    for (const alarm of Object.values(resourcesOfType(scenario.template, 'AWS::CloudWatch::Alarm'))) {
+      const namespace = alarm.Properties?.Namespace;
+      if (typeof namespace === 'string' && !namespace.startsWith('AWS/')) found.add(namespace);
+    }
+    for (const filter of Object.values(resourcesOfType(scenario.template, 'AWS::Logs::MetricFilter'))) {
+      for (const transformation of filter.Properties?.MetricTransformations as Json[]) found.add(transformation.MetricNamespace as string);
+    }
+    return found;
+  };
+
+  it('puts every metric filter, every alarm on the relay\'s own metrics and the handlers\' embedded metrics in AepRelay/{stage}', () => {
+    expect([...namespacesOf(defaults)]).toEqual(['AepRelay/dev']);
+    expect([...namespacesOf(production)]).toEqual(['AepRelay/prod']);
+    for (const fn of defaults.stack.functions.all) {
+      expect((propertiesOf(defaults.template, fn).Environment as { Variables: Json }).Variables[RELAY_VARIABLES.metricsNamespace]).toBe('AepRelay/dev');
+    }
+    expect(readRelayConfig({ AEP_EVENTS_TABLE: 'e', AEP_CONNECTIONS_TABLE: 'c', AEP_TENANTS_TABLE: 't', AEP_METRICS_NAMESPACE: 'AepRelay/prod' }).metricsNamespace).toBe('AepRelay/prod');
+  });
+
+  it('gives two stacks with different stages no namespace in common', () => {
+    const dev = namespacesOf(defaults);
+    expect(dev.size).toBeGreaterThan(0);
+    for (const namespace of namespacesOf(production)) expect(dev.has(namespace)).toBe(false);
+  });
+});
+
+describe('edge access logs and tracing', () => {
+  it('delivers CloudFront standard logs (v2) to a retained CloudWatch log group, without the query string, where the delivery API exists', () => {
+    const { stack, template } = defaults;
+    const logs = stack.edgeAccessLogs!;
+    const source = propertiesOf(template, logs.source);
+    expect(source).toMatchObject({ LogType: 'ACCESS_LOGS' });
+    expect(refersTo(source.ResourceArn, logicalIdOf(stack.edge.distribution))).toBe(true);
+    const destination = propertiesOf(template, logs.destination);
+    expect(refersTo(destination.DestinationResourceArn, logicalIdOf(logs.logGroup))).toBe(true);
+    const delivery = propertiesOf(template, logs.delivery);
+    expect(refersTo(delivery.DeliveryDestinationArn, logicalIdOf(logs.destination))).toBe(true);
+    expect(delivery.DeliverySourceName).toBe(source.Name);
+    expect(delivery.RecordFields).toEqual([...EDGE_LOG_FIELDS]);
+    for (const field of ['cs-uri-query', 'cs(Referer)', 'cs(Cookie)']) expect(delivery.RecordFields as string[]).not.toContain(field);
+    expect(propertiesOf(template, logs.logGroup)).toMatchObject({ RetentionInDays: 30 });
+    expect(String(propertiesOf(template, logs.logGroup).LogGroupName)).toMatch(/^\/aws\/vendedlogs\/cloudfront\//);
+    // CloudFront's log delivery API answers in us-east-1 only: every resource is conditional on it.
+    const conditionId = logicalIdOf(logs.condition);
+    expect((template.toJSON() as { Conditions: Json }).Conditions[conditionId]).toEqual({ 'Fn::Equals': [{ Ref: 'AWS::Region' }, 'us-east-1'] });
+    for (const resource of [logs.logGroup, logs.source, logs.destination, logs.delivery]) expect((resourceOf(template, resource) as { Condition?: string }).Condition).toBe(conditionId);
+  });
+
+  it('turns edge access logs off with -c edgeAccessLogs=false', () => {
+    const app = new App({ context: { edgeAccessLogs: 'false' } });
+    const stack = new RelayStack(app, 'AepRelay-nologs', { settings: settingsFromContext(app.node), assetDirs, consoleDir });
+    expect(stack.edgeAccessLogs).toBeUndefined();
+    Template.fromStack(stack).resourceCountIs('AWS::Logs::DeliverySource', 0);
+  });
+
+  it('leaves tracing off by default and, with -c tracing=true, traces every function actively with the X-Ray writes it needs', () => {
+    for (const fn of defaults.stack.functions.all) {
+      expect(propertiesOf(defaults.template, fn).TracingConfig).toBeUndefined();
+      expect(statementsOfRole(defaults.template, fn.role!).flatMap(actionsOf).filter((action) => action.startsWith('xray:'))).toEqual([]);
+    }
+    for (const fn of production.stack.functions.all) {
+      expect(propertiesOf(production.template, fn).TracingConfig).toEqual({ Mode: 'Active' });
+      expect(statementsOfRole(production.template, fn.role!).flatMap(actionsOf)).toEqual(expect.arrayContaining(['xray:PutTraceSegments', 'xray:PutTelemetryRecords']));
+    }
   });
 });
 
