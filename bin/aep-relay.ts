@@ -1,8 +1,10 @@
 /**
- * `aep-relay`: the admin CLI (tenants, tokens, control policy) and `aep-relay export` (a
- * session's history as JSONL, `cli/export/`). Run it with `npx aep-relay`
+ * `aep-relay`: the admin CLI (tenants, tokens, control policy), `aep-relay export` (a
+ * session's history as JSONL, `cli/export/`) and `aep-relay attention` (list and answer a
+ * session's attention requests, `cli/attention/`). Run it with `npx aep-relay`
  * (through `bin/aep-relay.mjs`) or `npm run admin --`; `aep-relay --help` lists the commands.
  */
+import { runAttention } from './cli/attention/run-attention.ts';
 import { runCli } from './cli/run-cli.ts';
 import { runExport } from './cli/export/run-export.ts';
 
@@ -20,6 +22,11 @@ if (argv[0] === 'export') {
     err: (line) => process.stderr.write(`${line}\n`),
     // Progress only on a terminal: a redirected or piped stderr gets the final line alone.
     ...(process.stderr.isTTY ? { progress: (text: string) => process.stderr.write(`\r\u001b[K${text}`) } : {}),
+  });
+} else if (argv[0] === 'attention') {
+  process.exitCode = await runAttention(argv.slice(1), process.env, {
+    out: (line) => process.stdout.write(`${line}\n`),
+    err: (line) => process.stderr.write(`${line}\n`),
   });
 } else process.exitCode = await runCli(argv, process.env, {
   out: (line) => process.stdout.write(`${line}\n`),

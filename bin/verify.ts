@@ -1,8 +1,12 @@
 /**
- * `npm run verify -- <BaseUrl> --token <token>`: checks a deployed relay end to end through its
+ * `AEP_TOKEN=... npm run verify -- <BaseUrl>`: checks a deployed relay end to end through its
  * one base URL, as clients meet it, and prints one line per check and a summary (exit 1 if any
  * failed). The token needs every scope (emit, consume, control, admin): the operator's first
  * token does. It leaves a token it issued, and revoked, in the token's tenant.
+ *
+ * The token comes from the environment (`AEP_TOKEN`): `npm run` echoes its whole command line
+ * to standard output (and so to CI logs), and shells keep it in their history. `--token` still
+ * works, with a warning.
  *
  * Checks: discovery with and without a token, a POST, an EventSource-style stream with
  * `?access_token=` and one with the Authorization header, a WebSocket subscribe, a command round
@@ -19,13 +23,16 @@ type Json = Record<string, unknown>;
 
 const args = process.argv.slice(2);
 const tokenAt = args.indexOf('--token');
-const token = tokenAt === -1 ? undefined : args[tokenAt + 1];
+const tokenArgument = tokenAt === -1 ? undefined : args[tokenAt + 1];
+const tokenFromEnvironment = process.env.AEP_TOKEN === '' ? undefined : process.env.AEP_TOKEN;
+const token = tokenArgument ?? tokenFromEnvironment;
 const tenantAt = args.indexOf('--tenant');
-const baseUrl = args.find((arg, index) => !arg.startsWith('--') && index !== tokenAt + 1 && (tenantAt === -1 || index !== tenantAt + 1))?.replace(/\/+$/, '');
+const baseUrl = args.find((arg, index) => !arg.startsWith('--') && (tokenAt === -1 || index !== tokenAt + 1) && (tenantAt === -1 || index !== tenantAt + 1))?.replace(/\/+$/, '');
 if (baseUrl === undefined || token === undefined || !/^https?:\/\//.test(baseUrl)) {
-  console.error('usage: npm run verify -- <BaseUrl> --token <token> [--tenant <tenant>]   (a token with emit, consume, control and admin)');
+  console.error('usage: AEP_TOKEN=<token> npm run verify -- <BaseUrl> [--tenant <tenant>]   (a token with emit, consume, control and admin, in the environment)');
   process.exit(2);
 }
+if (tokenArgument !== undefined) console.error('warning: --token puts the secret on the command line (npm run echoes it, shells keep it); set AEP_TOKEN instead');
 const TIMEOUT_MS = Number(process.env.AEP_VERIFY_TIMEOUT_MS ?? 15_000);
 
 const results: Array<{ name: string; ok: boolean; detail: string }> = [];

@@ -7,6 +7,7 @@ import { parseScopes } from '../../src/auth/scopes.ts';
 import type { Scope } from '../../src/auth/scopes.ts';
 import { CAPTURE_LEVELS, isCaptureLevel } from '../../src/protocol/levels.ts';
 import type { CaptureLevel } from '../../src/protocol/levels.ts';
+import { EXIT_CODES_HELP } from './exit-codes.ts';
 
 export type Command =
   | { kind: 'help' }
@@ -59,6 +60,9 @@ Bridges (AEP-0005 sinks; HTTP mode only, the relay seals their secrets):
   bridges redrive --tenant <id>
 History:
   export --session <id> [--out <file.jsonl>]   (aep-relay export --help for its options)
+Attention (a consume and control token in AEP_TOKEN; aep-relay attention --help):
+  attention list --session <id>                  the session's open attention requests
+  attention answer --session <id> <requestId> <option> | --text <text> | --values <json>
 
 Options:
   --json             machine-readable output
@@ -73,7 +77,10 @@ Modes:
           AEP_DYNAMODB_ENDPOINT for DynamoDB Local. Revocation closes open WebSocket connections
           only when AEP_EVENTS_TABLE, AEP_CONNECTIONS_TABLE and AEP_WS_MANAGEMENT_ENDPOINT are set.
 
-Exit codes: 0 ok, 1 failure, 2 usage.`;
+Secrets: give tokens through the environment (AEP_ADMIN_TOKEN; AEP_TOKEN for export and attention),
+not --token: a command line is kept in shell history, shown by ps, and echoed by npm run.
+
+${EXIT_CODES_HELP}`;
 
 const OPTIONS = {
   json: { type: 'boolean' },

@@ -14,8 +14,11 @@ export function tenantLines(tenants: readonly TenantView[]): string[] {
 }
 
 export function tenantStateLines(change: TenantStateChange, unreachableHint: string): string[] {
-  if (!change.disabled) return [`enabled tenant ${change.tenant}`];
-  return [`disabled tenant ${change.tenant}: its tokens are refused from now on`, closedLine(change.connectionsClosed, unreachableHint)];
+  if (!change.disabled) return [change.changed ? `enabled tenant ${change.tenant}` : `tenant ${change.tenant} was already enabled; nothing to do`];
+  return [
+    change.changed ? `disabled tenant ${change.tenant}: its tokens are refused from now on` : `tenant ${change.tenant} was already disabled; its tokens stay refused`,
+    ...endedLines(change.connectionsClosed, change.streamsEnded, unreachableHint),
+  ];
 }
 
 export function tokenLines(tokens: readonly TokenView[]): string[] {
@@ -51,15 +54,21 @@ export function issuedLines(issued: IssuedToken): string[] {
 }
 
 export function rotatedLines(rotated: RotatedToken, unreachableHint: string): string[] {
-  return [`rotated ${rotated.replaces} -> ${rotated.tokenId}; ${rotated.replaces} is revoked`, closedLine(rotated.connectionsClosed, unreachableHint), ...issuedLines(rotated)];
+  return [`rotated ${rotated.replaces} -> ${rotated.tokenId}; ${rotated.replaces} is revoked`, ...endedLines(rotated.connectionsClosed, rotated.streamsEnded, unreachableHint), ...issuedLines(rotated)];
 }
 
 export function revokedLines(revocation: TokenRevocation, unreachableHint: string): string[] {
+  const name = `${revocation.tokenId}${revocation.tenant === '' ? '' : ` of tenant ${revocation.tenant}`}`;
   return [
-    `revoked ${revocation.tokenId}${revocation.tenant === '' ? '' : ` of tenant ${revocation.tenant}`}`,
-    closedLine(revocation.connectionsClosed, unreachableHint),
-    ...revocation.alsoRevoked.map((name) => `also revoked ${name} (issued by it)`),
+    revocation.alreadyRevoked ? `${name} was already revoked; nothing to do` : `revoked ${name}`,
+    ...endedLines(revocation.connectionsClosed, revocation.streamsEnded, unreachableHint, revocation.alreadyRevoked),
+    ...revocation.alsoRevoked.map((other) => `also revoked ${other} (issued by it)`),
   ];
+}
+
+/** A revocation that found the token revoked and reached nothing more: exit 3 ("nothing to do"). */
+export function revocationChangedNothing(revocation: TokenRevocation): boolean {
+  return revocation.alreadyRevoked && !revocation.connectionsClosed && revocation.streamsEnded === 0 && revocation.alsoRevoked.length === 0;
 }
 
 export function policyLines(policy: ControlPolicy): string[] {
@@ -71,9 +80,18 @@ export function policySetLines(tenant: string, policy: ControlPolicy): string[] 
   return [`control policy${tenant === '' ? '' : ` of ${tenant}`} set: ${rules}, default ${policy.default}`];
 }
 
-function closedLine(closed: number | null, unreachableHint: string): string {
-  if (closed === null) return `note: ${unreachableHint}`;
-  return `closed ${closed} open WebSocket connection${closed === 1 ? '' : 's'}`;
+/**
+ * What happened to open connections, sockets and streams counted apart: a socket is closed by the
+ * call; a stream is told and ends itself within one poll. Quiet about zeros when nothing changed.
+ */
+function endedLines(sockets: number | null, streams: number, unreachableHint: string, quietWhenNone = false): string[] {
+  const lines: string[] = [];
+  if (sockets === null) {
+    if (!quietWhenNone) lines.push(`note: ${unreachableHint}`);
+  }
+  else if (sockets > 0 || !quietWhenNone) lines.push(`closed ${sockets} open WebSocket connection${sockets === 1 ? '' : 's'}`);
+  if (streams > 0 || (!quietWhenNone && sockets !== null)) lines.push(`told ${streams} open SSE stream${streams === 1 ? '' : 's'} to end (within one poll)`);
+  return lines;
 }
 
 /** One line per quota the operator set; the others are the deployment's limits. */

@@ -1,17 +1,19 @@
 /**
- * Runs one `aep-relay` invocation and returns its exit code: 0 ok, 1 failure (refused or
- * unreachable), 2 usage. Failures print the relay's error code and detail, never a token.
+ * Runs one `aep-relay` invocation and returns its exit code (`exit-codes.ts`): 0 ok, 1 failure
+ * (refused or unreachable), 2 usage, 3 nothing to do, 4 not found. Failures print the relay's
+ * error code and detail, never a token.
  */
 import { readFile } from 'node:fs/promises';
 import type { Environment } from '../../src/config/env-readers.ts';
 import { RelayError } from '../../src/errors/relay-error.ts';
 import { adminBackend } from './admin-backend.ts';
+import { EXIT, exitCodeOfRefusal } from './exit-codes.ts';
 import type { AdminBackend } from './admin-backend.ts';
 import { parseInvocation, USAGE, UsageError } from './cli-arguments.ts';
 import type { Command } from './cli-arguments.ts';
 import { deadLetterLines, SIGNING_SECRET_WARNING, sinkLines, sinkSetLines } from './render-bridges.ts';
 import type { BridgeOperations } from '../../src/admin/bridge-admin.ts';
-import { issuedLines, policyLines, policySetLines, quotaLines, revokedLines, rotatedLines, SECRET_WARNING, tenantLines, tenantStateLines, tokenLines } from './render.ts';
+import { issuedLines, policyLines, policySetLines, quotaLines, revocationChangedNothing, revokedLines, rotatedLines, SECRET_WARNING, tenantLines, tenantStateLines, tokenLines } from './render.ts';
 
 export interface CliIo {
   out(line: string): void;
@@ -25,6 +27,8 @@ interface Outcome {
   lines: string[];
   /** Shown on stderr in both output modes. */
   warnings?: string[];
+  /** The command found nothing to do (exit 3); absent: it did what it was asked (exit 0). */
+  nothingToDo?: true;
 }
 
 export async function runCli(argv: readonly string[], env: Environment, io: CliIo): Promise<number> {
@@ -33,23 +37,26 @@ export async function runCli(argv: readonly string[], env: Environment, io: CliI
     const invocation = parseInvocation(argv);
     if (invocation.command.kind === 'help') {
       io.out(USAGE);
-      return 0;
+      return EXIT.ok;
     }
     backend = adminBackend(invocation, env);
     const outcome = await execute(invocation.command, backend, io);
     for (const warning of outcome.warnings ?? []) io.err(warning);
     if (invocation.json) io.out(JSON.stringify(outcome.value));
     else for (const line of outcome.lines) io.out(line);
-    return 0;
+    return outcome.nothingToDo === true ? EXIT.nothingToDo : EXIT.ok;
   } catch (error) {
     if (error instanceof UsageError) {
       io.err(`error: ${error.message}`);
       io.err('run aep-relay --help for usage');
-      return 2;
+      return EXIT.usage;
     }
-    if (error instanceof RelayError) io.err(`error: ${error.code}${error.detail === undefined ? '' : `: ${error.detail}`}`);
-    else io.err(`error: ${error instanceof Error ? error.message : String(error)}`);
-    return 1;
+    if (error instanceof RelayError) {
+      io.err(`error: ${error.code}${error.detail === undefined ? '' : `: ${error.detail}`}`);
+      return exitCodeOfRefusal(error.code);
+    }
+    io.err(`error: ${error instanceof Error ? error.message : String(error)}`);
+    return EXIT.failed;
   } finally {
     backend?.close();
   }
@@ -75,11 +82,12 @@ async function execute(command: Exclude<Command, { kind: 'help' }>, backend: Adm
     }
     case 'tenants disable': {
       const change = await admin.disableTenant(command.tenant);
-      return { value: change, lines: tenantStateLines(change, hint) };
+      const reachedNothing = !change.connectionsClosed && change.streamsEnded === 0;
+      return { value: change, lines: tenantStateLines(change, hint), ...(!change.changed && reachedNothing ? { nothingToDo: true as const } : {}) };
     }
     case 'tenants enable': {
       const change = await admin.enableTenant(command.tenant);
-      return { value: change, lines: tenantStateLines(change, hint) };
+      return { value: change, lines: tenantStateLines(change, hint), ...(change.changed ? {} : { nothingToDo: true as const }) };
     }
     case 'tokens issue': {
       const { kind: _kind, tenant, ...grant } = command;
@@ -92,7 +100,7 @@ async function execute(command: Exclude<Command, { kind: 'help' }>, backend: Adm
     }
     case 'tokens revoke': {
       const revocation = await admin.revokeToken(tenantOf(command.tenant), command.tokenId);
-      return { value: revocation, lines: revokedLines(revocation, hint) };
+      return { value: revocation, lines: revokedLines(revocation, hint), ...(revocationChangedNothing(revocation) ? { nothingToDo: true as const } : {}) };
     }
     case 'tokens rotate': {
       const rotated = await admin.rotateToken(tenantOf(command.tenant), command.tokenId);

@@ -8,7 +8,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { invalidAdminRequest } from '../../src/admin/admin-errors.ts';
 import { requireAdmin, requireNotSelfLockout, requireOperator, requireQuotaSetter, targetTenant } from '../../src/admin/admin-access.ts';
 import { requireTenantWideAdmin } from '../../src/admin/attenuation.ts';
-import { ALSO_REVOKED_HEADER, CONNECTIONS_CLOSED_HEADER } from '../../src/admin/admin-operations.ts';
+import { ALREADY_REVOKED_HEADER, ALSO_REVOKED_HEADER, CONNECTIONS_CLOSED_HEADER, STREAMS_ENDED_HEADER } from '../../src/admin/admin-operations.ts';
 import { adminServiceFor } from '../../src/admin/admin-service.ts';
 import { BridgeAdmin } from '../../src/admin/bridge-admin.ts';
 import type { AdminService } from '../../src/admin/admin-service.ts';
@@ -70,7 +70,10 @@ const ADMIN_ROUTES: readonly Route<AdminHandler>[] = [
       const revocation = await request.admin.revokeToken(tenantOf(request), request.params.tokenId as string, { actor: request.principal });
       return noContent({
         ...(revocation.connectionsClosed === null ? {} : { [CONNECTIONS_CLOSED_HEADER]: String(revocation.connectionsClosed) }),
+        [STREAMS_ENDED_HEADER]: String(revocation.streamsEnded),
         ...(revocation.alsoRevoked.length === 0 ? {} : { [ALSO_REVOKED_HEADER]: revocation.alsoRevoked.join(',') }),
+        // DELETE stays idempotent (204 either way); the header tells a client nothing changed.
+        ...(revocation.alreadyRevoked ? { [ALREADY_REVOKED_HEADER]: 'true' } : {}),
       });
     },
   },

@@ -13,6 +13,10 @@ import type { TenantQuotas } from '../relay/tenant-quotas.ts';
 export const CONNECTIONS_CLOSED_HEADER = 'aep-connections-closed';
 /** Header listing (comma-separated `{tenant}/{tokenId}`) the tokens a revocation took with it. */
 export const ALSO_REVOKED_HEADER = 'aep-also-revoked';
+/** Response header of a token revocation: how many SSE streams it told to end (counted apart from sockets). */
+export const STREAMS_ENDED_HEADER = 'aep-streams-ended';
+/** Response header of a token revocation, present (`true`) when the token was revoked before this call. */
+export const ALREADY_REVOKED_HEADER = 'aep-already-revoked';
 
 /** A token as listed: never its secret, never its digest. */
 export interface TokenView {
@@ -46,6 +50,8 @@ export interface RotatedToken extends IssuedToken {
   replaces: string;
   /** WebSocket connections of the old token that were closed; null when they could not be reached. */
   connectionsClosed: number | null;
+  /** SSE streams of the old token told to end (each ends within one poll). */
+  streamsEnded: number;
 }
 
 export interface TokenRevocation {
@@ -53,8 +59,12 @@ export interface TokenRevocation {
   tokenId: string;
   /** WebSocket connections of the token that were closed; null when they could not be reached. */
   connectionsClosed: number | null;
+  /** SSE streams of the token told to end (each ends within one poll); never counted as connections closed. */
+  streamsEnded: number;
   /** Tokens revoked with it because it issued them (directly or further down), `{tenant}/{tokenId}`. */
   alsoRevoked: string[];
+  /** The token was revoked before this call: the call changed nothing about it (revocation is idempotent). */
+  alreadyRevoked: boolean;
 }
 
 export interface TenantView {
@@ -69,6 +79,10 @@ export interface TenantStateChange {
   disabled: boolean;
   /** WebSocket connections of the tenant that were closed on disable; null when they could not be reached. */
   connectionsClosed: number | null;
+  /** SSE streams of the tenant told to end on disable. */
+  streamsEnded: number;
+  /** False when the tenant was already in the asked state (disabled, or enabled). */
+  changed: boolean;
 }
 
 export interface IssueTokenRequest {

@@ -31,11 +31,19 @@ export interface AdminDependencies {
   mintId: IdMinter;
   now: Clock;
   /**
-   * Ends a token's open WebSocket connections and SSE streams; null when the sockets cannot be
-   * reached (no management endpoint), absent where neither can.
+   * Ends a token's open WebSocket connections and SSE streams, counting each kind; `sockets` is
+   * null when the sockets cannot be reached (no management endpoint). Absent where neither can.
    */
-  closeConnectionsOfToken?: (tenant: string, tokenId: string, reason: EndReason) => Promise<number | null>;
+  closeConnectionsOfToken?: (tenant: string, tokenId: string, reason: EndReason) => Promise<ConnectionsReached>;
 }
+
+/** What ending a token's connections reached: sockets closed (null: unreachable from here) and streams told to end. */
+export interface ConnectionsReached {
+  sockets: number | null;
+  streams: number;
+}
+
+const NOTHING_REACHED: ConnectionsReached = { sockets: null, streams: 0 };
 
 export class AdminService implements AdminOperations {
   constructor(private readonly deps: AdminDependencies) {}
@@ -50,19 +58,25 @@ export class AdminService implements AdminOperations {
     return (await this.deps.tenants.listTenants()).map(tenantViewOf);
   }
 
-  /** New requests of the tenant's tokens are refused from the next lookup; open sockets are closed. */
+  /**
+   * New requests of the tenant's tokens are refused from the next lookup; open sockets are
+   * closed and streams told to end (again, for an already disabled tenant: `changed` false).
+   */
   async disableTenant(tenant: string): Promise<TenantStateChange> {
     requireTenantId(tenant);
+    const wasDisabled = (await this.existingTenant(tenant)).disabled;
     if (!(await this.deps.tenants.setTenantDisabled(tenant, true))) throw tenantNotFound(tenant);
     const tokens = await this.deps.tokens.listTokens(tenant);
-    const closed = await Promise.all(tokens.map((token) => this.closeConnections(tenant, token.tokenId, 'tenant-disabled')));
-    return { tenant, disabled: true, connectionsClosed: closed.includes(null) ? null : (closed as number[]).reduce((sum, count) => sum + count, 0) };
+    const reached = await Promise.all(tokens.map((token) => this.closeConnections(tenant, token.tokenId, 'tenant-disabled')));
+    const sockets = reached.some((each) => each.sockets === null) ? null : reached.reduce((sum, each) => sum + (each.sockets ?? 0), 0);
+    return { tenant, disabled: true, connectionsClosed: sockets, streamsEnded: reached.reduce((sum, each) => sum + each.streams, 0), changed: !wasDisabled };
   }
 
   async enableTenant(tenant: string): Promise<TenantStateChange> {
     requireTenantId(tenant);
+    const wasDisabled = (await this.existingTenant(tenant)).disabled;
     if (!(await this.deps.tenants.setTenantDisabled(tenant, false))) throw tenantNotFound(tenant);
-    return { tenant, disabled: false, connectionsClosed: 0 };
+    return { tenant, disabled: false, connectionsClosed: 0, streamsEnded: 0, changed: wasDisabled };
   }
 
   /** Mints a token; its secret is in the result only and is stored as its SHA-256 digest. */
@@ -96,22 +110,20 @@ export class AdminService implements AdminOperations {
   }
 
   /**
-   * Idempotent: revoking a revoked token succeeds again (and closes anything still open).
-   * Cascades: every token it issued, and every token those issued, is revoked too, so an
-   * admin token's revocation takes what it minted with it.
+   * Idempotent: revoking a revoked token succeeds again (and closes anything still open), and
+   * says so (`alreadyRevoked`). Cascades: every token it issued, and every token those issued,
+   * is revoked too, so an admin token's revocation takes what it minted with it.
    */
   async revokeToken(tenant: string, tokenId: string, options: ActorOptions = {}): Promise<TokenRevocation> {
     requireTenantId(tenant);
-    if (options.actor !== undefined) {
-      // A token revokes only what it could have issued: otherwise a bound or short-lived admin
-      // could revoke the tenant's root admin and, by the cascade, everything that one issued.
-      // What the target issued is within the target (issuance attenuates), so within the caller.
-      const target = await this.deps.tokens.getToken(tenant, tokenId);
-      if (target === undefined) throw tokenNotFound(tokenId);
-      attenuate(options.actor, target, 'cover');
-    }
+    const target = await this.deps.tokens.getToken(tenant, tokenId);
+    if (target === undefined) throw tokenNotFound(tokenId);
+    // A token revokes only what it could have issued: otherwise a bound or short-lived admin
+    // could revoke the tenant's root admin and, by the cascade, everything that one issued.
+    // What the target issued is within the target (issuance attenuates), so within the caller.
+    if (options.actor !== undefined) attenuate(options.actor, target, 'cover');
     if (!(await this.deps.tokens.revokeToken(tenant, tokenId))) throw tokenNotFound(tokenId);
-    const connectionsClosed = await this.closeConnections(tenant, tokenId, 'token-revoked');
+    const ended = await this.closeConnections(tenant, tokenId, 'token-revoked');
     const alsoRevoked: string[] = [];
     const seen = new Set([`${tenant}/${tokenId}`]);
     const pending = await this.deps.tokens.issuedBy({ tenant, tokenId });
@@ -124,7 +136,7 @@ export class AdminService implements AdminOperations {
       alsoRevoked.push(name);
       pending.push(...(await this.deps.tokens.issuedBy(next)));
     }
-    return { tenant, tokenId, connectionsClosed, alsoRevoked };
+    return { tenant, tokenId, connectionsClosed: ended.sockets, streamsEnded: ended.streams, alsoRevoked, alreadyRevoked: target.revokedAtMs !== undefined };
   }
 
   /** A new secret with the same grant (scopes, agents, expiry, label); the old token is revoked. */
@@ -143,8 +155,8 @@ export class AdminService implements AdminOperations {
     const { token, record } = await this.mint({ ...grantFieldsOf(old), lineage: old.lineage ?? old.tokenId, ...(old.issuedBy === undefined ? {} : { issuedBy: old.issuedBy }) });
     for (const child of await this.deps.tokens.issuedBy({ tenant, tokenId })) await this.deps.tokens.linkIssued({ tenant, tokenId: record.tokenId }, child);
     if (!(await this.deps.tokens.revokeToken(tenant, tokenId))) throw tokenNotFound(tokenId);
-    const connectionsClosed = await this.closeConnections(tenant, tokenId, 'token-revoked');
-    return { ...tokenViewOf(record, this.deps.now()), token, replaces: tokenId, connectionsClosed };
+    const ended = await this.closeConnections(tenant, tokenId, 'token-revoked');
+    return { ...tokenViewOf(record, this.deps.now()), token, replaces: tokenId, connectionsClosed: ended.sockets, streamsEnded: ended.streams };
   }
 
   async getControlPolicy(tenant: string): Promise<ControlPolicy> {
@@ -198,8 +210,8 @@ export class AdminService implements AdminOperations {
     return record;
   }
 
-  private async closeConnections(tenant: string, tokenId: string, reason: EndReason): Promise<number | null> {
-    return this.deps.closeConnectionsOfToken === undefined ? null : this.deps.closeConnectionsOfToken(tenant, tokenId, reason);
+  private async closeConnections(tenant: string, tokenId: string, reason: EndReason): Promise<ConnectionsReached> {
+    return this.deps.closeConnectionsOfToken === undefined ? NOTHING_REACHED : this.deps.closeConnectionsOfToken(tenant, tokenId, reason);
   }
 }
 
@@ -219,7 +231,7 @@ export function adminServiceFor(runtime: RelayRuntime): AdminService {
     closeConnectionsOfToken: async (tenant, tokenId, reason) => {
       const sockets = runtime.config.managementEndpoint !== undefined;
       const reached = await endConnectionsOfToken(runtime, tenant, tokenId, reason, { sockets });
-      return sockets ? reached : null;
+      return { sockets: sockets ? reached.sockets : null, streams: reached.streams };
     },
   });
 }

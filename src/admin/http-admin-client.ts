@@ -4,7 +4,7 @@
  */
 import { RelayError } from '../errors/relay-error.ts';
 import type { ControlPolicy } from '../relay/control-policy.ts';
-import { ALSO_REVOKED_HEADER, CONNECTIONS_CLOSED_HEADER } from './admin-operations.ts';
+import { ALREADY_REVOKED_HEADER, ALSO_REVOKED_HEADER, CONNECTIONS_CLOSED_HEADER, STREAMS_ENDED_HEADER } from './admin-operations.ts';
 import type { BridgeOperations, DeadLetterView, SinkSetChange } from './bridge-admin.ts';
 import type { RedriveSchedule } from '../relay/bridges/redrive.ts';
 import type { SinkSettings } from '../relay/bridges/sink-settings.ts';
@@ -52,7 +52,14 @@ export class HttpAdminClient implements AdminOperations, BridgeOperations {
     const { headers } = await this.call('DELETE', `/admin/tokens/${encodeURIComponent(tokenId)}${tenantQuery(tenant)}`);
     const closed = headers.get(CONNECTIONS_CLOSED_HEADER);
     const alsoRevoked = (headers.get(ALSO_REVOKED_HEADER) ?? '').split(',').filter((name) => name !== '');
-    return { tenant, tokenId, connectionsClosed: closed === null ? null : Number(closed), alsoRevoked };
+    return {
+      tenant,
+      tokenId,
+      connectionsClosed: closed === null ? null : Number(closed),
+      streamsEnded: Number(headers.get(STREAMS_ENDED_HEADER) ?? 0),
+      alsoRevoked,
+      alreadyRevoked: headers.get(ALREADY_REVOKED_HEADER) === 'true',
+    };
   }
 
   async rotateToken(tenant: string, tokenId: string): Promise<RotatedToken> {

@@ -17,11 +17,17 @@ import type { RelayRuntime } from './runtime.ts';
 
 export type EndReason = 'token-revoked' | 'tenant-disabled' | 'token-expired';
 
+/** What ending a token's connections reached, counted apart: a socket is closed, a stream is told and ends itself. */
+export interface ConnectionsEnded {
+  sockets: number;
+  streams: number;
+}
+
 /**
- * Ends every connection and stream of a token; returns how many were reached. Sockets are
- * reached only where the runtime can post to them (`sockets`); streams always are.
+ * Ends every connection and stream of a token; returns how many of each were reached. Sockets
+ * are reached only where the runtime can post to them (`sockets`); streams always are.
  */
-export async function endConnectionsOfToken(runtime: RelayRuntime, tenant: string, tokenId: string, reason: EndReason, reach: { sockets: boolean }): Promise<number> {
+export async function endConnectionsOfToken(runtime: RelayRuntime, tenant: string, tokenId: string, reason: EndReason, reach: { sockets: boolean }): Promise<ConnectionsEnded> {
   const ids = await runtime.connections.connectionsOfToken(tenant, tokenId);
   const streams = ids.filter(isSseStreamId);
   const sockets = reach.sockets ? ids.filter((id) => !isSseStreamId(id)) : [];
@@ -29,7 +35,7 @@ export async function endConnectionsOfToken(runtime: RelayRuntime, tenant: strin
     ...streams.map((streamId) => runtime.inbox.notifyClosing(tenant, streamId, reason)),
     ...sockets.map((connectionId) => endSocket(runtime, tenant, connectionId, reason)),
   ]);
-  return streams.length + sockets.length;
+  return { sockets: sockets.length, streams: streams.length };
 }
 
 /** Sends a socket the `closing` frame, closes it and removes its state. */

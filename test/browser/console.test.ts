@@ -87,6 +87,38 @@ describe('the tenant console in Chromium', () => {
     expect((await fetch(consoleUrl(), { method: 'POST' })).status).toBe(405);
   });
 
+  it('loads with no failed request and no console error: its icon is inline, so the browser asks for no /favicon.ico', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('requestfailed', (request) => problems.push(`${request.url()} failed: ${request.failure()?.errorText ?? ''}`));
+    page.on('response', (response) => {
+      if (response.status() >= 400) problems.push(`${response.url()} answered ${response.status()}`);
+    });
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
+    });
+    await page.goto(consoleUrl(), { waitUntil: 'networkidle' });
+    await page.getByLabel('Relay token').waitFor();
+    // Chromium's own icon fetch is not one of the page's network events (headless, it may make
+    // none), so the page shows it declares an icon the browser can load under its CSP
+    // (img-src 'self' data:): a browser then asks for no /favicon.ico, which the relay 404s.
+    const icon = await page.evaluate<{ href: string; width: number }>(
+      `new Promise((resolve) => {
+        const link = document.querySelector('link[rel~="icon"]');
+        if (link === null) return resolve({ href: '', width: 0 });
+        const image = new Image();
+        image.onload = () => resolve({ href: link.href, width: image.naturalWidth });
+        image.onerror = () => resolve({ href: link.href, width: 0 });
+        image.src = link.href;
+      })`,
+    );
+    expect(icon.href).toMatch(/^data:image\/svg\+xml,/);
+    expect(icon.width).toBe(16);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
   it('signs in by keyboard with a pasted token kept in sessionStorage only, never in the URL; a bad token is refused in words', async () => {
     const tenant = uniqueName('con-in');
     const token = await tenantWithToken(tenant, ['consume']);

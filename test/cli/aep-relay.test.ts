@@ -2,6 +2,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { localTableNames } from '../../local/create-tables.ts';
 import { cli } from '../support/cli-run.ts';
 import { postEvents, sessionEvent, uniqueName } from '../support/relay-fixtures.ts';
+import { openStream } from '../support/sse-client.ts';
 import { helloSocket, isType } from '../support/ws-client.ts';
 
 const httpMode = () => ({ AEP_URL: inject('baseUrl'), AEP_ADMIN_TOKEN: inject('devToken') });
@@ -69,14 +70,63 @@ describe.each([
     expect(refused.stderr).toContain('invalid control policy');
   });
 
-  it('exits 1 with the relay error when an operation is refused', { timeout: 60_000 }, async () => {
+  it('exits 1 with the relay error when an operation is refused, 3 when there is nothing to do and 4 when there is no such thing', { timeout: 60_000 }, async () => {
     const env = envOf();
+    const refused = await cli(['quotas', 'set', '--tenant', 'local', 'noSuchQuota=5'], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('invalid-request');
     const duplicate = await cli(['tenants', 'create', 'local'], env);
-    expect(duplicate.code).toBe(1);
+    expect(duplicate.code).toBe(3);
     expect(duplicate.stderr).toContain('tenant-exists');
     const unknown = await cli(['tokens', 'revoke', '--tenant', 'local', 'tok_nope'], env);
-    expect(unknown.code).toBe(1);
+    expect(unknown.code).toBe(4);
     expect(unknown.stderr).toContain('not-found');
+    const noTenant = await cli(['tenants', 'disable', uniqueName('ghost')], env);
+    expect(noTenant.code).toBe(4);
+    expect(noTenant.stderr).toContain('not-found');
+  });
+
+  it('counts closed sockets and ended streams apart, and says a revoked token was already revoked with exit 3', { timeout: 60_000 }, async () => {
+    const env = envOf();
+    const tenant = uniqueName('clirev');
+    expect((await cli(['tenants', 'create', tenant], env)).code).toBe(0);
+    const issued = await cli(['tokens', 'issue', '--tenant', tenant, '--scopes', 'consume', '--json'], env);
+    expect(issued.code, issued.stderr).toBe(0);
+    const { token, tokenId } = JSON.parse(issued.stdout) as { token: string; tokenId: string };
+    const socket = await helloSocket({}, { token });
+    const stream = await openStream({}, { token });
+    expect(stream.status).toBe(200);
+    await stream.waitFor((items) => items.some((item) => item.kind === 'comment' && item.text.includes('aep stream open')));
+
+    const revoked = await cli(['tokens', 'revoke', '--tenant', tenant, tokenId], env);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect(revoked.stdout.split('\n')).toEqual(expect.arrayContaining([`revoked ${tokenId} of tenant ${tenant}`, 'closed 1 open WebSocket connection', 'told 1 open SSE stream to end (within one poll)']));
+    expect(await socket.next(isType('closing'))).toMatchObject({ reason: 'token-revoked' });
+    await stream.ended;
+    expect(stream.comments().at(-1)).toBe('closing: token-revoked');
+
+    const again = await cli(['tokens', 'revoke', '--tenant', tenant, tokenId], env);
+    expect(again.code, again.stderr).toBe(3);
+    expect(again.stdout).toBe(`${tokenId} of tenant ${tenant} was already revoked; nothing to do\n`);
+    const againJson = await cli(['tokens', 'revoke', '--tenant', tenant, tokenId, '--json'], env);
+    expect(againJson.code).toBe(3);
+    expect(JSON.parse(againJson.stdout)).toMatchObject({ tokenId, alreadyRevoked: true, connectionsClosed: 0, streamsEnded: 0, alsoRevoked: [] });
+  });
+
+  it('says a tenant was already disabled or enabled, with exit 3', { timeout: 60_000 }, async () => {
+    const env = envOf();
+    const tenant = uniqueName('clitog');
+    expect((await cli(['tenants', 'create', tenant], env)).code).toBe(0);
+    const disabled = await cli(['tenants', 'disable', tenant], env);
+    expect(disabled.code, disabled.stderr).toBe(0);
+    expect(disabled.stdout).toContain(`disabled tenant ${tenant}: its tokens are refused from now on`);
+    const again = await cli(['tenants', 'disable', tenant], env);
+    expect(again.code, again.stderr).toBe(3);
+    expect(again.stdout).toContain(`tenant ${tenant} was already disabled`);
+    expect((await cli(['tenants', 'enable', tenant], env)).code).toBe(0);
+    const enabledAgain = await cli(['tenants', 'enable', tenant], env);
+    expect(enabledAgain.code).toBe(3);
+    expect(enabledAgain.stdout).toBe(`tenant ${tenant} was already enabled; nothing to do\n`);
   });
 });
 
@@ -96,6 +146,8 @@ describe('aep-relay', () => {
     const help = await cli(['--help'], {}, '', 'tsx');
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Usage: aep-relay');
+    // --help lists every exit code a script may branch on.
+    for (const line of ['  0  done', '  2  usage', '  3  nothing to do', '  4  not found']) expect(help.stdout).toContain(line);
     const listed = await cli(['tenants', 'list', '--json'], httpMode(), '', 'tsx');
     expect(listed.code, listed.stderr).toBe(0);
     expect((JSON.parse(listed.stdout) as { tenants: Array<{ tenant: string }> }).tenants.map((entry) => entry.tenant)).toContain('local');

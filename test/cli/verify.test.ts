@@ -1,6 +1,7 @@
 /**
- * `npm run verify -- <BaseUrl> --token <token>`, the deployment check, run against the local
- * stack exactly as someone who deployed runs it against theirs.
+ * `AEP_TOKEN=<token> npm run verify -- <BaseUrl>`, the deployment check, run against the local
+ * stack exactly as someone who deployed runs it against theirs: the token in the environment,
+ * never on the command line (which npm run echoes).
  */
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
@@ -13,12 +14,19 @@ const run = promisify(execFile);
 const tsx = join(repoRoot, 'node_modules', '.bin', 'tsx');
 
 describe('npm run verify', () => {
-  it('passes every check against the local stack, one line per check and a summary', async () => {
+  it('passes every check against the local stack with the token from AEP_TOKEN, one line per check and a summary', async () => {
     // A tenant of its own with an all-scope token, as a deployment's operator has: the shared
     // stack's dev tenant carries control policies other tests set.
     const tenant = uniqueName('verify');
     const token = await tenantWithToken(tenant, ['emit', 'consume', 'control', 'admin']);
-    const { stdout } = await run(tsx, [join(repoRoot, 'bin', 'verify.ts'), inject('baseUrl'), '--token', token, '--tenant', tenant], { cwd: repoRoot, timeout: 90_000 }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? String(error) }));
+    const args = [join(repoRoot, 'bin', 'verify.ts'), inject('baseUrl'), '--tenant', tenant];
+    expect(args.join(' ')).not.toContain(token);
+    const { stdout, stderr } = await run(tsx, args, { cwd: repoRoot, timeout: 90_000, env: { ...process.env, AEP_TOKEN: token } }).catch((error: { stdout?: string; stderr?: string }) => ({
+      stdout: error.stdout ?? String(error),
+      stderr: error.stderr ?? '',
+    }));
+    expect(`${stdout}${stderr}`).not.toContain(token);
+    expect(stderr).not.toContain('--token puts the secret');
     if (!stdout.includes('11/11 checks passed')) console.error(stdout);
     const lines = stdout.trim().split('\n');
     const checks = lines.filter((line) => /^(PASS|FAIL) {2}/.test(line));
@@ -38,8 +46,13 @@ describe('npm run verify', () => {
     expect(lines.at(-1)).toBe('11/11 checks passed');
   }, 120_000);
 
-  it('fails, naming the checks, with a token the relay does not know', async () => {
-    const failed = run(tsx, [join(repoRoot, 'bin', 'verify.ts'), inject('baseUrl'), '--token', 'aep_not_a_token'], { cwd: repoRoot, timeout: 120_000, env: { ...process.env, AEP_VERIFY_TIMEOUT_MS: '3000' } });
-    await expect(failed).rejects.toMatchObject({ code: 1, stdout: expect.stringContaining('FAIL  POST /events: HTTP 401') });
+  it('fails, naming the checks, with a token the relay does not know; --token still works, with a warning', async () => {
+    const failed = run(tsx, [join(repoRoot, 'bin', 'verify.ts'), inject('baseUrl'), '--token', 'aep_not_a_token'], { cwd: repoRoot, timeout: 120_000, env: { ...process.env, AEP_TOKEN: '', AEP_VERIFY_TIMEOUT_MS: '3000' } });
+    await expect(failed).rejects.toMatchObject({ code: 1, stdout: expect.stringContaining('FAIL  POST /events: HTTP 401'), stderr: expect.stringContaining('set AEP_TOKEN instead') });
   }, 150_000);
+
+  it('exits 2 with usage naming AEP_TOKEN when no token is given', async () => {
+    const refused = run(tsx, [join(repoRoot, 'bin', 'verify.ts'), inject('baseUrl')], { cwd: repoRoot, timeout: 60_000, env: { ...process.env, AEP_TOKEN: '' } });
+    await expect(refused).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('AEP_TOKEN=<token> npm run verify -- <BaseUrl>') });
+  }, 90_000);
 });

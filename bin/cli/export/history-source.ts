@@ -20,11 +20,12 @@ export interface HistorySource {
 }
 
 export function historySource(request: ExportRequest, env: Environment): HistorySource {
-  if (request.url !== undefined && request.token !== undefined) return httpSource(request.url, request.token);
+  if (request.url !== undefined && request.token !== undefined) return httpHistorySource(request.url, request.token);
   return directSource(request.tenant as string, env);
 }
 
-function httpSource(baseUrl: string, token: string): HistorySource {
+/** `GET /history` pages of a relay, read with a consume token (also what `aep-relay attention` reads a session with). */
+export function httpHistorySource(baseUrl: string, token: string): HistorySource {
   return {
     async page(params) {
       const url = `${baseUrl.replace(/\/+$/, '')}/history?${new URLSearchParams(params).toString()}`;

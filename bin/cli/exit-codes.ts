@@ -1,0 +1,32 @@
+/**
+ * The exit codes every `aep-relay` command shares, so a script can tell "done" from "there was
+ * nothing to do" and from "no such thing" without reading the words (`--help` lists them).
+ */
+export const EXIT = {
+  /** The command did what it was asked. */
+  ok: 0,
+  /** Refused by the relay (its error code is printed), unreachable, or failed. */
+  failed: 1,
+  /** The command line is wrong (usage printed). */
+  usage: 2,
+  /** Nothing to do: the thing is already so (a token already revoked, a tenant already disabled or existing, an attention request already resolved). */
+  nothingToDo: 3,
+  /** The token, tenant or attention request named does not exist (here). */
+  notFound: 4,
+} as const;
+
+/** The lines `--help` ends with. */
+export const EXIT_CODES_HELP = `Exit codes:
+  0  done
+  1  refused by the relay (its error code is printed), unreachable, or failed
+  2  usage
+  3  nothing to do: already so (token already revoked, tenant already disabled, enabled or existing,
+     attention request already resolved)
+  4  not found: no such token, tenant or attention request`;
+
+/** The exit code of a relay refusal, by its error code: the two that mean "already so" and "no such thing" have their own. */
+export function exitCodeOfRefusal(code: string): number {
+  if (code === 'not-found') return EXIT.notFound;
+  if (code === 'tenant-exists') return EXIT.nothingToDo;
+  return EXIT.failed;
+}
