@@ -11,7 +11,7 @@ const settingsOf = (context: Record<string, string>) => settingsFromContext(new 
 describe('settingsFromContext', () => {
   it('uses the defaults without context: dev stage, retained and protected tables, no custom domain', () => {
     expect(settingsOf({})).toEqual(DEFAULT_SETTINGS);
-    expect(DEFAULT_SETTINGS).toMatchObject({ stage: 'dev', replayBuffer: 1000, retentionDays: 30, logLevel: 'info', removalPolicy: RemovalPolicy.RETAIN, deletionProtection: true, webSocketAccessLogs: false, corsOrigins: [], streamConcurrency: 200, streamHeadroom: 20 });
+    expect(DEFAULT_SETTINGS).toMatchObject({ stage: 'dev', replayBuffer: 1000, retentionDays: 30, logLevel: 'info', removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE, deletionProtection: true, webSocketAccessLogs: false, corsOrigins: [], streamConcurrency: 200, streamHeadroom: 20 });
     // What one tenant or connection may take of the shared lanes (README "Tenant isolation").
     expect(DEFAULT_SETTINGS.tenantLimits).toEqual({ eventsPerSecond: 1000, streamsPerTenant: 45, socketFramesPerSecond: 100, socketFrameBurst: 500, fanoutTenantDeliveries: 5000 });
   });
@@ -57,7 +57,7 @@ describe('settingsFromContext', () => {
       retentionDays: 90,
       logLevel: 'warn',
       logRetention: RetentionDays.ONE_YEAR,
-      removalPolicy: RemovalPolicy.RETAIN,
+      removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
       deletionProtection: false,
       domainName: 'relay.example.com',
       certificateArn: 'arn:aws:acm:us-east-1:111111111111:certificate/x',
