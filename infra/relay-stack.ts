@@ -15,6 +15,7 @@ import { ConsoleBucket } from './constructs/console-bucket.ts';
 import { CONSOLE_PATH } from './constructs/console-site.ts';
 import { RelayEdge, SOCKET_PATH } from './constructs/edge.ts';
 import { RelayBridges } from './constructs/bridges.ts';
+import { RelayDeadlines } from './constructs/deadlines.ts';
 import { RelayFanout } from './constructs/fanout.ts';
 import { OPERATOR_TENANT, RelayFunctions } from './constructs/relay-functions.ts';
 import { RelayHttpApi } from './constructs/http-api.ts';
@@ -41,6 +42,7 @@ export class RelayStack extends Stack {
   public readonly streamEndpoint: RelayStreamEndpoint;
   public readonly fanout: RelayFanout;
   public readonly bridges: RelayBridges;
+  public readonly deadlines: RelayDeadlines;
   public readonly edge: RelayEdge;
   public readonly observability: RelayObservability;
   public readonly console: ConsoleBucket;
@@ -76,7 +78,7 @@ export class RelayStack extends Stack {
     });
     this.functions.useManagementEndpoint(this.webSocketApi.managementEndpoint);
     this.streamEndpoint = new RelayStreamEndpoint(this, 'StreamEndpoint', { handler: this.functions.stream, corsOrigins: settings.corsOrigins });
-    this.fanout = new RelayFanout(this, 'Fanout', { events: this.tables.events, handler: this.functions.fanout });
+    this.fanout = new RelayFanout(this, 'Fanout', { events: this.tables.events, handler: this.functions.fanout, removalPolicy: settings.removalPolicy });
     const alarmTopic = settings.alarmTopicArn === undefined ? undefined : Topic.fromTopicArn(this, 'AlarmTopic', settings.alarmTopicArn);
     this.bridges = new RelayBridges(this, 'Bridges', {
       events: this.tables.events,
@@ -87,6 +89,12 @@ export class RelayStack extends Stack {
       retryLogGroup: this.functions.logGroups.sinkretry,
       admin: this.functions.http,
       eventBuses: settings.bridgeEventBuses,
+      removalPolicy: settings.removalPolicy,
+      ...(alarmTopic === undefined ? {} : { alarmAction: new SnsAction(alarmTopic) }),
+    });
+
+    this.deadlines = new RelayDeadlines(this, 'Deadlines', {
+      handler: this.functions.deadline,
       ...(alarmTopic === undefined ? {} : { alarmAction: new SnsAction(alarmTopic) }),
     });
 
@@ -112,7 +120,7 @@ export class RelayStack extends Stack {
     this.observability = new RelayObservability(this, 'Observability', {
       functions: { Http: this.functions.http, Authorizer: this.functions.authorizer, Socket: this.functions.socket, Fanout: this.functions.fanout, Stream: this.functions.stream, Deadline: this.functions.deadline, Bridges: this.functions.bridges, SinkRetry: this.functions.sinkretry },
       fanout: this.functions.fanout,
-      failedRecords: this.fanout.failedRecords,
+      failedBatches: this.fanout.failedBatches.metricFailedBatches(),
       httpApi: this.httpApi.api,
       webSocketStage: this.webSocketApi.stage,
       socketLogGroup: this.functions.logGroups.socket,
@@ -137,7 +145,8 @@ export class RelayStack extends Stack {
    *   reads a session's events to check its gaps and release what it held (the stream read
    *   permissions come with the event source).
    * - stream: reads replay and release points, keeps its subscription and consumes its inbox, authenticates.
-   * - deadline: reads a connection's record and removes its state when its token expires.
+   * - deadline: reads the deadline index and a connection's record, takes the deadline and
+   *   removes the connection's state when its token expires.
    */
   private grantTableAccess(): void {
     const { events, connections, tenants } = this.tables;
@@ -167,7 +176,8 @@ export class RelayStack extends Stack {
     new CfnOutput(this, 'EventsTableName', { value: this.tables.events.tableName });
     new CfnOutput(this, 'ConnectionsTableName', { value: this.tables.connections.tableName });
     new CfnOutput(this, 'TenantsTableName', { value: this.tables.tenants.tableName });
-    new CfnOutput(this, 'FailedFanoutRecordsQueueUrl', { description: 'Stream records fan-out gave up on', value: this.fanout.failedRecords.queueUrl });
+    new CfnOutput(this, 'FailedFanoutBatchesBucket', { description: 'Stream batches fan-out gave up on, with their records (README "Failed batches")', value: this.fanout.failedBatches.bucket.bucketName });
+    new CfnOutput(this, 'FailedBridgeBatchesBucket', { description: 'Stream batches the bridges gave up on, with their records (README "Failed batches")', value: this.bridges.failedBatches.bucket.bucketName });
     new CfnOutput(this, 'DashboardName', { value: this.observability.dashboard.dashboardName });
     new CfnOutput(this, 'IssueFirstTokenCommand', {
       description: "Issues the operator tenant's first token (it creates the tenant); run with credentials that can write the tenants table",
