@@ -61,11 +61,17 @@ export function suppressAcceptedFindings(stack: RelayStack, settings: RelaySetti
       'WebSocket stages write access logs through the account-wide API Gateway CloudWatch role, which this stack does not own and whose absence fails the deploy; turn them on with -c webSocketAccessLogs=true where the role exists. The socket function logs every connect, disconnect and failed frame as JSON.');
   }
 
-  // --- SQS -------------------------------------------------------------------------------
-  for (const queue of [fanout.failedRecords, bridges.failedRecords]) {
-    acknowledge(queue, 'AwsSolutions-SQS3',
-      'This queue is itself the dead-letter destination (on-failure destination of a stream event source mapping); it holds failure records for inspection, nothing consumes it, so it has no dead-letter queue of its own.');
+  // --- Failed-batch archives (S3) ------------------------------------------------------
+  for (const [fn, archive] of [[functions.fanout, fanout.failedBatches], [functions.bridges, bridges.failedBatches]] as const) {
+    acknowledge(archive.bucket, 'AwsSolutions-S1',
+      'The on-failure destination of a stream event source mapping: only Lambda writes here (the function role may PutObject and ListBucket, nothing else) and operators read it; its writes are counted by the bucket\'s request metrics (the failed-batch alarm), so server access logs would record only those writes.');
+    acknowledge(fn.role, `AwsSolutions-IAM5[Resource::<${logicalId(archive.bucket)}.Arn>/*]`,
+      'Lambda names each failure record object itself (an S3 on-failure destination takes the bucket, not a key), so s3:PutObject is granted on this one bucket\'s objects; no read, delete or other bucket.');
   }
+
+  // --- SQS -------------------------------------------------------------------------------
+  acknowledge(stack.deadlines.failures, 'AwsSolutions-SQS3',
+    'This queue is itself the failure destination of the deadline function (asynchronous invocations) and the dead-letter queue of its sweep rule; it holds failed invocations for inspection, nothing consumes it (the deadlines stay in their index for the next sweep), so it has no dead-letter queue of its own.');
   acknowledge(bridges.retryFailures, 'AwsSolutions-SQS3',
     'This queue is itself the dead-letter queue of the sink-retry queue; it holds wake-ups for inspection (their letters stay redrivable in the tenants table), nothing consumes it, so it has no dead-letter queue of its own.');
 

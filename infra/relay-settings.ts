@@ -22,7 +22,13 @@ export interface RelaySettings {
   logLevel: RelayLogLevel;
   /** How long CloudWatch keeps function and access logs. */
   logRetention: RetentionDays;
-  /** What happens to tables and log groups when the stack is deleted. */
+  /**
+   * What happens to the tables, log groups, the sink-secrets key and the buckets when the stack
+   * (or the resource) goes (`-c removalPolicy=retain|destroy`). `retain` is CloudFormation's
+   * `RetainExceptOnCreate` (CDK `RETAIN_ON_UPDATE_OR_DELETE`): kept on an update or a delete,
+   * but deleted when the deploy that created them rolls back, so a failed first deploy leaves
+   * nothing behind (CloudFormation User Guide, "DeletionPolicy attribute").
+   */
   removalPolicy: RemovalPolicy;
   /** DynamoDB deletion protection on every table. */
   deletionProtection: boolean;
@@ -124,7 +130,7 @@ export const DEFAULT_SETTINGS: RelaySettings = {
   retentionDays: 30,
   logLevel: 'info',
   logRetention: RetentionDays.ONE_MONTH,
-  removalPolicy: RemovalPolicy.RETAIN,
+  removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
   deletionProtection: true,
   webSocketAccessLogs: false,
   tracing: false,
@@ -156,9 +162,9 @@ export function settingsFromContext(node: Node): RelaySettings {
     if (value === undefined || value === null || value === '') return undefined;
     return String(value);
   };
-  const removalPolicy = oneOf(read('removalPolicy'), 'removalPolicy', { retain: RemovalPolicy.RETAIN, destroy: RemovalPolicy.DESTROY }, DEFAULT_SETTINGS.removalPolicy);
+  const removalPolicy = oneOf(read('removalPolicy'), 'removalPolicy', { retain: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE, destroy: RemovalPolicy.DESTROY }, DEFAULT_SETTINGS.removalPolicy);
   // Protection on by default only where the data is kept anyway: a `destroy` stack with protected tables cannot be deleted.
-  const deletionProtection = flag(read('deletionProtection'), 'deletionProtection', removalPolicy === RemovalPolicy.RETAIN);
+  const deletionProtection = flag(read('deletionProtection'), 'deletionProtection', removalPolicy !== RemovalPolicy.DESTROY);
   if (deletionProtection && removalPolicy === RemovalPolicy.DESTROY) {
     throw new Error('context deletionProtection=true contradicts removalPolicy=destroy: the stack could never delete its tables');
   }

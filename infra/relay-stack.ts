@@ -15,6 +15,7 @@ import { CONSOLE_PATH } from './constructs/console-site.ts';
 import { RelayEdge, SOCKET_PATH } from './constructs/edge.ts';
 import { RelayEdgeAccessLogs } from './constructs/edge-access-logs.ts';
 import { RelayBridges } from './constructs/bridges.ts';
+import { RelayDeadlines } from './constructs/deadlines.ts';
 import { RelayFanout } from './constructs/fanout.ts';
 import { OPERATOR_TENANT, RelayFunctions } from './constructs/relay-functions.ts';
 import { RelayHttpApi } from './constructs/http-api.ts';
@@ -43,6 +44,7 @@ export class RelayStack extends Stack {
   public readonly streamEndpoint: RelayStreamEndpoint;
   public readonly fanout: RelayFanout;
   public readonly bridges: RelayBridges;
+  public readonly deadlines: RelayDeadlines;
   public readonly edge: RelayEdge;
   public readonly observability: RelayObservability;
   public readonly console: ConsoleBucket;
@@ -89,7 +91,7 @@ export class RelayStack extends Stack {
     });
     this.functions.useManagementEndpoint(this.webSocketApi.managementEndpoint);
     this.streamEndpoint = new RelayStreamEndpoint(this, 'StreamEndpoint', { handler: this.functions.stream, corsOrigins: settings.corsOrigins });
-    this.fanout = new RelayFanout(this, 'Fanout', { events: this.tables.events, handler: this.functions.fanout });
+    this.fanout = new RelayFanout(this, 'Fanout', { events: this.tables.events, handler: this.functions.fanout, removalPolicy: settings.removalPolicy });
     this.bridges = new RelayBridges(this, 'Bridges', {
       events: this.tables.events,
       tenants: this.tables.tenants,
@@ -100,6 +102,11 @@ export class RelayStack extends Stack {
       admin: this.functions.http,
       eventBuses: settings.bridgeEventBuses,
       metricsNamespace: this.metricsNamespace,
+      removalPolicy: settings.removalPolicy,
+    });
+
+    this.deadlines = new RelayDeadlines(this, 'Deadlines', {
+      handler: this.functions.deadline,
     });
 
     this.edge = new RelayEdge(this, 'Edge', {
@@ -128,7 +135,7 @@ export class RelayStack extends Stack {
     this.observability = new RelayObservability(this, 'Observability', {
       functions: { Http: this.functions.http, Authorizer: this.functions.authorizer, Socket: this.functions.socket, Fanout: this.functions.fanout, Stream: this.functions.stream, Deadline: this.functions.deadline, Bridges: this.functions.bridges, SinkRetry: this.functions.sinkretry },
       fanout: this.functions.fanout,
-      failedRecords: this.fanout.failedRecords,
+      failedBatches: this.fanout.failedBatches.metricFailedBatches(),
       httpApi: this.httpApi.api,
       webSocketStage: this.webSocketApi.stage,
       socketLogGroup: this.functions.logGroups.socket,
@@ -158,12 +165,13 @@ export class RelayStack extends Stack {
    *   slots and rate windows; reads tokens, quotas and control policies.
    * - fanout: reads subscriptions and parks or clears connection state; in the event log it
    *   updates the session summaries, writes each emitter's order state and late entries, and
-   *   reads a session's events to check its gaps (BatchGetItem, session-order-store.ts); reads a
-   *   tenant's quotas for its retention (the order states' expiry), so GetItem on tenants
-   *   (the stream read permissions come with the event source).
-   * - stream: reads replay and release points, keeps its subscription, inbox and slots; reads
-   *   tokens and quotas.
-   * - deadline: reads a connection's record and removes its state when its token expires.
+   *   reads a session's events to check its gaps and release what it held (BatchGetItem,
+   *   session-order-store.ts); reads a tenant's quotas for its retention (the order states'
+   *   expiry), so GetItem on tenants (the stream read permissions come with the event source).
+   * - stream: reads replay and release points, keeps its subscription, consumes its inbox and
+   *   keeps its slots; reads tokens and quotas.
+   * - deadline: reads the deadline index and a connection's record, takes the deadline and
+   *   removes the connection's state when its token expires.
    * The bridges' grants (tenants only) are in bridges.ts.
    */
   private grantTableAccess(): void {
@@ -211,7 +219,8 @@ export class RelayStack extends Stack {
     new CfnOutput(this, 'EventsTableName', { value: this.tables.events.tableName });
     new CfnOutput(this, 'ConnectionsTableName', { value: this.tables.connections.tableName });
     new CfnOutput(this, 'TenantsTableName', { value: this.tables.tenants.tableName });
-    new CfnOutput(this, 'FailedFanoutRecordsQueueUrl', { description: 'Stream records fan-out gave up on', value: this.fanout.failedRecords.queueUrl });
+    new CfnOutput(this, 'FailedFanoutBatchesBucket', { description: 'Stream batches fan-out gave up on, with their records (README "Failed batches")', value: this.fanout.failedBatches.bucket.bucketName });
+    new CfnOutput(this, 'FailedBridgeBatchesBucket', { description: 'Stream batches the bridges gave up on, with their records (README "Failed batches")', value: this.bridges.failedBatches.bucket.bucketName });
     new CfnOutput(this, 'DashboardName', { value: this.observability.dashboard.dashboardName });
     new CfnOutput(this, 'IssueFirstTokenCommand', {
       description: "Issues the operator tenant's first token (it creates the tenant); run with credentials that can write the tenants table",

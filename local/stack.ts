@@ -53,6 +53,8 @@ import { startManagementListener } from './gateway/management-listener.ts';
 import type { ManagementListener } from './gateway/management-listener.ts';
 import type { FanoutHandler, StreamBatchFailure } from './stream-batch-delivery.ts';
 import { createStreamPoller } from './stream-poller.ts';
+import { STREAM_STARTING_POSITIONS } from '../src/config/stream-mappings.ts';
+import { failedBatchArchive } from './failed-batch-archive.ts';
 import { passesBridgeFilter } from './stream-records.ts';
 import { installLambdaStreamingGlobal } from './lambda-streaming-global.ts';
 import { serveStreamingFunction } from './gateway/response-streaming.ts';
@@ -61,7 +63,7 @@ import type { StreamingHandler } from './gateway/response-streaming.ts';
 import type { StreamPoller } from './stream-poller.ts';
 import { UsageCounters } from './usage.ts';
 import type { SQSRecord } from 'aws-lambda';
-import { BRIDGES_TIMEOUT_SECONDS, SINK_RETRY_TIMEOUT_SECONDS } from '../src/config/function-timeouts.ts';
+import { BRIDGES_TIMEOUT_SECONDS, DEADLINE_TIMEOUT_SECONDS, SINK_RETRY_TIMEOUT_SECONDS } from '../src/config/function-timeouts.ts';
 import { localRetryQueue } from '../src/gateway/local-retry-queue.ts';
 import type { LocalRetryQueue } from '../src/gateway/local-retry-queue.ts';
 import type { SinkRetryWakeUp } from '../src/relay/ports/sink-retry-queue.ts';
@@ -120,7 +122,9 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
   let bridgePoller: StreamPoller | undefined;
   const streams = new StreamInvocations();
   let sinkRetryQueue: LocalRetryQueue | undefined;
+  let deadlineSweeps: NodeJS.Timeout | undefined;
   const stopAll = async () => {
+    clearInterval(deadlineSweeps);
     // Order matters: no new connections; close the sockets (their $disconnect runs against a
     // live DynamoDB); end the SSE streams (their cleanup removes their connection state and
     // releases their slots); stop fan-out after its in-flight batch; then the server and the
@@ -206,6 +210,21 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     const stream = { handler: await load('stream', () => import('../functions/stream/handler.ts')) };
     const bridges = { handler: await load('bridges', () => import('../functions/bridges/handler.ts')) };
     const sinkRetry = { handler: await load('sinkretry', () => import('../functions/sinkretry/handler.ts')) };
+    // The deadline function runs the minute sweep (its near deadlines are the socket runtime's
+    // timers here); it is not metered: the usage counters cover the request and delivery paths.
+    const deadline = {
+      handler:
+        bundles === undefined
+          ? (await import('../functions/deadline/handler.ts')).createHandler(createRuntime({ config, dynamo: createDynamoClient({ region: config.region, endpoint: dynamo.endpoint, credentials: LOCAL_CREDENTIALS }) }), unrefSleep)
+          : (await importBundle<{ handler: (event: unknown, context: ReturnType<typeof lambdaContext>) => Promise<void> }>(bundles, 'deadline')).handler,
+    };
+    // The EventBridge rule that invokes the deadline sweep every minute (infra/constructs/deadlines.ts).
+    deadlineSweeps = setInterval(() => {
+      deadline
+        .handler(SCHEDULED_EVENT, lambdaContext('deadline', DEADLINE_TIMEOUT_SECONDS * 1000))
+        .catch((error: unknown) => console.error(JSON.stringify({ level: 'error', component: 'local-deadline-sweep', message: 'deadline sweep failed (the on-failure queue in AWS)', error: String(error) })));
+    }, nonNegativeInteger('AEP_LOCAL_DEADLINE_SWEEP_MS', 60_000) || 60_000);
+    deadlineSweeps.unref();
     // The queue's event source mapping: batches of wake-ups as SQS records, failures reported back.
     sinkRetryQueue.consumeWith(async (wakeUps) => {
       const records = wakeUps.map((wakeUp, index) => sqsRecordOf(wakeUp, `local-${Date.now()}-${index}`));
@@ -256,6 +275,9 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     const fanoutHandler: FanoutHandler = faults?.wrapFanout((event, context) => fanout.handler(event, context)) ?? ((event, context) => fanout.handler(event, context));
 
     const streamFailures: StreamBatchFailure[] = [];
+    // The deployed mappings' S3 on-failure destinations, as files (a persistent stack only).
+    const archiveFanoutFailure = failedBatchArchive(options.inMemory ? undefined : join(options.dataDir, 'failed-batches', 'fanout'));
+    const archiveBridgeFailure = failedBatchArchive(options.inMemory ? undefined : join(options.dataDir, 'failed-batches', 'bridges'));
     poller = createStreamPoller({
       dynamoEndpoint: dynamo.endpoint,
       region: config.region,
@@ -269,8 +291,10 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       // On persistent data, fan-out goes on after a restart where it was (replay serves only
       // what fan-out has finished with, so what it never got to would stay unserved).
       ...(options.inMemory ? {} : { checkpointFile: join(options.dataDir, 'fanout-stream-checkpoints.json') }),
+      startingPosition: STREAM_STARTING_POSITIONS.fanout,
       onFailure: (failure) => {
         streamFailures.push(failure);
+        archiveFanoutFailure(failure);
         console.error(JSON.stringify({ level: 'error', component: 'local-stream-poller', message: 'records sent to the on-failure destination', failure }));
       },
     });
@@ -287,7 +311,9 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       pollIntervalMs: nonNegativeInteger('AEP_LOCAL_POLL_MS', 100),
       filter: passesBridgeFilter,
       ...(options.inMemory ? {} : { checkpointFile: join(options.dataDir, 'bridges-stream-checkpoints.json') }),
+      startingPosition: STREAM_STARTING_POSITIONS.bridges,
       onFailure: (failure) => {
+        archiveBridgeFailure(failure);
         console.error(JSON.stringify({ level: 'error', component: 'local-bridge-poller', message: 'records sent to the on-failure destination', failure }));
       },
     });
@@ -380,4 +406,12 @@ async function bootstrapDevToken({ tenants, tokens }: TenantTableStores, options
 /** Imports a deployable bundle (`<dir>/<name>/index.mjs`) typed as the source module it was built from. */
 function importBundle<T>(dir: string, name: string): Promise<T> {
   return import(pathToFileURL(join(dir, name, 'index.mjs')).href) as Promise<T>;
+}
+
+/** The part of an EventBridge scheduled event the deadline function reads. */
+const SCHEDULED_EVENT = { 'detail-type': 'Scheduled Event', source: 'aws.events', detail: {} };
+
+/** A wait that does not keep the local process alive by itself (a sweep waiting at stop is dropped, as a frozen Lambda's would be). */
+function unrefSleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)).unref());
 }

@@ -23,7 +23,10 @@ export type FanoutHandler = (event: DynamoDBStreamEvent, context: Context) => Pr
 /**
  * What the on-failure destination receives for discarded records: Lambda's invocation record
  * for a stream source (`requestContext`, `responseContext`, `DDBStreamBatchInfo`), plus the
- * discarded records themselves, a local convenience (the cloud sends only their coordinates).
+ * discarded records themselves, as the deployed S3 destinations get them ("for Amazon S3
+ * destinations, Lambda also sends the entire invocation record along with the metadata",
+ * Lambda Developer Guide; an SQS or SNS destination gets the coordinates only). The field that
+ * holds the records in the S3 object is not named by that guide: `records` here is ours.
  */
 export interface StreamBatchFailure {
   requestContext: { requestId: string; functionArn: string; condition: 'RetryAttemptsExhausted'; approximateInvokeCount: number };

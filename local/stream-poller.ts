@@ -5,14 +5,15 @@
  * handler in order, one batch in flight per shard, with the retry, bisection and
  * on-failure-destination behaviour of `stream-batch-delivery.ts`.
  *
- * Like the event source mapping it starts at `LATEST` for the shards that exist when it first
- * starts, and reads shards that appear later from `TRIM_HORIZON`, a child only once its
+ * Like the event source mapping it starts at its starting position (`LATEST` unless told
+ * `TRIM_HORIZON`, as the relay's two mappings are: src/config/stream-mappings.ts) for the shards
+ * that exist when it first starts, and reads shards that appear later from `TRIM_HORIZON`, a child only once its
  * parent is fully read (the order per item key survives a shard split). It keeps a checkpoint
  * (the last done sequence number) per shard, so a stop and a start resume
  * `AFTER_SEQUENCE_NUMBER` and lose nothing written in between. With `checkpointFile` it keeps
  * them on disk too, as the mapping keeps its position whatever happens to the function: a stack
  * killed and started again on the same data goes on where it was (at least once), instead of
- * starting at `LATEST` and never handing fan-out what was stored before the kill.
+ * starting over at its starting position. The mapping's maximum record age is not modelled.
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -22,6 +23,7 @@ import type { GetRecordsOutput, ShardIteratorType } from '@aws-sdk/client-dynamo
 import type { DynamoDBRecord } from 'aws-lambda';
 import { createDynamoClient } from '../src/store/dynamo-client.ts';
 import { FANOUT_TIMEOUT_SECONDS } from '../src/config/function-timeouts.ts';
+import type { StreamStartingPosition } from '../src/config/stream-mappings.ts';
 import { deliverBatch } from './stream-batch-delivery.ts';
 import type { FanoutHandler, StreamBatchFailure } from './stream-batch-delivery.ts';
 import { lambdaRecordOf, passesFanoutFilter } from './stream-records.ts';
@@ -46,6 +48,8 @@ export interface StreamPollerOptions {
   retryMaxDelayMs?: number;
   /** How often the shard list is re-read for new (child) shards (ms). Default 1000. */
   shardDiscoveryMs?: number;
+  /** Where a new stream is first read (the mapping's `StartingPosition`). Default LATEST. */
+  startingPosition?: StreamStartingPosition;
   /** The mapping's filter criteria. Default: the fan-out filter (INSERTs of kind `event` or `redelivery`). */
   filter?: (record: DynamoDBRecord) => boolean;
   /** The on-failure destination: receives what is discarded after the last retry. */
@@ -71,7 +75,7 @@ export interface StreamPoller {
 interface ShardState {
   shardId: string;
   parentShardId?: string;
-  /** LATEST for shards that existed at the first start, TRIM_HORIZON for those found later. */
+  /** The starting position for shards that existed at the first start, TRIM_HORIZON for those found later. */
   initialPosition: 'LATEST' | 'TRIM_HORIZON';
   /** Sequence number of the last record done (delivered, filtered out or discarded). */
   checkpoint?: string;
@@ -303,7 +307,7 @@ export function createStreamPoller(options: StreamPollerOptions): StreamPoller {
         // First start, or the table was re-created: a new stream, nothing to resume.
         shards.clear();
         streamArn = latestStreamArn;
-        await discoverShards('LATEST');
+        await discoverShards(options.startingPosition ?? 'LATEST');
         persist();
       } else {
         await discoverShards('TRIM_HORIZON');

@@ -15,8 +15,10 @@ import { ConfigurationError } from '../../src/config/env-readers.ts';
 import type { RelayConfig } from '../../src/config/relay-config.ts';
 import { managementApiPoster } from '../../src/gateway/connection-poster.ts';
 import { lambdaDeadlines } from '../../src/gateway/lambda-deadlines.ts';
+import { sweptDeadlines } from '../../src/gateway/swept-deadlines.ts';
 import { timerDeadlines } from '../../src/gateway/timer-deadlines.ts';
-import { reachDeadline } from '../../src/relay/connection-deadline.ts';
+import { DEADLINE_HORIZON_MS } from '../../src/config/function-timeouts.ts';
+import { closeAtDeadline } from '../../src/relay/connection-deadline.ts';
 import { ulidFactory } from '../../src/protocol/ulid.ts';
 import { noMetrics } from '../../src/relay/ports/index.ts';
 import type { ConnectionPoster, RelayMetrics, SinkRetryQueuePort } from '../../src/relay/ports/index.ts';
@@ -29,6 +31,7 @@ import { RefusedTokens } from '../../src/relay/refused-tokens.ts';
 import type { CapacityMeter } from '../../src/store/capacity-meter.ts';
 import { connectionTableStores } from '../../src/store/connection-table.ts';
 import { createDynamoClient } from '../../src/store/dynamo-client.ts';
+import { DeadlineStore } from '../../src/store/deadline-store.ts';
 import { EventLog } from '../../src/store/event-log.ts';
 import { InboxStore } from '../../src/store/inbox-store.ts';
 import { QuotaStore } from '../../src/store/quota-store.ts';
@@ -73,6 +76,7 @@ export function createRuntime(dependencies: RuntimeDependencies): RelayRuntime {
     maxPendingBytes: config.maxPendingBytes,
     onConnectionRemoved: (tenant, connectionId) => quotas.releaseConnection(tenant, connectionId),
   });
+  const deadlineIndex = new DeadlineStore(dynamo, { tableName: config.tables.connections });
   const runtime: RelayRuntime = {
     config,
     eventLog: new EventLog(dynamo, {
@@ -101,12 +105,19 @@ export function createRuntime(dependencies: RuntimeDependencies): RelayRuntime {
     frameBudgets: new FrameBudgets(config.limits.socketFramesPerSecond, config.limits.socketFrameBurst, now),
     eventAllowance: new EventAllowance(quotas, now),
     refusedTokens: new RefusedTokens(now),
-    // The deployed stack names the deadline function; a process without one (the local stack)
-    // keeps deadlines with its own timers, which a long-lived process can.
-    deadlines:
-      config.deadlineFunction === undefined
-        ? timerDeadlines((deadline) => reachDeadline(runtime, deadline), now)
-        : lambdaDeadlines({ functionName: config.deadlineFunction, region: config.region }),
+    // Every deadline goes into the index the minute sweep reads; a near one also gets its own
+    // waiter: the deadline function where the deployed stack names it, else (the local stack)
+    // a timer of this process, which a long-lived process can keep.
+    deadlineIndex,
+    deadlines: sweptDeadlines({
+      index: deadlineIndex,
+      horizonMs: DEADLINE_HORIZON_MS,
+      now,
+      near:
+        config.deadlineFunction === undefined
+          ? timerDeadlines((deadline) => closeAtDeadline(runtime, deadline), now)
+          : lambdaDeadlines({ functionName: config.deadlineFunction, region: config.region }),
+    }),
     bridges: createBridges({
       config,
       dynamo,

@@ -5,8 +5,9 @@
  * watch the consumer falling behind or failing and events being dead-lettered.
  *
  * The per-tenant letter store is a partition of the tenants table (`T#{tenant}#BRIDGEDLQ`,
- * src/store/dead-letter-store.ts), so it needs no table of its own; records that fail even
- * before a sink is tried (settings or store unreachable after every retry) land in a queue.
+ * src/store/dead-letter-store.ts), so it needs no table of its own; batches that fail even
+ * before a sink is tried (settings or store unreachable after every retry), or outgrow the
+ * record age, are archived whole in S3 (`failed-batch-archive.ts`).
  *
  * The retry lane: what a sink did not accept within a stream batch's live budget is a retry
  * letter in that store, and a message on the sink-retry queue (an SQS standard queue, the
@@ -16,13 +17,14 @@
  * carry coordinates only; one that keeps failing goes to the retry queue's own DLQ.
  */
 import { Duration } from 'aws-cdk-lib';
+import type { RemovalPolicy } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { CfnFunction, FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
-import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { DynamoEventSource, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { FilterPattern, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
@@ -30,13 +32,21 @@ import { Construct } from 'constructs';
 import { DEFAULT_RETRY_CONCURRENCY } from '../../src/config/bridge-config.ts';
 import { SINK_RETRY_TIMEOUT_SECONDS } from '../../src/config/function-timeouts.ts';
 import { BRIDGE_VARIABLES } from '../../src/config/relay-environment.ts';
+import { STREAM_STARTING_POSITIONS } from '../../src/config/stream-mappings.ts';
 import { SINK_RETRY_MAX_RECEIVES } from '../../functions/runtime/create-bridges.ts';
 import { ITEM_READS, ITEM_WRITES, grantTableActions } from './table-access.ts';
+import { FailedBatchArchive } from './failed-batch-archive.ts';
 
 /** Records per invocation: one batch's events go to each sink in a few requests. */
 export const BRIDGES_BATCH_SIZE = 100;
 /** Retries of a batch that threw (its sinks' settings or dead-letter store unreachable) before it is parked in the queue. */
 export const BRIDGES_RETRY_ATTEMPTS = 10;
+/**
+ * Records older than this are not handed to sinks but archived with the failed batches: a
+ * mapping re-created on an old stream (it starts at TRIM_HORIZON) replays at most this much
+ * into the sinks, not the stream's 24 h.
+ */
+export const BRIDGES_MAX_RECORD_AGE = Duration.hours(1);
 /** The bridges' consumer is behind when its oldest record waits longer than this. */
 export const BRIDGES_ITERATOR_AGE_THRESHOLD = Duration.minutes(5);
 /** Name of the metric counting dead-lettered events (from the function's log lines), in the stage's namespace. */
@@ -70,13 +80,15 @@ export interface RelayBridgesProps {
   eventBuses: readonly string[];
   /** The stage's namespace of the relay's own metrics (`relayMetricsNamespace`). */
   metricsNamespace: string;
+  /** For the sink-secrets key and the failed-batch archive (`-c removalPolicy`). */
+  removalPolicy: RemovalPolicy;
 }
 
 export class RelayBridges extends Construct {
   public readonly secretsKey: Key;
   public readonly eventSource: DynamoEventSource;
-  /** Stream records that still failed after every retry. */
-  public readonly failedRecords: Queue;
+  /** Stream batches that still failed after every retry or outgrew the record age, with their records. */
+  public readonly failedBatches: FailedBatchArchive;
   /** Wake-ups of the sink-retry function. */
   public readonly retryQueue: Queue;
   /** Wake-ups the sink-retry function failed on every receive. */
@@ -87,7 +99,9 @@ export class RelayBridges extends Construct {
   constructor(scope: Construct, id: string, props: RelayBridgesProps) {
     super(scope, id);
     const { handler, admin, retryHandler } = props;
-    this.secretsKey = new Key(this, 'SinkSecretsKey', { description: 'AEP relay: seals bridge sink secrets (OTLP headers, webhook signing secrets)', enableKeyRotation: true });
+    // The key goes with the stack's removal policy: with the tenants table gone (destroy), the
+    // secrets it sealed are gone too; kept (retain), the key must outlive the stack with them.
+    this.secretsKey = new Key(this, 'SinkSecretsKey', { description: 'AEP relay: seals bridge sink secrets (OTLP headers, webhook signing secrets)', enableKeyRotation: true, removalPolicy: props.removalPolicy });
     // Sinks are set (sealed) by the admin routes; delivery and retries only open.
     // Exact actions: the sealer calls Encrypt and Decrypt only (src/store/kms-secret-sealer.ts).
     this.secretsKey.grant(admin, 'kms:Encrypt', 'kms:Decrypt');
@@ -106,17 +120,25 @@ export class RelayBridges extends Construct {
       }
     }
 
-    this.failedRecords = new Queue(this, 'FailedRecords', { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.days(14) });
+    this.failedBatches = new FailedBatchArchive(this, 'FailedBatches', { removalPolicy: props.removalPolicy });
     this.eventSource = new DynamoEventSource(props.events, {
-      // As fan-out: a replaced mapping does not resend a day of history to every sink.
-      startingPosition: StartingPosition.LATEST,
+      // TRIM_HORIZON with a record-age cap. Bridges promise at-least-once (README "Bridges"):
+      // at LATEST, whatever is stored while the mapping is being created (the first deploy, a
+      // re-created mapping) would never reach a sink. The trade-off: a mapping re-created on an
+      // old stream resends up to BRIDGES_MAX_RECORD_AGE of events the sinks already had
+      // (duplicates, which receivers drop by (source, id) as they must for any retry), and
+      // archives the older part of the stream with the failed batches instead of sending it; a
+      // consumer stalled longer than the cap archives what it could not send in time (the
+      // records are in the archive, and the events in the log).
+      startingPosition: StartingPosition[STREAM_STARTING_POSITIONS.bridges],
+      maxRecordAge: BRIDGES_MAX_RECORD_AGE,
       batchSize: BRIDGES_BATCH_SIZE,
       reportBatchItemFailures: true,
       bisectBatchOnError: true,
       retryAttempts: BRIDGES_RETRY_ATTEMPTS,
       // One batch per shard at a time keeps each sink's events in stream order.
       parallelizationFactor: 1,
-      onFailure: new SqsDlq(this.failedRecords),
+      onFailure: this.failedBatches,
       // Stored events only: redelivery markers are duplicates the sinks already had.
       filters: [FilterCriteria.filter({ eventName: FilterRule.isEqual('INSERT'), dynamodb: { NewImage: { kind: { S: FilterRule.isEqual('event') } } } })],
     });
@@ -175,7 +197,7 @@ export class RelayBridges extends Construct {
     alarm('DeadLettersAlarm', 'Bridge sinks refused events after every retry: list them with GET /admin/bridges/dead-letters and redrive', deadLettered.metric({ statistic: 'Sum', period }), 0);
     alarm('ErrorsAlarm', 'The bridges function failed batches (sink settings or dead-letter store unreachable); they are retried', handler.metricErrors({ period }), 0);
     alarm('IteratorAgeAlarm', 'The bridges consumer is behind the event log stream', handler.metric('IteratorAge', { statistic: 'Maximum', period: Duration.minutes(1) }), BRIDGES_ITERATOR_AGE_THRESHOLD.toMilliseconds());
-    alarm('FailedRecordsAlarm', 'Stream records the bridges could not handle after every retry are in the queue', this.failedRecords.metricApproximateNumberOfMessagesVisible({ period }), 0);
+    alarm('FailedRecordsAlarm', 'Stream batches the bridges could not handle after every retry (or that outgrew the record age) were archived in the failed-batch bucket', this.failedBatches.metricFailedBatches(period), 0);
     alarm('RetryErrorsAlarm', 'The sink-retry function failed (letter store or retry queue unreachable); its messages come back', retryHandler.metricErrors({ period }), 0);
     alarm('RetryBacklogAlarm', 'Sink-retry wake-ups wait long past their delay: the retry lane is behind (dead sinks fill it; see the dead-letter listing)', this.retryQueue.metricApproximateAgeOfOldestMessage({ statistic: 'Maximum', period: Duration.minutes(1) }), SINK_RETRY_AGE_THRESHOLD.toSeconds());
     alarm('RetryFailuresAlarm', 'Sink-retry wake-ups failed on every receive and are in the retry DLQ; their letters are redrivable', this.retryFailures.metricApproximateNumberOfMessagesVisible({ period }), 0);

@@ -18,6 +18,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { FilterPattern, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { DEFAULT_METRICS_NAMESPACE } from '../../src/config/relay-config.ts';
 
@@ -72,8 +73,8 @@ export interface RelayObservabilityProps {
   functions: Readonly<Record<string, IFunction>>;
   /** The stream consumer, for iterator age. */
   fanout: IFunction;
-  /** Records that still failed after every retry. */
-  failedRecords: IQueue;
+  /** Stream batches fan-out gave up on (retries spent, or past the record age), archived with their records. */
+  failedBatches: IMetric;
   httpApi: IHttpApi;
   webSocketStage: IWebSocketStage;
   /** Tables by name. */
@@ -106,11 +107,11 @@ export class RelayObservability extends Construct {
     };
 
     // Fan-out: each of these means events were stored but not delivered live.
-    alarm('FanoutErrors', 'The fan-out function failed (batches are retried, then parked in the failed-records queue).', props.fanout.metricErrors({ period: FIVE_MINUTES, statistic: Stats.SUM }), 0);
+    alarm('FanoutErrors', 'The fan-out function failed (batches are retried, then archived in the failed-batch bucket).', props.fanout.metricErrors({ period: FIVE_MINUTES, statistic: Stats.SUM }), 0);
     const iteratorAge = props.fanout.metric('IteratorAge', { period: Duration.minutes(1), statistic: Stats.MAXIMUM });
     alarm('FanoutIteratorAge', `Fan-out is more than ${ITERATOR_AGE_THRESHOLD.toSeconds()} s behind the event log stream.`, iteratorAge, ITERATOR_AGE_THRESHOLD.toMilliseconds(), ComparisonOperator.GREATER_THAN_THRESHOLD, 3);
-    const parked = props.failedRecords.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: Stats.MAXIMUM });
-    alarm('FanoutFailedRecords', 'Stream records failed every fan-out retry and were parked in the failed-records queue.', parked, 0);
+    const parked = props.failedBatches;
+    alarm('FanoutFailedRecords', 'Stream batches failed every fan-out retry (or outgrew the record age) and were archived in the failed-batch bucket.', parked, 0);
 
     // APIs.
     alarm('HttpApi5xx', 'The HTTP API answered 5xx.', props.httpApi.metricServerError({ period: FIVE_MINUTES, statistic: Stats.SUM }), 0);

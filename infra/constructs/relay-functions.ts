@@ -12,7 +12,7 @@ import { ApplicationLogLevel, Architecture, Code, Function as LambdaFunction, Lo
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { BRIDGES_TIMEOUT_SECONDS, FANOUT_TIMEOUT_SECONDS, SINK_RETRY_TIMEOUT_SECONDS } from '../../src/config/function-timeouts.ts';
+import { BRIDGES_TIMEOUT_SECONDS, DEADLINE_TIMEOUT_SECONDS, FANOUT_TIMEOUT_SECONDS, SINK_RETRY_TIMEOUT_SECONDS } from '../../src/config/function-timeouts.ts';
 import { RELAY_VARIABLES, relayEnvironment } from '../../src/config/relay-environment.ts';
 import type { TableNames } from '../../src/store/table-definitions.ts';
 import { BUNDLE_HANDLER, FUNCTION_NAMES } from '../bundle.ts';
@@ -52,9 +52,9 @@ const SHAPES: Record<FunctionName, FunctionShape> = {
   sinkretry: { description: 'AEP relay: AEP-0005 bridges sink-retry worker (retry queue)', memorySize: 256, timeout: Duration.seconds(SINK_RETRY_TIMEOUT_SECONDS) },
   // An SSE stream lives as long as the invocation: Lambda's maximum, 15 minutes.
   stream: { description: 'AEP relay: SSE stream (function URL, response streaming)', memorySize: 512, timeout: Duration.minutes(15) },
-  // Waits for a connection's token to expire and closes it; mostly asleep, so small, and as
-  // long as Lambda allows (a later deadline is handed on to a fresh invocation).
-  deadline: { description: 'AEP relay: closes a WebSocket connection when its token expires', memorySize: 128, timeout: Duration.minutes(15) },
+  // The minute sweep and near deadlines: waits at most the sweep's horizon (2 min), mostly
+  // asleep, so small (infra/constructs/deadlines.ts).
+  deadline: { description: 'AEP relay: closes WebSocket connections when their token expires (minute sweep, near deadlines)', memorySize: 128, timeout: Duration.seconds(DEADLINE_TIMEOUT_SECONDS) },
 };
 
 export interface RelayFunctionsProps {
@@ -179,19 +179,15 @@ export class RelayFunctions extends Construct {
   }
 
   /**
-   * The socket function starts a deadline for each connection whose token expires while it may
-   * be open (src/gateway/lambda-deadlines.ts); the deadline function hands a far deadline on to
-   * itself. Its own invoke permission is a separate policy: granted on its default policy, the
-   * function would depend on a policy that names the function.
+   * The socket function writes each connection's deadline into the index the minute sweep reads,
+   * and invokes the deadline function for one due within the sweep's horizon
+   * (src/gateway/swept-deadlines.ts). The deadline function invokes nothing: no deadline is
+   * handed on (the sweep takes what an invocation cannot wait for).
    */
   private wireDeadlines(): void {
     this.socket.addEnvironment(RELAY_VARIABLES.deadlineFunction, this.deadline.functionName);
     // The function's own ARN only (grantInvoke would add `:*`, every version and alias).
     this.socket.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.deadline.functionArn] }));
-    const handOn = new Policy(this, 'DeadlineHandOn', {
-      statements: [new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.deadline.functionArn] })],
-    });
-    if (this.deadline.role !== undefined) handOn.attachToRole(this.deadline.role);
   }
 
   /**

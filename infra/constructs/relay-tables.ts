@@ -11,7 +11,7 @@ import { CONNECTIONS_TABLE, EVENTS_TABLE, TABLE_DEFINITIONS, TENANTS_TABLE } fro
 import type { KeyAttribute, TableDefinition, TableNames } from '../../src/store/table-definitions.ts';
 
 export interface RelayTablesProps {
-  /** Applied to every table: RETAIN keeps the data when the stack goes, DESTROY deletes it. */
+  /** Applied to every table: RETAIN_ON_UPDATE_OR_DELETE keeps the data when the stack (or a table) goes, except when the deploy that created it rolls back; DESTROY deletes it. */
   removalPolicy: RemovalPolicy;
   /** DynamoDB deletion protection: the table cannot be deleted until it is turned off. */
   deletionProtection: boolean;

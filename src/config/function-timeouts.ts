@@ -25,3 +25,15 @@ export const BRIDGES_LIVE_BUDGET_SHARE = 0.5;
  * and a claimed letter's lease as long as this, so a crashed attempt is taken up again.
  */
 export const SINK_RETRY_TIMEOUT_SECONDS = 60;
+
+/**
+ * How far ahead a deadline sweep looks (`src/relay/deadline-sweep.ts`): it waits in its own
+ * invocation for every deadline due within this, and closes each on time. Twice the sweep's
+ * one-minute schedule, so consecutive sweeps overlap and every deadline is seen by a sweep
+ * well before it is due; a deadline nearer than this when its connection opens gets an
+ * invocation of its own.
+ */
+export const DEADLINE_HORIZON_MS = 120_000;
+
+/** The deadline function's timeout: the horizon, and margin for the closes at its end. */
+export const DEADLINE_TIMEOUT_SECONDS = 180;

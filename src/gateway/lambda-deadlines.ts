@@ -1,9 +1,11 @@
 /**
- * Connection deadlines kept by the `deadline` function: each deadline is one asynchronous
- * invocation (`InvocationType: Event`), which waits until the deadline and closes the
- * connection, or, when the deadline lies beyond its own timeout, waits as long as it may and
- * hands the deadline on to a fresh invocation. Only connections whose token expires within
- * API Gateway's 2 h connection limit get one.
+ * A near connection deadline (due within the sweep's horizon, `swept-deadlines.ts`) handed to the
+ * `deadline` function as an asynchronous invocation (`InvocationType: Event`) of its own, which
+ * waits until the deadline (at most the horizon, within its timeout) and closes the connection.
+ * Far deadlines are the minute sweep's; no invocation waits longer than the horizon. The
+ * function's reserved concurrency bounds these invocations (Lambda retries throttled
+ * asynchronous events), and one that fails goes to its on-failure queue; the sweep still finds
+ * the deadline in the index either way.
  */
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import type { ConnectionDeadlinesPort } from '../relay/ports/connection-deadlines.ts';

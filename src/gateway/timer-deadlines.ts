@@ -1,7 +1,8 @@
 /**
- * Connection deadlines kept by this process's own timers: right for a long-lived process (the
- * local stack, where every handler runs in one Node process), wrong for Lambda, whose process
- * freezes between invocations (there `lambda-deadlines.ts` is used).
+ * A near connection deadline kept by this process's own timer: the local stack's stand-in for
+ * the deadline function's invocation of its own (`lambda-deadlines.ts`), right for a long-lived
+ * process (every local handler runs in one Node process), wrong for Lambda, whose process
+ * freezes between invocations. The local stack runs the minute sweep beside it, as AWS does.
  */
 import type { ConnectionDeadline, ConnectionDeadlinesPort } from '../relay/ports/connection-deadlines.ts';
 

@@ -39,6 +39,24 @@ export async function reachDeadline(runtime: RelayRuntime, deadline: ConnectionD
   return true;
 }
 
+/** What closing at a deadline came to: closed, already gone, or taken by another closer. */
+export type DeadlineOutcome = 'closed' | 'gone' | 'taken';
+
+/**
+ * Closes the connection at its deadline, once: a deadline may be seen by two overlapping sweeps
+ * and by its own invocation, and only the one that takes it out of the index closes. A close
+ * that fails puts the deadline back, so the next sweep takes it (already due: at once).
+ */
+export async function closeAtDeadline(runtime: RelayRuntime, deadline: ConnectionDeadline): Promise<DeadlineOutcome> {
+  if (!(await runtime.deadlineIndex.claim(deadline))) return 'taken';
+  try {
+    return (await reachDeadline(runtime, deadline)) ? 'closed' : 'gone';
+  } catch (error) {
+    await runtime.deadlineIndex.restore(deadline);
+    throw error;
+  }
+}
+
 /** A deadline as received by the deadline function, or undefined when the payload is not one. */
 export function deadlineOf(value: unknown): ConnectionDeadline | undefined {
   if (typeof value !== 'object' || value === null) return undefined;

@@ -11,6 +11,7 @@ import type {
   ConnectionPoster,
   ConnectionsPort,
   ControlPoliciesPort,
+  DeadlineIndexPort,
   CursorKeysPort,
   EventLogPort,
   IdMinter,
@@ -60,6 +61,8 @@ export interface RelayRuntime {
   poster: ConnectionPoster;
   /** Closes WebSocket connections when their token expires (`connection-deadline.ts`). */
   deadlines: ConnectionDeadlinesPort;
+  /** The pending deadlines the deadline sweep reads and closes (`deadline-sweep.ts`). */
+  deadlineIndex: DeadlineIndexPort;
   /** Claims this process already recorded (`handle-event.ts`). */
   knownClaims: KnownClaims;
   /** Each WebSocket connection's frame budget in this process (`socket/frame-budget.ts`). */

@@ -106,3 +106,21 @@ export function tenantOfPartition(partition: string): string | undefined {
   const end = partition.indexOf('#', 2);
   return end === -1 ? undefined : partition.slice(2, end);
 }
+
+/**
+ * Pending connection deadlines (connections table, `deadline-store.ts`), by the minute they fall
+ * in: the deadline sweep reads the minutes it covers for every tenant at once, so this is the one
+ * connections-table key not prefixed by a tenant. Each item names only which connection of which
+ * tenant closes when; the sort key orders a minute's deadlines by time.
+ */
+export const deadlineKeys = {
+  minutePartition: (minute: number) => `DEADLINES#${minute}`,
+  /** `atMs` fixed-width, so the sort key orders by time and `<= through` is a key condition. */
+  sort: (atMs: number, tenant: string, connectionId: string) => `${timeKey(atMs)}#${tenant}#${connectionId}`,
+  /** The first sort key after every deadline at or before `atMs`. */
+  sortAfter: (atMs: number) => `${timeKey(atMs)}$`,
+};
+
+function timeKey(atMs: number): string {
+  return String(Math.max(0, Math.floor(atMs))).padStart(15, '0');
+}

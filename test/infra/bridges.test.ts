@@ -39,15 +39,15 @@ const withBuses = synthesize({ bridgeEventBuses: BUSES.join(','), alarmTopicArn:
 const withoutBuses = synthesize({});
 
 describe('bridges stack', () => {
-  it('feeds the bridges function from the events stream through its own mapping, stored events only, with bounded retries and a failure queue', () => {
+  it('feeds the bridges function from the events stream through its own mapping, stored events only, from TRIM_HORIZON with a record-age cap, bounded retries and a failed-batch archive', () => {
     const { stack, template } = withBuses;
     const mappings = Object.values(resourcesOfType(template, 'AWS::Lambda::EventSourceMapping')).filter((mapping) => refersTo(mapping.Properties?.FunctionName, logicalIdOf(stack.functions.bridges)));
     expect(mappings).toHaveLength(1);
     const mapping = mappings[0]?.Properties ?? {};
     expect(refersTo(mapping.EventSourceArn, logicalIdOf(stack.tables.events))).toBe(true);
-    expect(mapping).toMatchObject({ StartingPosition: 'LATEST', BisectBatchOnFunctionError: true, MaximumRetryAttempts: BRIDGES_RETRY_ATTEMPTS, FunctionResponseTypes: ['ReportBatchItemFailures'], ParallelizationFactor: 1 });
+    expect(mapping).toMatchObject({ StartingPosition: 'TRIM_HORIZON', MaximumRecordAgeInSeconds: 3600, BisectBatchOnFunctionError: true, MaximumRetryAttempts: BRIDGES_RETRY_ATTEMPTS, FunctionResponseTypes: ['ReportBatchItemFailures'], ParallelizationFactor: 1 });
     expect(JSON.parse((mapping.FilterCriteria as { Filters: Array<{ Pattern: string }> }).Filters[0]?.Pattern ?? '{}')).toEqual({ eventName: ['INSERT'], dynamodb: { NewImage: { kind: { S: ['event'] } } } });
-    expect(refersTo(mapping.DestinationConfig, logicalIdOf(stack.bridges.failedRecords))).toBe(true);
+    expect(refersTo(mapping.DestinationConfig, logicalIdOf(stack.bridges.failedBatches.bucket))).toBe(true);
   });
 
   it('bounds the bridges function at a 30 s timeout, twice the most the live budget may take', () => {

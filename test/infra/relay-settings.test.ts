@@ -11,7 +11,7 @@ const settingsOf = (context: Record<string, string>) => settingsFromContext(new 
 describe('settingsFromContext', () => {
   it('uses the defaults without context: dev stage, retained and protected tables, no custom domain', () => {
     expect(settingsOf({})).toEqual(DEFAULT_SETTINGS);
-    expect(DEFAULT_SETTINGS).toMatchObject({ stage: 'dev', replayBuffer: 1000, retentionDays: 30, logLevel: 'info', removalPolicy: RemovalPolicy.RETAIN, deletionProtection: true, webSocketAccessLogs: false, corsOrigins: [], streamConcurrency: 200, streamHeadroom: 20 });
+    expect(DEFAULT_SETTINGS).toMatchObject({ stage: 'dev', replayBuffer: 1000, retentionDays: 30, logLevel: 'info', removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE, deletionProtection: true, webSocketAccessLogs: false, corsOrigins: [], streamConcurrency: 200, streamHeadroom: 20 });
     expect(DEFAULT_SETTINGS).toMatchObject({ tracing: false, edgeAccessLogs: true, originSecretRotation: false });
     expect(DEFAULT_SETTINGS.alarmTopicArn).toBeUndefined();
     expect(DEFAULT_SETTINGS.alarmEmail).toBeUndefined();
@@ -64,7 +64,7 @@ describe('settingsFromContext', () => {
       retentionDays: 90,
       logLevel: 'warn',
       logRetention: RetentionDays.ONE_YEAR,
-      removalPolicy: RemovalPolicy.RETAIN,
+      removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
       deletionProtection: false,
       domainName: 'relay.example.com',
       certificateArn: 'arn:aws:acm:us-east-1:111111111111:certificate/x',

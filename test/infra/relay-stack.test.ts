@@ -136,11 +136,11 @@ describe('tables', () => {
   it.each([
     ['defaults', () => defaults],
     ['production', () => production],
-  ])('retains the tables and turns deletion protection on (%s)', (_name, scenario) => {
+  ])('retains the tables (except when their first deploy rolls back) and turns deletion protection on (%s)', (_name, scenario) => {
     const { stack, template } = scenario();
     for (const table of stack.tables.all) {
       const resource = resourceOf(template, table);
-      expect(resource.DeletionPolicy).toBe('Retain');
+      expect(resource.DeletionPolicy).toBe('RetainExceptOnCreate');
       expect(resource.UpdateReplacePolicy).toBe('Retain');
       expect(resource.Properties?.DeletionProtectionEnabled).toBe(true);
     }
@@ -307,11 +307,11 @@ describe('fan-out', () => {
       MaximumRetryAttempts: FANOUT_RETRY_ATTEMPTS,
       MaximumRecordAgeInSeconds: 3600,
       ParallelizationFactor: 1,
-      StartingPosition: 'LATEST',
+      StartingPosition: 'TRIM_HORIZON',
     });
     expect(mapping.EventSourceArn).toEqual({ 'Fn::GetAtt': [logicalIdOf(stack.tables.events), 'StreamArn'] });
     expect(refersTo(mapping.FunctionName, logicalIdOf(stack.functions.fanout))).toBe(true);
-    expect(mapping.DestinationConfig).toEqual({ OnFailure: { Destination: { 'Fn::GetAtt': [logicalIdOf(stack.fanout.failedRecords), 'Arn'] } } });
+    expect(mapping.DestinationConfig).toEqual({ OnFailure: { Destination: { 'Fn::GetAtt': [logicalIdOf(stack.fanout.failedBatches.bucket), 'Arn'] } } });
   });
 
   it('invokes only for inserted events and redelivery markers, and for order states holding events (their wake-up), as the local poller passes them', () => {
@@ -330,11 +330,11 @@ describe('fan-out', () => {
     expect(passesFanoutFilter(record('INSERT', { kind: { S: 'session' } }))).toBe(false);
   });
 
-  it('encrypts the failed-records queue and refuses requests without TLS', () => {
+  it('encrypts the failed-batch archive and refuses requests without TLS', () => {
     const { stack, template } = defaults;
-    expect(propertiesOf(template, stack.fanout.failedRecords)).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 1_209_600 });
-    template.hasResourceProperties('AWS::SQS::QueuePolicy', {
-      Queues: [{ Ref: logicalIdOf(stack.fanout.failedRecords) }],
+    expect(propertiesOf(template, stack.fanout.failedBatches.bucket)).toMatchObject({ BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] } });
+    template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      Bucket: { Ref: logicalIdOf(stack.fanout.failedBatches.bucket) },
       PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
     });
   });
@@ -622,12 +622,12 @@ describe('least privilege', () => {
     }
   });
 
-  it('lets the socket function start deadlines and the deadline function hand them on, invoking only the deadline function', () => {
+  it('lets the socket function start near deadlines, invoking only the deadline function (which hands nothing on)', () => {
     const { stack, template } = defaults;
     const deadlineArn = `\${${logicalIdOf(stack.functions.deadline)}.Arn}`;
     for (const fn of stack.functions.all) {
       const invokes = statementsOfRole(template, fn.role!).filter((statement) => actionsOf(statement).includes('lambda:InvokeFunction'));
-      if (fn === stack.functions.socket || fn === stack.functions.deadline) expect(invokes.flatMap(resourcesOf).map(render)).toEqual([deadlineArn]);
+      if (fn === stack.functions.socket) expect(invokes.flatMap(resourcesOf).map(render)).toEqual([deadlineArn]);
       else expect(invokes).toEqual([]);
     }
     expect((propertiesOf(template, stack.functions.socket).Environment as { Variables: Json }).Variables[RELAY_VARIABLES.deadlineFunction]).toEqual({ Ref: logicalIdOf(stack.functions.deadline) });
@@ -740,7 +740,7 @@ describe('outputs', () => {
   const outputs = (scenario: Scenario): Record<string, string> =>
     Object.fromEntries(Object.entries(scenario.template.findOutputs('*')).map(([name, output]) => [name, render((output as { Value: unknown }).Value)]));
 
-  it('prints the base URL, the console URL, the WebSocket URL through CloudFront, the table names, the queue and the first-token command', () => {
+  it('prints the base URL, the console URL, the WebSocket URL through CloudFront, the table names, the failed-batch buckets and the first-token command', () => {
     const { stack } = defaults;
     const printed = outputs(defaults);
     const distribution = `\${${logicalIdOf(stack.edge.distribution)}.DomainName}`;
@@ -752,7 +752,8 @@ describe('outputs', () => {
     expect(printed.EventsTableName).toBe(`\${${logicalIdOf(stack.tables.events)}}`);
     expect(printed.ConnectionsTableName).toBe(`\${${logicalIdOf(stack.tables.connections)}}`);
     expect(printed.TenantsTableName).toBe(`\${${logicalIdOf(stack.tables.tenants)}}`);
-    expect(printed.FailedFanoutRecordsQueueUrl).toBe(`\${${logicalIdOf(stack.fanout.failedRecords)}}`);
+    expect(printed.FailedFanoutBatchesBucket).toBe(`\${${logicalIdOf(stack.fanout.failedBatches.bucket)}}`);
+    expect(printed.FailedBridgeBatchesBucket).toBe(`\${${logicalIdOf(stack.bridges.failedBatches.bucket)}}`);
     expect(printed.IssueFirstTokenCommand).toBe(`AEP_TENANTS_TABLE=\${${logicalIdOf(stack.tables.tenants)}} AWS_REGION=\${AWS::Region} npx aep-relay tokens issue --tenant operator --scopes emit,consume,control,admin`);
   });
 

@@ -130,6 +130,15 @@ describe('local stream poller', () => {
     expect([...sequenceNumbers].sort((a, b) => (a < b ? -1 : 1))).toEqual(sequenceNumbers);
   });
 
+  it('starts at TRIM_HORIZON when told to, as the relay\'s mappings do: what was stored before its first start is delivered too', async () => {
+    const h = await harness(undefined, { startingPosition: 'TRIM_HORIZON' });
+    await h.put('before-start');
+    await h.poller.start();
+    await h.put('after-start');
+    await expect.poll(() => h.ids().flat()).toEqual(['before-start', 'after-start']);
+    await h.stop();
+  });
+
   it('applies the filter criteria: only INSERTs of kind event or redelivery reach the handler', async () => {
     const h = await harness();
     await h.poller.start();

@@ -1,8 +1,10 @@
 /**
  * Deadlines of open WebSocket connections: a connection whose token expires while it is open
  * is closed at that moment (issue 15). Nothing in a serverless relay runs at a given time by
- * itself, so whoever holds the clock is an adapter: an in-process timer on the local stack,
- * the `deadline` function in AWS.
+ * itself, so whoever holds the clock is an adapter: every deadline goes into the deadline index,
+ * which a sweep reads every minute (`deadline-sweep.ts`; an EventBridge rule in AWS, an interval
+ * on the local stack), and one nearer than the sweep's horizon also gets an invocation of its
+ * own (the `deadline` function in AWS, an in-process timer locally).
  */
 export interface ConnectionDeadline {
   tenant: string;

@@ -3,6 +3,7 @@ export type { BridgeSinksPort, SinkSecrets, StoredSink } from './bridge-sinks.ts
 export type { ClaimsPort } from './claims.ts';
 export type { Clock } from './clock.ts';
 export type { ConnectionDeadline, ConnectionDeadlinesPort } from './connection-deadlines.ts';
+export type { DeadlineIndexPort } from './deadline-index.ts';
 export type { ConnectionPoster, PostOptions, PostOutcome } from './connection-poster.ts';
 export type { ConnectionsPort } from './connections.ts';
 export type { ControlPoliciesPort } from './control-policies.ts';
