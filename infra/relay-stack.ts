@@ -144,6 +144,7 @@ export class RelayStack extends Stack {
     });
     // Every alarm of the stack, whichever construct made it, notifies the topic.
     this.alarmTopic = new RelayAlarmTopic(this, 'Alarms', {
+      removalPolicy: settings.removalPolicy,
       ...(settings.alarmTopicArn === undefined ? {} : { topicArn: settings.alarmTopicArn }),
       ...(settings.alarmEmail === undefined ? {} : { email: settings.alarmEmail }),
     });

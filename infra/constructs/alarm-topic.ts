@@ -10,6 +10,7 @@
  * Developer Guide, "Encryption at rest": CloudWatch alarms need a customer managed key).
  */
 import { Aspects, Stack } from 'aws-cdk-lib';
+import type { RemovalPolicy } from 'aws-cdk-lib';
 import type { IAspect } from 'aws-cdk-lib';
 import { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
@@ -26,6 +27,8 @@ export interface RelayAlarmTopicProps {
   topicArn?: string;
   /** Subscribed to the topic by e-mail (SNS first sends a confirmation link). */
   email?: string;
+  /** For the topic's key (`-c removalPolicy`), as for every other key of the stack. */
+  removalPolicy: RemovalPolicy;
 }
 
 export class RelayAlarmTopic extends Construct {
@@ -38,7 +41,7 @@ export class RelayAlarmTopic extends Construct {
     if (props.topicArn !== undefined) {
       this.topic = Topic.fromTopicArn(this, 'Topic', props.topicArn);
     } else {
-      this.key = new Key(this, 'Key', { description: 'AEP relay: encrypts the alarm topic', enableKeyRotation: true });
+      this.key = new Key(this, 'Key', { description: 'AEP relay: encrypts the alarm topic', enableKeyRotation: true, removalPolicy: props.removalPolicy });
       // CloudWatch publishes alarm notifications to the encrypted topic (SNS Developer Guide,
       // "Enable compatibility between event sources from AWS services and encrypted topics").
       this.key.addToResourcePolicy(new PolicyStatement({
