@@ -56,10 +56,14 @@ describe('bridges stack', () => {
     expect(BRIDGES_TIMEOUT_SECONDS).toBe(30);
   });
 
-  it('wakes the sink-retry function through an encrypted SQS queue with its own DLQ, a bounded mapping and a matching reservation', () => {
+  it('wakes the sink-retry function through an encrypted SQS queue with its own DLQ and a bounded mapping, unreserved unless asked', () => {
     const { stack, template } = withBuses;
     const retry = stack.functions.sinkretry;
-    expect(propertiesOf(template, retry)).toMatchObject({ Runtime: 'nodejs22.x', Timeout: SINK_RETRY_TIMEOUT_SECONDS, ReservedConcurrentExecutions: SINK_RETRY_CONCURRENCY });
+    expect(propertiesOf(template, retry)).toMatchObject({ Runtime: 'nodejs22.x', Timeout: SINK_RETRY_TIMEOUT_SECONDS });
+    // No reservation by default: a new account cannot reserve even 5 (Lambda keeps 100 unreserved).
+    expect(propertiesOf(template, retry).ReservedConcurrentExecutions).toBeUndefined();
+    const reserved = synthesize({ reserveSinkRetryConcurrency: 'true' });
+    expect(propertiesOf(reserved.template, reserved.stack.functions.sinkretry).ReservedConcurrentExecutions).toBe(SINK_RETRY_CONCURRENCY);
     expect(SINK_RETRY_CONCURRENCY).toBe(5);
     const queue = propertiesOf(template, stack.bridges.retryQueue);
     expect(queue).toMatchObject({ SqsManagedSseEnabled: true, VisibilityTimeout: 6 * SINK_RETRY_TIMEOUT_SECONDS, MessageRetentionPeriod: 4 * 86_400 });
