@@ -10,11 +10,10 @@
  * come from the usual AWS chain (AWS_PROFILE, AWS_REGION, …); `AWS_ENDPOINT_URL_LAMBDA` points the
  * client elsewhere (the tests give it a local stand-in speaking Lambda's REST API).
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { GetAccountSettingsCommand, GetFunctionConcurrencyCommand, LambdaClient, paginateListFunctions } from '@aws-sdk/client-lambda';
 import { App } from 'aws-cdk-lib';
 import { preflight } from '../infra/deploy-preflight.ts';
+import { projectContext } from '../infra/project-context.ts';
 import type { PreflightReport } from '../infra/deploy-preflight.ts';
 import { settingsFromContext, stackNameOf } from '../infra/relay-settings.ts';
 import { UNRESERVED_MINIMUM } from '../infra/reserved-concurrency.ts';
@@ -33,12 +32,6 @@ function contextFromArguments(args: readonly string[]): Record<string, string> {
     index += 1;
   }
   return context;
-}
-
-/** cdk.json's `context`, as `cdk deploy` reads it under the command line's `-c`. */
-function projectContext(): Record<string, unknown> {
-  const cdkJson = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'cdk.json'), 'utf8')) as { context?: Record<string, unknown> };
-  return cdkJson.context ?? {};
 }
 
 /**

@@ -17,6 +17,7 @@ import { SINK_RETRY_MAX_RECEIVES } from '../../functions/runtime/create-bridges.
 import { BRIDGES_TIMEOUT_SECONDS, SINK_RETRY_TIMEOUT_SECONDS } from '../../src/config/function-timeouts.ts';
 import { RelayStack } from '../../infra/relay-stack.ts';
 import { settingsFromContext } from '../../infra/relay-settings.ts';
+import { projectContext } from '../../infra/project-context.ts';
 import { BRIDGE_VARIABLES } from '../../src/config/relay-environment.ts';
 import { actionsOf, logicalIdOf, propertiesOf, refersTo, resourcesOf, resourcesOfType, statementsOfRole } from './template-queries.ts';
 
@@ -30,7 +31,8 @@ const consoleDir = mkdtempSync(join(tmpdir(), 'aep-bridges-console-'));
 writeFileSync(join(consoleDir, 'index.html'), '<!doctype html>\n');
 
 function synthesize(context: Record<string, string>) {
-  const app = new App({ context });
+  // Under cdk.json's context (its feature flags), as `cdk deploy` runs the app.
+  const app = new App({ context: { ...projectContext(), ...context } });
   const stack = new RelayStack(app, 'AepRelay-bridges', { settings: settingsFromContext(app.node), assetDirs, consoleDir });
   return { stack, template: Template.fromStack(stack) };
 }

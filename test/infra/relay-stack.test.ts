@@ -28,6 +28,7 @@ import { FANOUT_RETRY_ATTEMPTS } from '../../infra/constructs/fanout.ts';
 import { RelayStack } from '../../infra/relay-stack.ts';
 import { settingsFromContext } from '../../infra/relay-settings.ts';
 import { reservationsOf } from '../../infra/reserved-concurrency.ts';
+import { projectContext } from '../../infra/project-context.ts';
 import { FANOUT_KINDS, passesFanoutFilter } from '../../local/stream-records.ts';
 import { DEFAULT_SETTINGS } from '../../infra/relay-settings.ts';
 import { readRelayConfig } from '../../src/config/relay-config.ts';
@@ -68,7 +69,8 @@ let production: Scenario;
 
 /** The production scenario names its account and region (as `cdk deploy` does); the defaults stay environment-agnostic. */
 function synthesize(context: Record<string, string>, env?: { account: string; region: string }): Scenario {
-  const app = new App({ context });
+  // Under cdk.json's context, as `cdk deploy` runs the app: its feature flags shape the template.
+  const app = new App({ context: { ...projectContext(), ...context } });
   const settings = settingsFromContext(app.node);
   const stack = new RelayStack(app, `AepRelay-${settings.stage}`, { settings, assetDirs, consoleDir, ...(env === undefined ? {} : { env }) });
   return { stack, template: Template.fromStack(stack) };
