@@ -17,6 +17,8 @@ const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..', '..');
 
 interface StubAccount {
+  /** Answer every call with 403 AccessDeniedException, as for credentials without the permissions. */
+  denied?: boolean;
   concurrentExecutions: number;
   unreservedConcurrentExecutions: number;
   /** Function name to its reserved concurrency (undefined: none). */
@@ -29,6 +31,7 @@ let server: Server;
 let endpoint: string;
 
 function answer(method: string, url: URL): { status: number; body: unknown } {
+  if (account.denied === true) return { status: 403, body: { Type: 'User', message: 'User is not authorized to perform: lambda:GetAccountSettings' } };
   if (method === 'GET' && url.pathname.replace(/\/$/, '') === '/2016-08-19/account-settings') {
     return {
       status: 200,
@@ -61,7 +64,8 @@ beforeAll(async () => {
     requests.push({ method: request.method ?? '', path: url.pathname, signed: /^AWS4-HMAC-SHA256 Credential=AKIDPREFLIGHT\//.test(request.headers.authorization ?? '') });
     const { status, body } = answer(request.method ?? '', url);
     const text = JSON.stringify(body);
-    response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...(status === 404 ? { 'x-amzn-errortype': 'ResourceNotFoundException' } : {}) });
+    const errorType = { 403: 'AccessDeniedException', 404: 'ResourceNotFoundException' }[status];
+    response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...(errorType === undefined ? {} : { 'x-amzn-errortype': errorType }) });
     response.end(text);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -149,6 +153,15 @@ describe('npm run preflight', () => {
       '/2019-09-30/functions/AepRelay-prod-FunctionsStream5E6F7A8B-QrStUv456789/concurrency',
     ]);
     expect(requests.filter((request) => request.path.replace(/\/$/, '') === '/2015-03-31/functions')).toHaveLength(3);
+  }, 90_000);
+
+  it('exits 2 naming the permissions it needs when the account cannot be read', async () => {
+    account = { denied: true, concurrentExecutions: 0, unreservedConcurrentExecutions: 0, functions: {} };
+    const { code, stdout, stderr } = await preflight([]);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toContain("preflight could not read the account's Lambda settings: User is not authorized to perform: lambda:GetAccountSettings");
+    expect(stderr).toContain('lambda:GetAccountSettings, lambda:ListFunctions and lambda:GetFunctionConcurrency');
   }, 90_000);
 
   it('refuses context the stack would refuse, before asking the account', async () => {
