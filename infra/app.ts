@@ -10,14 +10,14 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { bundleFunctions } from './bundle.ts';
 import { buildConsole } from './console-build.ts';
 import { RelayStack } from './relay-stack.ts';
-import { settingsFromContext } from './relay-settings.ts';
+import { settingsFromContext, stackNameOf } from './relay-settings.ts';
 
 const app = new App();
 const settings = settingsFromContext(app.node);
 const { assetDirs } = await bundleFunctions();
 const consoleDir = await buildConsole();
 
-new RelayStack(app, `AepRelay-${settings.stage}`, {
+new RelayStack(app, stackNameOf(settings.stage), {
   description: `AEP relay (${settings.stage}): HTTP, SSE and WebSocket bindings over a DynamoDB event log`,
   settings,
   assetDirs,

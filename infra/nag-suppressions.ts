@@ -22,7 +22,8 @@ export function suppressAcceptedFindings(stack: RelayStack, settings: RelaySetti
     'dynamodb:Query only, on the indexes of this one table (`<table ARN>/index/*`): its one index is byActivity, the sparse global index of session summaries that GET /sessions queries (src/store/table-definitions.ts). No other table and no other resource is matched.');
   for (const { grantee, verbs } of functions.connectionManagers) {
     for (const verb of verbs) {
-      const connections = `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:execute-api:${nagText(stack.region, 'AWS::Region')}:${nagText(stack.account, 'AWS::AccountId')}:<${logicalId(webSocketApi.api)}>/${webSocketApi.stage.stageName}/${verb}/@connections/*]`;
+      // The partition is a literal where the stack's region is known (feature flag @aws-cdk/core:enablePartitionLiterals).
+      const connections = `AwsSolutions-IAM5[Resource::arn:${nagText(stack.partition, 'AWS::Partition')}:execute-api:${nagText(stack.region, 'AWS::Region')}:${nagText(stack.account, 'AWS::AccountId')}:<${logicalId(webSocketApi.api)}>/${webSocketApi.stage.stageName}/${verb}/@connections/*]`;
       acknowledge(grantee.role, connections,
         `execute-api:ManageConnections with ${verb} only, on this WebSocket API and stage (the verbs each function calls, MANAGEMENT_VERBS in relay-functions.ts). Connection ids are minted by API Gateway at runtime, so the @connections/{connectionId} resource can only be matched with a wildcard.`);
     }
@@ -107,9 +108,10 @@ function acknowledgeConsoleUpload(stack: RelayStack, consoleSite: RelayStack['co
   const uploaderPolicy = uploaderRole?.node.tryFindChild('DefaultPolicy');
   acknowledge(uploader, 'AwsSolutions-L1',
     'aws-cdk-lib\'s BucketDeployment handler (Python with the AWS CLI layer) picks its own runtime; it runs only while deploying, to copy the built console into the bucket.');
+  // A managed policy's ARN keeps the partition a token even where the stack's partition is known.
   acknowledge(uploaderRole, 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
     'BucketDeployment\'s deploy-time handler writes its own logs with the basic execution role aws-cdk-lib attaches; it reads no relay data.');
-  const assetBucket = `arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-${nagText(stack.account, 'AWS::AccountId')}-${nagText(stack.region, 'AWS::Region')}/*`;
+  const assetBucket = `arn:${nagText(stack.partition, 'AWS::Partition')}:s3:::cdk-hnb659fds-assets-${nagText(stack.account, 'AWS::AccountId')}-${nagText(stack.region, 'AWS::Region')}/*`;
   const grants: [string, string][] = [
     ['Action::s3:GetObject*', 'read the console asset from the CDK bootstrap bucket and copy it'],
     ['Action::s3:GetBucket*', 'read the bucket location and settings the copy needs'],

@@ -61,13 +61,26 @@ export interface RelaySettings {
    */
   corsOrigins: readonly string[];
   /**
-   * Reserved concurrency of the stream function, the most live SSE streams at once
-   * (`-c streamConcurrency=200`). It is taken from the account's concurrency (1,000 by default,
-   * of which Lambda keeps 100 unreserved), and the rest stays for the other functions.
+   * Reserved concurrency of the stream function (`-c streamConcurrency=200`); 0, the default: no
+   * reservation. A reservation is taken from the account's concurrent executions and must leave
+   * 100 of them unreserved, which a new account, whose quota starts reduced, cannot: the function
+   * would fail to create and the stack roll back (`npm run preflight` says what to raise).
    */
   streamConcurrency: number;
-  /** Of that, executions never given to live streams (`-c streamHeadroom=20`), so refusals and replay-only streams still run. */
+  /** Of a reservation, executions never given to live streams (`-c streamHeadroom=20`), so refusals still run. */
   streamHeadroom: number;
+  /**
+   * Streams the relay serves at once, live and replay-only (`-c liveStreams=180`,
+   * `AEP_SSE_MAX_LIVE_STREAMS`): past it a stream gets 503 with Retry-After. With a reservation,
+   * at most `streamConcurrency - streamHeadroom` and that by default; without one, 180.
+   */
+  liveStreams: number;
+  /**
+   * Reserve the sink-retry function's concurrency (`-c reserveSinkRetryConcurrency=true`), the
+   * retry mapping's maximum concurrency (5). Off by default: the reservation has the same
+   * 100-unreserved rule as the stream function's, and the mapping's maximum bounds the worker anyway.
+   */
+  reserveSinkRetryConcurrency: boolean;
   /**
    * Access logs on the WebSocket stage. Off by default: unlike HTTP APIs, WebSocket (and REST)
    * APIs log through the account-wide API Gateway CloudWatch role, and the stage fails to
@@ -110,6 +123,9 @@ export interface TenantLimits {
   fanoutTenantDeliveries: number;
 }
 
+/** Streams served at once when the stream function has no reservation. */
+export const DEFAULT_LIVE_STREAMS = 180;
+
 /** What a hosted tenant is admitted by default: the HTTP stage's own 1,000 requests per second, counted in events. */
 export const DEFAULT_TENANT_EVENTS_PER_SECOND = 1000;
 
@@ -138,8 +154,10 @@ export const DEFAULT_SETTINGS: RelaySettings = {
   originSecretRotation: false,
   bridgeEventBuses: [],
   corsOrigins: [],
-  streamConcurrency: 200,
+  streamConcurrency: 0,
   streamHeadroom: 20,
+  liveStreams: DEFAULT_LIVE_STREAMS,
+  reserveSinkRetryConcurrency: false,
   throttling: {
     http: { rateLimit: 1000, burstLimit: 2000 },
     socketMessages: { rateLimit: 1000, burstLimit: 2000 },
@@ -147,13 +165,25 @@ export const DEFAULT_SETTINGS: RelaySettings = {
   },
   tenantLimits: {
     eventsPerSecond: DEFAULT_TENANT_EVENTS_PER_SECOND,
-    // A quarter of the default pool (streamConcurrency 200 less streamHeadroom 20).
-    streamsPerTenant: defaultStreamsPerTenant(200 - 20),
+    // A quarter of the default pool.
+    streamsPerTenant: defaultStreamsPerTenant(DEFAULT_LIVE_STREAMS),
     socketFramesPerSecond: DEFAULT_LIMITS.socketFramesPerSecond,
     socketFrameBurst: DEFAULT_LIMITS.socketFrameBurst,
     fanoutTenantDeliveries: DEFAULT_FANOUT_TENANT_DELIVERIES,
   },
 };
+
+/**
+ * Stage names: the stack is `AepRelay-{stage}`, and CloudFormation (so CDK, at synth) takes stack
+ * names of letters, digits and hyphens only, up to 128 characters; 64 keeps the WebSocket stage
+ * path and the names derived from the stack short.
+ */
+export const STAGE_PATTERN = /^[A-Za-z0-9-]{1,64}$/;
+
+/** The stack a stage deploys as (infra/app.ts). */
+export function stackNameOf(stage: string): string {
+  return `AepRelay-${stage}`;
+}
 
 /** Reads every setting from the app's context (`-c key=value` or `cdk.json` `context`). */
 export function settingsFromContext(node: Node): RelaySettings {
@@ -173,12 +203,21 @@ export function settingsFromContext(node: Node): RelaySettings {
   if ((domainName === undefined) !== (certificateArn === undefined)) {
     throw new Error('context domainName and certificateArn go together: CloudFront serves a custom domain only with its ACM certificate (in us-east-1)');
   }
+  if (certificateArn !== undefined && !/^arn:aws[a-z-]*:acm:us-east-1:\d{12}:certificate\/[A-Za-z0-9-]+$/.test(certificateArn)) {
+    throw new Error(`context certificateArn must be an ACM certificate in us-east-1 (CloudFront takes its certificates from there), got ${JSON.stringify(certificateArn)}`);
+  }
   const stage = read('stage') ?? DEFAULT_SETTINGS.stage;
-  // The stage becomes a URL path segment (/{stage}) and part of the stack name.
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(stage)) throw new Error(`context stage must be letters, digits, - or _ (1-64), got ${JSON.stringify(stage)}`);
-  const streamConcurrency = positiveInteger(read('streamConcurrency'), 'streamConcurrency', DEFAULT_SETTINGS.streamConcurrency);
+  // The stage names the stack (`AepRelay-{stage}`: CloudFormation stack names are letters, digits
+  // and hyphens) and the WebSocket stage, the URL path segment /{stage}.
+  if (!STAGE_PATTERN.test(stage)) throw new Error(`context stage must be letters, digits or - (1-64; no _, which a CloudFormation stack name cannot hold), got ${JSON.stringify(stage)}`);
+  const streamConcurrency = nonNegativeInteger(read('streamConcurrency'), 'streamConcurrency', DEFAULT_SETTINGS.streamConcurrency);
   const streamHeadroom = positiveInteger(read('streamHeadroom'), 'streamHeadroom', DEFAULT_SETTINGS.streamHeadroom);
-  if (streamHeadroom >= streamConcurrency) throw new Error(`context streamHeadroom (${streamHeadroom}) must be below streamConcurrency (${streamConcurrency})`);
+  if (streamConcurrency > 0 && streamHeadroom >= streamConcurrency) throw new Error(`context streamHeadroom (${streamHeadroom}) must be below streamConcurrency (${streamConcurrency})`);
+  const reservedPool = streamConcurrency - streamHeadroom;
+  const liveStreams = positiveInteger(read('liveStreams'), 'liveStreams', streamConcurrency > 0 ? reservedPool : DEFAULT_LIVE_STREAMS);
+  if (streamConcurrency > 0 && liveStreams > reservedPool) {
+    throw new Error(`context liveStreams (${liveStreams}) must be at most streamConcurrency less streamHeadroom (${reservedPool}): Lambda would throttle the streams past the reservation`);
+  }
   const alarmTopicArn = read('alarmTopicArn');
   const alarmEmail = read('alarmEmail');
   if (alarmEmail !== undefined && !/^[^\s@,]+@[^\s@,]+\.[^\s@,]+$/.test(alarmEmail)) throw new Error(`context alarmEmail must be one e-mail address, got ${JSON.stringify(alarmEmail)}`);
@@ -190,8 +229,8 @@ export function settingsFromContext(node: Node): RelaySettings {
   };
   const defaults = DEFAULT_SETTINGS.throttling;
   const tenantDefaults = DEFAULT_SETTINGS.tenantLimits;
-  const streamsPerTenant = positiveInteger(read('streamsPerTenant'), 'streamsPerTenant', defaultStreamsPerTenant(streamConcurrency - streamHeadroom));
-  if (streamsPerTenant > streamConcurrency - streamHeadroom) throw new Error(`context streamsPerTenant (${streamsPerTenant}) must be at most the stream pool (${streamConcurrency - streamHeadroom})`);
+  const streamsPerTenant = positiveInteger(read('streamsPerTenant'), 'streamsPerTenant', defaultStreamsPerTenant(liveStreams));
+  if (streamsPerTenant > liveStreams) throw new Error(`context streamsPerTenant (${streamsPerTenant}) must be at most the stream pool (${liveStreams})`);
   return {
     stage,
     replayBuffer: positiveInteger(read('replayBuffer'), 'replayBuffer', DEFAULT_SETTINGS.replayBuffer),
@@ -208,6 +247,8 @@ export function settingsFromContext(node: Node): RelaySettings {
     corsOrigins: parseCorsOrigins(read('corsOrigins'), 'context corsOrigins'),
     streamConcurrency,
     streamHeadroom,
+    liveStreams,
+    reserveSinkRetryConcurrency: flag(read('reserveSinkRetryConcurrency'), 'reserveSinkRetryConcurrency', DEFAULT_SETTINGS.reserveSinkRetryConcurrency),
     throttling: { http: limit('http', defaults.http), socketMessages: limit('socket', defaults.socketMessages), socketConnects: limit('connect', defaults.socketConnects) },
     tenantLimits: {
       eventsPerSecond: positiveInteger(read('tenantEventsPerSecond'), 'tenantEventsPerSecond', tenantDefaults.eventsPerSecond),
@@ -228,6 +269,13 @@ function positiveInteger(value: string | undefined, key: string, fallback: numbe
   if (value === undefined) return fallback;
   const parsed = Number(value);
   if (!Number.isSafeInteger(parsed) || parsed <= 0) throw new Error(`context ${key} must be a positive integer, got ${JSON.stringify(value)}`);
+  return parsed;
+}
+
+function nonNegativeInteger(value: string | undefined, key: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const parsed = Number(value);
+  if (!Number.isSafeInteger(parsed) || parsed < 0) throw new Error(`context ${key} must be 0 or a positive integer, got ${JSON.stringify(value)}`);
   return parsed;
 }
 

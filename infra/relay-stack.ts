@@ -27,6 +27,7 @@ import { ITEM_READS, ITEM_WRITES, grantTableActions } from './constructs/table-a
 import { RelayWebSocketApi } from './constructs/websocket-api.ts';
 import { suppressAcceptedFindings } from './nag-suppressions.ts';
 import type { RelaySettings } from './relay-settings.ts';
+import { reservationsOf, reservedExecutionsByFunction } from './reserved-concurrency.ts';
 
 export interface RelayStackProps extends StackProps {
   settings: RelaySettings;
@@ -69,8 +70,8 @@ export class RelayStack extends Stack {
       logLevel: settings.logLevel,
       logRetention: settings.logRetention,
       removalPolicy: settings.removalPolicy,
-      streamConcurrency: settings.streamConcurrency,
-      streamHeadroom: settings.streamHeadroom,
+      reservedConcurrency: reservedExecutionsByFunction(reservationsOf(settings)),
+      maxLiveStreams: settings.liveStreams,
       tenantLimits: settings.tenantLimits,
       metricsNamespace: this.metricsNamespace,
       tracing: settings.tracing,
@@ -227,5 +228,7 @@ export class RelayStack extends Stack {
       description: "Issues the operator tenant's first token (it creates the tenant); run with credentials that can write the tenants table",
       value: Fn.join('', [`${RELAY_VARIABLES.tenantsTable}=`, this.tables.tenants.tableName, ` ${RELAY_VARIABLES.region}=`, this.region, ` npx aep-relay tokens issue --tenant ${OPERATOR_TENANT} --scopes emit,consume,control,admin`]),
     });
+    // What a custom domain's DNS record points at (README "Custom domain"): the alias or CNAME target.
+    new CfnOutput(this, 'DistributionDomainName', { description: "The distribution's own name (d….cloudfront.net), the target of a custom domain's DNS record", value: this.edge.distribution.distributionDomainName });
   }
 }

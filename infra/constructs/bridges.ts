@@ -12,8 +12,9 @@
  * The retry lane: what a sink did not accept within a stream batch's live budget is a retry
  * letter in that store, and a message on the sink-retry queue (an SQS standard queue, the
  * backoff as each message's DelaySeconds) wakes the sink-retry function for it, through a
- * mapping of bounded maximum concurrency (and a reserved concurrency to match), so retries
- * against dead sinks can neither hold the stream nor take the account's concurrency. Messages
+ * mapping of bounded maximum concurrency, so retries against dead sinks can neither hold the
+ * stream nor take more than that of the account's concurrency (a reservation to match is
+ * optional, `-c reserveSinkRetryConcurrency=true`: a new account cannot make one). Messages
  * carry coordinates only; one that keeps failing goes to the retry queue's own DLQ.
  */
 import { Duration } from 'aws-cdk-lib';
@@ -22,7 +23,7 @@ import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
-import { CfnFunction, FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { FilterPattern, MetricFilter } from 'aws-cdk-lib/aws-logs';
@@ -54,8 +55,9 @@ export const DEAD_LETTER_METRIC = { name: 'BridgeEventsDeadLettered' } as const;
 /** Wake-ups per retry invocation (each one letter, attempted at once). */
 export const SINK_RETRY_BATCH_SIZE = 10;
 /**
- * Retry invocations at once: the mapping's maximum concurrency and the function's reserved
- * concurrency (the local queue's `AEP_BRIDGE_RETRY_CONCURRENCY` default, the same number).
+ * Retry invocations at once: the mapping's maximum concurrency (at least 2, Lambda's minimum) and
+ * the function's reservation when one is asked for (infra/reserved-concurrency.ts), the local
+ * queue's `AEP_BRIDGE_RETRY_CONCURRENCY` default, the same number.
  */
 export const SINK_RETRY_CONCURRENCY = DEFAULT_RETRY_CONCURRENCY;
 /** AWS guidance for an SQS event source: a visibility timeout of at least six times the function's timeout. */
@@ -161,10 +163,9 @@ export class RelayBridges extends Construct {
       fn.addToRolePolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.retryQueue.queueArn] }));
     }
     this.retryEventSource = new SqsEventSource(this.retryQueue, { batchSize: SINK_RETRY_BATCH_SIZE, maxConcurrency: SINK_RETRY_CONCURRENCY, reportBatchItemFailures: true });
+    // The mapping's maximum alone bounds the worker: Lambda's SQS poller never invokes more than
+    // that at once, so no reservation is needed to keep retries from ingest and fan-out.
     retryHandler.addEventSource(this.retryEventSource);
-    // Reserved to match the mapping's maximum, so retries never take the account's concurrency
-    // from ingest and fan-out (set on the L1: the function is built with the others).
-    (retryHandler.node.defaultChild as CfnFunction).reservedConcurrentExecutions = SINK_RETRY_CONCURRENCY;
 
     // The function logs one line per sink that dead-lettered events, with the count in `parked`.
     const deadLettered = new MetricFilter(this, 'DeadLetteredEvents', {

@@ -71,17 +71,17 @@ export interface RelayFunctionsProps {
   /** For the log groups. */
   removalPolicy: RemovalPolicy;
   /**
-   * Reserved concurrency of the stream function: every live SSE stream holds one execution for
-   * its whole life, so this caps them, and what the account has beyond it stays for fan-out,
-   * ingest and the socket, which a fleet of dashboards could otherwise throttle.
+   * Reserved concurrency per function, where the settings ask for one (infra/reserved-concurrency.ts);
+   * a function not named reserves nothing and shares the account's unreserved executions.
    */
-  streamConcurrency: number;
+  reservedConcurrency: Readonly<Partial<Record<FunctionName, number>>>;
   /**
-   * Executions of that reservation kept free of live streams, so the relay itself answers a
-   * stream over the cap (503 with Retry-After, `AEP_SSE_MAX_LIVE_STREAMS`) instead of Lambda's
-   * bare throttle.
+   * Streams served at once (`AEP_SSE_MAX_LIVE_STREAMS`): every SSE stream holds one execution for
+   * its whole life, so the relay refuses one over this (503 with Retry-After) and the rest of the
+   * account's concurrency stays for fan-out, ingest and the socket, which a fleet of dashboards
+   * could otherwise throttle. Below a stream reservation, so that refusals still run.
    */
-  streamHeadroom: number;
+  maxLiveStreams: number;
   /** Each tenant's and each connection's share of the shared lanes: default event rate, stream share, frame budget. */
   tenantLimits: TenantLimits;
   /** `AEP_METRICS_NAMESPACE`: the stage's namespace for the handlers' embedded metrics. */
@@ -158,7 +158,7 @@ export class RelayFunctions extends Construct {
         systemLogLevelV2: SystemLogLevel.WARN,
         environment,
         ...(props.tracing ? { tracing: Tracing.ACTIVE } : {}),
-        ...(name === 'stream' ? { reservedConcurrentExecutions: props.streamConcurrency } : {}),
+        ...(props.reservedConcurrency[name] === undefined ? {} : { reservedConcurrentExecutions: props.reservedConcurrency[name] }),
       });
       logGroups[name] = logGroup;
     }
@@ -233,7 +233,7 @@ function functionEnvironment(props: RelayFunctionsProps): Record<string, string>
         flushPaddingBytes: 16384,
         // A live stream's inbox poll: 4 a second, like Lambda's own stream polling.
         pollMs: 250,
-        maxLiveStreams: props.streamConcurrency - props.streamHeadroom,
+        maxLiveStreams: props.maxLiveStreams,
         maxStreamsPerTenant: props.tenantLimits.streamsPerTenant,
       },
       limits: {

@@ -115,10 +115,11 @@ export interface SseSettings {
    */
   slotLeaseMs: number;
   /**
-   * Live streams the deployment serves at once (0: no cap). Set below the stream function's
-   * reserved concurrency, so a stream over it is refused by the relay (503, Retry-After)
-   * rather than throttled by Lambda. Every stream counts, replay-only ones too: each holds an
-   * instance of the stream function while it runs.
+   * Live streams the deployment serves at once (0: no cap; deployed: `-c liveStreams`). A stream
+   * over it is refused by the relay (503, Retry-After), so streams leave the rest of the account's
+   * concurrency to the other functions; with a reservation on the stream function it is set below
+   * that, so the refusal runs rather than Lambda's throttle. Every stream counts, replay-only ones
+   * too: each holds an instance of the stream function while it runs.
    */
   maxLiveStreams: number;
   /**

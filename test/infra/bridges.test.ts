@@ -17,6 +17,7 @@ import { SINK_RETRY_MAX_RECEIVES } from '../../functions/runtime/create-bridges.
 import { BRIDGES_TIMEOUT_SECONDS, SINK_RETRY_TIMEOUT_SECONDS } from '../../src/config/function-timeouts.ts';
 import { RelayStack } from '../../infra/relay-stack.ts';
 import { settingsFromContext } from '../../infra/relay-settings.ts';
+import { projectContext } from '../../infra/project-context.ts';
 import { BRIDGE_VARIABLES } from '../../src/config/relay-environment.ts';
 import { actionsOf, logicalIdOf, propertiesOf, refersTo, resourcesOf, resourcesOfType, statementsOfRole } from './template-queries.ts';
 
@@ -30,7 +31,8 @@ const consoleDir = mkdtempSync(join(tmpdir(), 'aep-bridges-console-'));
 writeFileSync(join(consoleDir, 'index.html'), '<!doctype html>\n');
 
 function synthesize(context: Record<string, string>) {
-  const app = new App({ context });
+  // Under cdk.json's context (its feature flags), as `cdk deploy` runs the app.
+  const app = new App({ context: { ...projectContext(), ...context } });
   const stack = new RelayStack(app, 'AepRelay-bridges', { settings: settingsFromContext(app.node), assetDirs, consoleDir });
   return { stack, template: Template.fromStack(stack) };
 }
@@ -56,10 +58,14 @@ describe('bridges stack', () => {
     expect(BRIDGES_TIMEOUT_SECONDS).toBe(30);
   });
 
-  it('wakes the sink-retry function through an encrypted SQS queue with its own DLQ, a bounded mapping and a matching reservation', () => {
+  it('wakes the sink-retry function through an encrypted SQS queue with its own DLQ and a bounded mapping, unreserved unless asked', () => {
     const { stack, template } = withBuses;
     const retry = stack.functions.sinkretry;
-    expect(propertiesOf(template, retry)).toMatchObject({ Runtime: 'nodejs22.x', Timeout: SINK_RETRY_TIMEOUT_SECONDS, ReservedConcurrentExecutions: SINK_RETRY_CONCURRENCY });
+    expect(propertiesOf(template, retry)).toMatchObject({ Runtime: 'nodejs22.x', Timeout: SINK_RETRY_TIMEOUT_SECONDS });
+    // No reservation by default: a new account cannot reserve even 5 (Lambda keeps 100 unreserved).
+    expect(propertiesOf(template, retry).ReservedConcurrentExecutions).toBeUndefined();
+    const reserved = synthesize({ reserveSinkRetryConcurrency: 'true' });
+    expect(propertiesOf(reserved.template, reserved.stack.functions.sinkretry).ReservedConcurrentExecutions).toBe(SINK_RETRY_CONCURRENCY);
     expect(SINK_RETRY_CONCURRENCY).toBe(5);
     const queue = propertiesOf(template, stack.bridges.retryQueue);
     expect(queue).toMatchObject({ SqsManagedSseEnabled: true, VisibilityTimeout: 6 * SINK_RETRY_TIMEOUT_SECONDS, MessageRetentionPeriod: 4 * 86_400 });

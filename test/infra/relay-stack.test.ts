@@ -29,6 +29,8 @@ import { EDGE_LOG_FIELDS } from '../../infra/constructs/edge-access-logs.ts';
 import { ORIGIN_VERIFY_HEADER } from '../../src/auth/origin-verify.ts';
 import { RelayStack } from '../../infra/relay-stack.ts';
 import { settingsFromContext } from '../../infra/relay-settings.ts';
+import { reservationsOf } from '../../infra/reserved-concurrency.ts';
+import { projectContext } from '../../infra/project-context.ts';
 import { FANOUT_KINDS, passesFanoutFilter } from '../../local/stream-records.ts';
 import { DEFAULT_SETTINGS } from '../../infra/relay-settings.ts';
 import { readRelayConfig } from '../../src/config/relay-config.ts';
@@ -72,7 +74,8 @@ let production: Scenario;
 
 /** The production scenario names its account and region (as `cdk deploy` does); the defaults stay environment-agnostic. */
 function synthesize(context: Record<string, string>, env?: { account: string; region: string }): Scenario {
-  const app = new App({ context });
+  // Under cdk.json's context, as `cdk deploy` runs the app: its feature flags shape the template.
+  const app = new App({ context: { ...projectContext(), ...context } });
   const settings = settingsFromContext(app.node);
   const stack = new RelayStack(app, `AepRelay-${settings.stage}`, { settings, assetDirs, consoleDir, ...(env === undefined ? {} : { env }) });
   return { stack, template: Template.fromStack(stack) };
@@ -495,21 +498,37 @@ describe('CloudFront edge', () => {
 
 describe('stream concurrency', () => {
   const variablesOf = (scenario: Scenario, fn: LambdaFunction) => (propertiesOf(scenario.template, fn).Environment as { Variables: Json }).Variables;
+  /** Every ReservedConcurrentExecutions in the template (every Lambda function, CDK's own included), by logical id. */
+  const reservationsIn = (template: Template) =>
+    Object.fromEntries(Object.entries(resourcesOfType(template, 'AWS::Lambda::Function')).flatMap(([id, resource]) => (resource.Properties?.ReservedConcurrentExecutions === undefined ? [] : [[id, resource.Properties.ReservedConcurrentExecutions]])));
+
+  it('reserves no concurrency by default, so the stack deploys on a new account, and caps the streams at 180 itself', () => {
+    const { stack, template } = defaults;
+    expect(reservationsIn(template)).toEqual({});
+    expect(variablesOf(defaults, stack.functions.stream).AEP_SSE_MAX_LIVE_STREAMS).toBe('180');
+    expect(variablesOf(defaults, stack.functions.stream).AEP_SSE_MAX_STREAMS_PER_TENANT).toBe('45');
+    // The retry worker is bounded by its mapping alone.
+    const retryMapping = Object.values(resourcesOfType(template, 'AWS::Lambda::EventSourceMapping')).find((mapping) => refersTo(mapping.Properties?.FunctionName, logicalIdOf(stack.functions.sinkretry)));
+    expect(retryMapping?.Properties?.ScalingConfig).toEqual({ MaximumConcurrency: 5 });
+  });
+
+  it('reserves the stream function on request and keeps the relay a headroom below it (production)', () => {
+    const { stack, template } = production;
+    expect(reservationsIn(template)).toEqual({ [logicalIdOf(stack.functions.stream)]: 300 });
+    expect(variablesOf(production, stack.functions.stream).AEP_SSE_MAX_LIVE_STREAMS).toBe('270');
+    // Each tenant's share of that pool: a quarter of it.
+    expect(variablesOf(production, stack.functions.stream).AEP_SSE_MAX_STREAMS_PER_TENANT).toBe(String(Math.ceil(270 / 4)));
+  });
 
   it.each([
-    ['defaults', () => defaults, 200, 180],
-    ['production', () => production, 300, 270],
-  ] as const)('caps the stream function with reserved concurrency and the relay a headroom below it (%s)', (_name, scenario, reserved, liveStreams) => {
-    const { stack } = scenario();
-    expect(propertiesOf(scenario().template, stack.functions.stream).ReservedConcurrentExecutions).toBe(reserved);
-    expect(variablesOf(scenario(), stack.functions.stream).AEP_SSE_MAX_LIVE_STREAMS).toBe(String(liveStreams));
-    // Each tenant's share of that pool: a quarter of it.
-    expect(variablesOf(scenario(), stack.functions.stream).AEP_SSE_MAX_STREAMS_PER_TENANT).toBe(String(Math.ceil(liveStreams / 4)));
-    // The others reserve nothing: they share what the account has beyond the stream function.
-    for (const fn of [stack.functions.http, stack.functions.authorizer, stack.functions.socket, stack.functions.fanout]) {
-      expect(propertiesOf(scenario().template, fn).ReservedConcurrentExecutions).toBeUndefined();
-    }
-  });
+    ['defaults', {}],
+    ['production', PRODUCTION_CONTEXT],
+    ['both reservations', { streamConcurrency: '150', reserveSinkRetryConcurrency: 'true' }],
+  ] as const)('reserves exactly what the preflight counts (%s)', (_name, context) => {
+    const scenario = synthesize({ ...context });
+    const byFunction = Object.fromEntries(reservationsOf(settingsFromContext(new App({ context: { ...context } }).node)).map((reservation) => [logicalIdOf(scenario.stack.functions[reservation.function]), reservation.executions]));
+    expect(reservationsIn(scenario.template)).toEqual(byFunction);
+  }, 60_000);
 });
 
 describe('tenant limits', () => {
@@ -774,6 +793,8 @@ describe('outputs', () => {
     expect(printed.BaseUrl).toBe('https://relay.example.com');
     expect(printed.ConsoleUrl).toBe('https://relay.example.com/console/');
     expect(printed.WebSocketUrl).toBe('wss://relay.example.com/socket');
+    // The DNS record's target (README "Custom domain"): the distribution's own name.
+    expect(printed.DistributionDomainName).toBe(`\${${logicalIdOf(production.stack.edge.distribution)}.DomainName}`);
   });
 });
 
