@@ -12,7 +12,7 @@ import { Duration } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
-import type { CfnFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -20,11 +20,12 @@ import { Construct } from 'constructs';
 /** How often the sweep runs: EventBridge rules' finest rate, and half the sweep's horizon. */
 export const DEADLINE_SWEEP_RATE = Duration.minutes(1);
 /**
- * Deadline invocations at once: a sweep lasts up to its horizon (2 min) and one starts every
- * minute, so two or three overlap; the rest is for near deadlines. Counted in the account's
- * reserved concurrency beside the stream and sink-retry functions.
+ * No reservation (a new account's reduced quota could not make one, infra/reserved-concurrency.ts):
+ * the function's concurrency is bounded by what invokes it, not by a cap. A sweep lasts up to
+ * its horizon (2 min) and one starts every minute, so two or three overlap; besides those, only
+ * a connection whose deadline falls within 2 minutes of its `$connect` gets an invocation, and
+ * that one ends at the deadline.
  */
-export const DEADLINE_RESERVED_CONCURRENCY = 5;
 /** Retries of a failed asynchronous invocation (Lambda's own, and EventBridge's delivery). */
 export const DEADLINE_RETRY_ATTEMPTS = 2;
 /** An invocation event older than this is dropped to the failure queue: the next sweep has it covered. */
@@ -45,8 +46,6 @@ export class RelayDeadlines extends Construct {
     super(scope, id);
     const { handler } = props;
     this.failures = new Queue(this, 'Failures', { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.days(14) });
-    // Set on the L1: the function is built with the others (relay-functions.ts).
-    (handler.node.defaultChild as CfnFunction).reservedConcurrentExecutions = DEADLINE_RESERVED_CONCURRENCY;
     handler.configureAsyncInvoke({ retryAttempts: DEADLINE_RETRY_ATTEMPTS, maxEventAge: DEADLINE_MAX_EVENT_AGE, onFailure: new SqsDestination(this.failures) });
     this.sweep = new Rule(this, 'Sweep', {
       description: 'AEP relay: sweeps connection deadlines (closes connections whose token expires)',

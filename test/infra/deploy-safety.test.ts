@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { BRIDGES_MAX_RECORD_AGE } from '../../infra/constructs/bridges.ts';
-import { DEADLINE_MAX_EVENT_AGE, DEADLINE_RESERVED_CONCURRENCY, DEADLINE_RETRY_ATTEMPTS } from '../../infra/constructs/deadlines.ts';
+import { DEADLINE_MAX_EVENT_AGE, DEADLINE_RETRY_ATTEMPTS } from '../../infra/constructs/deadlines.ts';
 import { FAILED_BATCH_EXPIRY, FAILED_BATCH_METRICS_ID } from '../../infra/constructs/failed-batch-archive.ts';
 import { FANOUT_MAX_RECORD_AGE } from '../../infra/constructs/fanout.ts';
 import { DEADLINE_HORIZON_MS, DEADLINE_TIMEOUT_SECONDS } from '../../src/config/function-timeouts.ts';
@@ -130,7 +130,9 @@ describe('connection deadlines (item 10)', () => {
 
   it('caps the deadline function: reserved concurrency, a timeout of the horizon plus a margin, and an on-failure queue for its asynchronous invocations', () => {
     const fn = propertiesOf(template, deadline);
-    expect(fn).toMatchObject({ ReservedConcurrentExecutions: DEADLINE_RESERVED_CONCURRENCY, Timeout: DEADLINE_TIMEOUT_SECONDS });
+    expect(fn).toMatchObject({ Timeout: DEADLINE_TIMEOUT_SECONDS });
+    // No reservation a new account could not make (infra/reserved-concurrency.ts).
+    expect(fn.ReservedConcurrentExecutions).toBeUndefined();
     expect(DEADLINE_TIMEOUT_SECONDS * 1000).toBeGreaterThan(DEADLINE_HORIZON_MS);
     expect(DEADLINE_TIMEOUT_SECONDS).toBeLessThan(900);
     const invokeConfigs = Object.values(resourcesOfType(template, 'AWS::Lambda::EventInvokeConfig')).filter((config) => refersTo(config.Properties?.FunctionName, logicalIdOf(deadline)));

@@ -660,8 +660,9 @@ describe('least privilege', () => {
       for (const statement of statements) {
         for (const action of actionsOf(statement)) expect(action).not.toMatch(/(^\*$|:\*$)/);
         if (resourcesOf(statement).includes('*')) {
-          const allowed = scenario === production ? [['dynamodb:ListStreams'], ['xray:PutTraceSegments', 'xray:PutTelemetryRecords']] : [['dynamodb:ListStreams']];
-          expect(allowed).toContainEqual(actionsOf(statement));
+          // Action by action: with @aws-cdk/aws-iam:minimizePolicies statements with the same resource come merged.
+          const allowed = scenario === production ? ['dynamodb:ListStreams', 'xray:PutTelemetryRecords', 'xray:PutTraceSegments'] : ['dynamodb:ListStreams'];
+          for (const action of actionsOf(statement)) expect(allowed).toContain(action);
         }
       }
     }
