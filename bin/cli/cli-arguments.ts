@@ -59,6 +59,7 @@ Bridges (AEP-0005 sinks; HTTP mode only, the relay seals their secrets):
   bridges redrive --tenant <id>
 History:
   export --session <id> [--out <file.jsonl>]   (aep-relay export --help for its options)
+  export [--sessions <glob>] [--since <t>] [--until <t>] --out <file.jsonl>   (every chosen session; resumable)
 
 Options:
   --json             machine-readable output
