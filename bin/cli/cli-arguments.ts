@@ -60,6 +60,7 @@ Bridges (AEP-0005 sinks; HTTP mode only, the relay seals their secrets):
   bridges redrive --tenant <id>
 History:
   export --session <id> [--out <file.jsonl>]   (aep-relay export --help for its options)
+  export [--sessions <glob>] [--since <t>] [--until <t>] --out <file.jsonl>   (every chosen session; resumable)
 Attention (a consume and control token in AEP_TOKEN; aep-relay attention --help):
   attention list --session <id>                  the session's open attention requests
   attention answer --session <id> <requestId> <option> | --text <text> | --values <json>

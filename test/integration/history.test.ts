@@ -267,6 +267,6 @@ describe('aep-relay export', () => {
     expect(badToken.errors[0]).toMatch(/^error: the relay refused the export: unauthenticated/);
     const usage = quiet();
     expect(await runExport(['--url', inject('baseUrl'), '--token', token], {}, usage.io)).toBe(2);
-    expect(usage.errors[0]).toBe('error: export needs --session <id>');
+    expect(usage.errors[0]).toBe('error: export needs --session <id>, or --sessions <glob> and/or --since/--until for a tenant-wide export');
   });
 });

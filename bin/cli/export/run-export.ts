@@ -1,7 +1,9 @@
 /**
  * `aep-relay export`: a session's history as an AEP JSONL file (AEP-0003 §3.1: one event per
- * line, each line written with a single write), page after page through `GET /history`.
- * Returns the exit code: 0 done, 1 refused or failed (with the relay's error), 2 usage.
+ * line, each line written with a single write), page after page through `GET /history`; or,
+ * with `--sessions` / `--since` / `--until` and no `--session`, every chosen session of the
+ * tenant (`window-export.ts`). Returns the exit code: 0 done, 1 refused or failed (with the
+ * relay's error), 2 usage, 3 stopped at `--max-events`.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import type { Environment } from '../../../src/config/env-readers.ts';
@@ -13,6 +15,7 @@ import { historySource } from './history-source.ts';
 import type { HistorySource } from './history-source.ts';
 import { dedupeKey, resumePointOf } from './resume-point.ts';
 import type { ResumePoint } from './resume-point.ts';
+import { isCommandLine, runWindowExport } from './window-export.ts';
 
 export interface ExportIo {
   /** Writes one complete line (standard output when no --out is given). */
@@ -31,12 +34,16 @@ export async function runExport(argv: readonly string[], env: Environment, io: E
       io.out(EXPORT_USAGE);
       return 0;
     }
+    if (request.session === undefined) {
+      source = historySource(request, env);
+      return await runWindowExport(request, source, io);
+    }
     const resume: ResumePoint = request.out === undefined ? { written: new Set(), lines: 0 } : resumePointOf(request.out);
     if (request.out !== undefined) fd = openSync(request.out, 'a');
     const output = fd;
     const write = output === undefined ? io.out : (line: string) => void writeSync(output, `${line}\n`);
     source = historySource(request, env);
-    const exported = await copyPages(source, request, resume, write, io.progress);
+    const exported = await copyPages(source, { ...request, session: request.session }, resume, write, io.progress);
     io.progress?.(`exported ${exported} events${resume.lines > 0 ? ` (resumed after ${resume.lines} already in ${request.out})` : ''}\n`);
     return 0;
   } catch (error) {
@@ -55,7 +62,7 @@ export async function runExport(argv: readonly string[], env: Environment, io: E
   }
 }
 
-async function copyPages(source: HistorySource, request: ExportRequest, resume: ResumePoint, write: (line: string) => void, progress: ExportIo['progress']): Promise<number> {
+async function copyPages(source: HistorySource, request: ExportRequest & { session: string }, resume: ResumePoint, write: (line: string) => void, progress: ExportIo['progress']): Promise<number> {
   const limit = String(request.pageSize);
   let params: Record<string, string> = {
     session: request.session,
@@ -69,6 +76,7 @@ async function copyPages(source: HistorySource, request: ExportRequest, resume: 
   for (;;) {
     const page = await source.page(params);
     for (const line of page.lines) {
+      if (request.commands === 'omit' && isCommandLine(line)) continue;
       if (resume.written.size > 0 && resume.written.has(dedupeKey(line))) continue;
       write(line);
       exported += 1;
