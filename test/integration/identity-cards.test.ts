@@ -201,3 +201,28 @@ describe('control policy: verified claimants and verified senders', () => {
     await Promise.all([target.close(), unverified.close(), verified.close()]);
   });
 });
+
+describe('tokens bound to an operator', () => {
+  it('refuses a card of another trusted operator on an operator-bound token, and issues within the binding only', async () => {
+    const { adminToken } = await tenantWithAdmin('op-bound');
+    const acme = await testOperator('acme');
+    const beta = await testOperator('beta', 'EdDSA');
+    await register(adminToken, acme);
+    await register(adminToken, beta);
+    const bound = await issue(adminToken, { scopes: ['emit', 'consume', 'admin'], operator: 'acme' });
+    expect(bound.operator).toBe('acme');
+    const refused = await openSocket({ token: bound.token });
+    refused.send({ type: 'hello', versions: ['0.1'], role: 'both', identity: { agent: 'worker', card: await beta.card('worker', ACCEPTS) }, capabilities: { control: { accepts: ACCEPTS } } });
+    expect(await refused.next((frame) => frame.type === 'error')).toMatchObject({ code: 'unauthorized', detail: expect.stringContaining('bound to operator "acme"') });
+    await refused.closed;
+    const session = uniqueName('acme-only');
+    const accepted = await claimant(bound.token, 'worker', session, await acme.card('worker', ACCEPTS));
+    expect((await roster(accepted)).find((entry) => entry.session === session)?.verified).toMatchObject({ operator: 'acme' });
+    await accepted.close();
+    // Attenuated like agents: what it issues inherits the binding, and another operator is refused.
+    expect((await issue(bound.token, { scopes: ['emit'] })).operator).toBe('acme');
+    expect((await admin('POST', '/tokens', { token: bound.token, body: { scopes: ['emit'], operator: 'beta' } })).status).toBe(403);
+    // Bound to an operator, it is not tenant-wide: it may not change the trusted keys.
+    expect((await admin('DELETE', '/operators/beta', { token: bound.token })).status).toBe(403);
+  });
+});
