@@ -10,6 +10,7 @@ import { RELAY_VARIABLES } from '../../src/config/relay-environment.ts';
 import type { AdminOperations, IssueOptions } from '../../src/admin/admin-operations.ts';
 import { AdminService, adminServiceFor } from '../../src/admin/admin-service.ts';
 import { HttpAdminClient } from '../../src/admin/http-admin-client.ts';
+import type { OperatorOperations } from '../../src/admin/operator-admin.ts';
 import type { BridgeOperations } from '../../src/admin/bridge-admin.ts';
 import { ulidFactory } from '../../src/protocol/ulid.ts';
 import { createRuntime } from '../../functions/runtime/create-runtime.ts';
@@ -26,6 +27,8 @@ export interface AdminBackend {
   operations: AdminOperations;
   /** HTTP mode only: the relay holds the key that seals sink secrets, so bridges are set through it. */
   bridges?: BridgeOperations;
+  /** HTTP mode only: trusted operators (identity-card keys), set through the relay's admin routes (audited there). */
+  operators?: OperatorOperations;
   /** Direct mode creates a missing tenant on `tokens issue` (bootstrap); HTTP mode never does. */
   issueOptions: IssueOptions;
   /** What to tell the user when open connections could not be reached. */
@@ -43,6 +46,7 @@ export function adminBackend(invocation: Invocation, env: Environment): AdminBac
       mode: 'http',
       operations: client,
       bridges: client,
+      operators: client,
       issueOptions: {},
       unreachableConnectionsHint: `this relay cannot reach WebSocket connections from its HTTP function (no ${RELAY_VARIABLES.managementEndpoint})`,
       close: () => undefined,

@@ -13,13 +13,16 @@ export type Command =
   | { kind: 'help' }
   | { kind: 'tenants create' | 'tenants disable' | 'tenants enable'; tenant: string }
   | { kind: 'tenants list' }
-  | { kind: 'tokens issue'; tenant?: string; scopes: Scope[]; agents?: string[]; expiresInSeconds?: number; maxCapture?: CaptureLevel; label?: string }
+  | { kind: 'tokens issue'; tenant?: string; scopes: Scope[]; agents?: string[]; operator?: string; expiresInSeconds?: number; maxCapture?: CaptureLevel; label?: string }
   | { kind: 'tokens list' | 'policy show' | 'quotas show'; tenant?: string }
   /** Each named quota set to a number, or (null) removed so the deployment's limit applies. */
   | { kind: 'quotas set'; tenant?: string; changes: Record<string, number | null> }
   | { kind: 'tokens revoke' | 'tokens rotate'; tenant?: string; tokenId: string }
   | { kind: 'policy set' | 'bridges set'; tenant?: string; source: string }
-  | { kind: 'bridges list' | 'bridges clear' | 'bridges dead-letters' | 'bridges redrive'; tenant?: string };
+  | { kind: 'bridges list' | 'bridges clear' | 'bridges dead-letters' | 'bridges redrive'; tenant?: string }
+  | { kind: 'operators list'; tenant?: string }
+  | { kind: 'operators add'; tenant?: string; name: string; jwks?: string; jwksUrl?: string }
+  | { kind: 'operators remove'; tenant?: string; name: string };
 
 export interface Invocation {
   command: Command;
@@ -41,7 +44,7 @@ Tenants (operator):
   tenants enable <id>
 Tokens:
   tokens issue --tenant <id> --scopes emit,consume,control,admin [--agents a,b] [--expires-in <seconds>]
-               [--max-capture none|metadata|redacted|full] [--label <text>]
+               [--max-capture none|metadata|redacted|full] [--label <text>] [--operator <name>]
   tokens list --tenant <id>
   tokens revoke --tenant <id> <tokenId>
   tokens rotate --tenant <id> <tokenId>
@@ -58,6 +61,10 @@ Bridges (AEP-0005 sinks; HTTP mode only, the relay seals their secrets):
   bridges clear --tenant <id>
   bridges dead-letters --tenant <id>
   bridges redrive --tenant <id>
+Trusted operators (identity cards, AEP-0003 §8.3; HTTP mode only, a tenant-wide admin token changes them):
+  operators list --tenant <id>
+  operators add --tenant <id> <name> (--jwks <public-jwks.json> | --jwks-url <https URL>)
+  operators remove --tenant <id> <name>
 History:
   export --session <id> [--out <file.jsonl>]   (aep-relay export --help for its options)
   export [--sessions <glob>] [--since <t>] [--until <t>] --out <file.jsonl>   (every chosen session; resumable)
@@ -93,6 +100,9 @@ const OPTIONS = {
   'expires-in': { type: 'string' },
   label: { type: 'string' },
   'max-capture': { type: 'string' },
+  operator: { type: 'string' },
+  jwks: { type: 'string' },
+  'jwks-url': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -102,7 +112,7 @@ const COMMAND_OPTIONS: Record<string, readonly string[]> = {
   'tenants list': [],
   'tenants disable': [],
   'tenants enable': [],
-  'tokens issue': ['tenant', 'scopes', 'agents', 'expires-in', 'max-capture', 'label'],
+  'tokens issue': ['tenant', 'scopes', 'agents', 'expires-in', 'max-capture', 'label', 'operator'],
   'tokens list': ['tenant'],
   'tokens revoke': ['tenant'],
   'tokens rotate': ['tenant'],
@@ -115,6 +125,9 @@ const COMMAND_OPTIONS: Record<string, readonly string[]> = {
   'bridges clear': ['tenant'],
   'bridges dead-letters': ['tenant'],
   'bridges redrive': ['tenant'],
+  'operators list': ['tenant'],
+  'operators add': ['tenant', 'jwks', 'jwks-url'],
+  'operators remove': ['tenant'],
 };
 
 export function parseInvocation(argv: readonly string[]): Invocation {
@@ -135,7 +148,7 @@ export function parseInvocation(argv: readonly string[]): Invocation {
   const kind = `${group} ${verb ?? ''}`;
   const allowed = COMMAND_OPTIONS[kind];
   if (allowed === undefined) throw new UsageError(`unknown command: ${positionals.slice(0, 2).join(' ')}`);
-  for (const name of ['tenant', 'scopes', 'agents', 'expires-in', 'max-capture', 'label'] as const) {
+  for (const name of ['tenant', 'scopes', 'agents', 'expires-in', 'max-capture', 'label', 'operator', 'jwks', 'jwks-url'] as const) {
     if (values[name] !== undefined && !allowed.includes(name)) throw new UsageError(`${kind} does not take --${name}`);
   }
   const tenant = values.tenant === undefined ? {} : { tenant: values.tenant };
@@ -172,6 +185,16 @@ export function parseInvocation(argv: readonly string[]): Invocation {
       return { command: { kind, ...tenant, tokenId: operand('token id') }, ...global };
     case 'quotas set':
       return { command: { kind, ...tenant, changes: quotaChanges(kind, operands) }, ...global };
+    case 'operators list':
+      noOperands();
+      return { command: { kind, ...tenant }, ...global };
+    case 'operators add': {
+      const name = operand('operator name');
+      if ((values.jwks === undefined) === (values['jwks-url'] === undefined)) throw new UsageError('operators add takes exactly one of --jwks <file> and --jwks-url <url>');
+      return { command: { kind, ...tenant, name, ...(values.jwks === undefined ? {} : { jwks: values.jwks }), ...(values['jwks-url'] === undefined ? {} : { jwksUrl: values['jwks-url'] }) }, ...global };
+    }
+    case 'operators remove':
+      return { command: { kind, ...tenant, name: operand('operator name') }, ...global };
     case 'bridges set':
       return { command: { kind, ...tenant, source: operand('sinks file (or - for standard input)') }, ...global };
     default:
@@ -192,7 +215,7 @@ function quotaChanges(kind: string, operands: readonly string[]): Record<string,
   return changes;
 }
 
-function issueOptions(values: { scopes?: string; agents?: string; 'expires-in'?: string; 'max-capture'?: string; label?: string }) {
+function issueOptions(values: { scopes?: string; agents?: string; 'expires-in'?: string; 'max-capture'?: string; label?: string; operator?: string }) {
   if (values.scopes === undefined) throw new UsageError('tokens issue needs --scopes (comma-separated: emit, consume, control, admin)');
   const scopes = parseScopes(values.scopes);
   if (scopes === undefined) throw new UsageError(`--scopes must be a comma-separated list of emit, consume, control, admin; got ${JSON.stringify(values.scopes)}`);
@@ -216,5 +239,6 @@ function issueOptions(values: { scopes?: string; agents?: string; 'expires-in'?:
     ...(expiresInSeconds === undefined ? {} : { expiresInSeconds }),
     ...(maxCapture === undefined ? {} : { maxCapture }),
     ...(values.label === undefined ? {} : { label: values.label }),
+    ...(values.operator === undefined ? {} : { operator: values.operator }),
   };
 }

@@ -13,6 +13,7 @@ import { parseInvocation, USAGE, UsageError } from './cli-arguments.ts';
 import type { Command } from './cli-arguments.ts';
 import { deadLetterLines, SIGNING_SECRET_WARNING, sinkLines, sinkSetLines } from './render-bridges.ts';
 import type { BridgeOperations } from '../../src/admin/bridge-admin.ts';
+import type { OperatorOperations } from '../../src/admin/operator-admin.ts';
 import { issuedLines, policyLines, policySetLines, quotaLines, revocationChangedNothing, revokedLines, rotatedLines, SECRET_WARNING, tenantLines, tenantStateLines, tokenLines } from './render.ts';
 
 export interface CliIo {
@@ -148,6 +149,19 @@ async function execute(command: Exclude<Command, { kind: 'help' }>, backend: Adm
       const deadLetters = await bridgesOf(backend).listDeadLetters(tenantOf(command.tenant));
       return { value: { deadLetters }, lines: deadLetterLines(deadLetters) };
     }
+    case 'operators list': {
+      const operators = await operatorsOf(backend).listOperators(tenantOf(command.tenant));
+      return { value: { operators }, lines: operators.length === 0 ? ['no trusted operators'] : operators.map((operator) => `${operator.name}  ${operator.jwksUrl ?? `${(operator.jwks as { keys: unknown[] }).keys.length} inline keys`}  updated ${operator.updatedAt}`) };
+    }
+    case 'operators add': {
+      const body = command.jwksUrl !== undefined ? { jwksUrl: command.jwksUrl } : { jwks: await readPolicyDocument(command.jwks as string, io) };
+      const operator = await operatorsOf(backend).putOperator(tenantOf(command.tenant), command.name, body);
+      return { value: operator, lines: [`trusting operator ${operator.name} (${operator.jwksUrl ?? 'inline keys'})`] };
+    }
+    case 'operators remove': {
+      await operatorsOf(backend).removeOperator(tenantOf(command.tenant), command.name);
+      return { value: { removed: command.name }, lines: [`no longer trusting operator ${command.name}`] };
+    }
     case 'bridges redrive': {
       const schedule = await bridgesOf(backend).redrive(tenantOf(command.tenant));
       return {
@@ -156,6 +170,11 @@ async function execute(command: Exclude<Command, { kind: 'help' }>, backend: Adm
       };
     }
   }
+}
+
+function operatorsOf(backend: AdminBackend): OperatorOperations {
+  if (backend.operators === undefined) throw new UsageError('operators commands need HTTP mode (--url and an admin token): changes are audited by the relay');
+  return backend.operators;
 }
 
 function bridgesOf(backend: AdminBackend): BridgeOperations {

@@ -20,6 +20,8 @@ export interface RosterEntry {
   instance?: string;
   control?: { accepts?: unknown; ack_window_ms?: unknown };
   emits?: unknown;
+  /** The relay's finding that the claimant's identity card verified (AEP-0003 §8.3), while it holds. */
+  verified?: { operator?: unknown; valid_until?: unknown };
 }
 
 interface Subscription {

@@ -61,6 +61,7 @@ async function authorize(runtime: RelayRuntime, event: APIGatewayRequestAuthoriz
       ...(principal.expiresAtMs === undefined ? {} : { expiresAt: String(principal.expiresAtMs) }),
       ...(principal.maxCapture === undefined ? {} : { maxCapture: principal.maxCapture }),
       ...(principal.lineage === undefined ? {} : { lineage: principal.lineage }),
+      ...(principal.operator === undefined ? {} : { operator: principal.operator }),
     },
   };
 }

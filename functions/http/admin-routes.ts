@@ -13,6 +13,8 @@ import { adminServiceFor } from '../../src/admin/admin-service.ts';
 import { BridgeAdmin } from '../../src/admin/bridge-admin.ts';
 import type { AdminService } from '../../src/admin/admin-service.ts';
 import { issueRequestFromBody } from '../../src/admin/issue-request.ts';
+import { OperatorAdmin } from '../../src/admin/operator-admin.ts';
+import { createLogger } from '../../src/observability/logger.ts';
 import type { Principal } from '../../src/auth/principal.ts';
 import { jsonResponse } from '../../src/middleware/json-response.ts';
 import type { RelayRuntime } from '../../src/relay/runtime.ts';
@@ -21,11 +23,16 @@ import type { Route } from './route-table.ts';
 
 type Response = APIGatewayProxyStructuredResultV2;
 
+/** Where admin changes of trusted operators are recorded: the function's structured log (CloudWatch Logs), one line per change. */
+const adminAuditLog = createLogger({ service: 'aep-relay-admin-audit' });
+
 /** What an admin route works with: the caller, the service, and the request's parts. */
 interface AdminRequest {
   principal: Principal;
   admin: AdminService;
   bridges: BridgeAdmin;
+  /** The operators the tenant trusts to sign identity cards (AEP-0003 §8.3). */
+  operators: OperatorAdmin;
   operatorTenant: string;
   params: Record<string, string>;
   /** The `tenant` query parameter: the operator names another tenant with it. */
@@ -102,6 +109,16 @@ const ADMIN_ROUTES: readonly Route<AdminHandler>[] = [
   { method: 'GET', path: 'bridges/dead-letters', handler: async (request) => jsonResponse(200, { deadLetters: await request.bridges.listDeadLetters(tenantOf(request)) }) },
   // 202: the letters are scheduled; the sink-retry worker sends them (poll the listing).
   { method: 'POST', path: 'bridges/dead-letters/redrive', handler: async (request) => jsonResponse(202, await request.bridges.redrive(tenantOf(request), { actor: request.principal })) },
+  { method: 'GET', path: 'operators', handler: async (request) => jsonResponse(200, { operators: await request.operators.listOperators(tenantOf(request)) }) },
+  { method: 'PUT', path: 'operators/:name', handler: async (request) => jsonResponse(200, await request.operators.putOperator(tenantOf(request), request.params.name as string, request.body(), { actor: request.principal })) },
+  {
+    method: 'DELETE',
+    path: 'operators/:name',
+    handler: async (request) => {
+      await request.operators.removeOperator(tenantOf(request), request.params.name as string, { actor: request.principal });
+      return noContent({});
+    },
+  },
   { method: 'GET', path: 'tenants', handler: operatorOnly(async (request) => jsonResponse(200, { tenants: await request.admin.listTenants() })) },
   { method: 'POST', path: 'tenants', handler: operatorWide(async (request) => jsonResponse(201, await request.admin.createTenant(tenantNameOf(request.body())))) },
   { method: 'POST', path: 'tenants/:tenant/enable', handler: operatorWide(async (request) => jsonResponse(200, await request.admin.enableTenant(request.params.tenant as string))) },
@@ -125,6 +142,7 @@ export async function adminRoute(runtime: RelayRuntime, principal: Principal, ev
     principal,
     admin: adminServiceFor(runtime),
     bridges: new BridgeAdmin(runtime.bridges, runtime.tenants),
+    operators: new OperatorAdmin({ ...runtime.identity, tenants: runtime.tenants, now: runtime.now, audit: (entry) => adminAuditLog.info('admin change', { audit: entry }) }),
     operatorTenant: runtime.config.operatorTenant,
     params,
     tenantQuery: event.queryStringParameters?.tenant,

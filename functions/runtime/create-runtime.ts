@@ -40,6 +40,10 @@ import { SessionOwnerStore } from '../../src/store/session-owner-store.ts';
 import { SessionSummaryStore } from '../../src/store/session-summaries.ts';
 import { tenantTableStores } from '../../src/store/tenant-table.ts';
 import { createBridges } from './create-bridges.ts';
+import { jwksFetcher } from '../../src/gateway/jwks-fetcher.ts';
+import type { IdentityRuntime } from '../../src/relay/identity/identity-runtime.ts';
+import { OperatorKeyCache } from '../../src/relay/identity/operator-keys.ts';
+import { OperatorStore } from '../../src/store/operator-store.ts';
 
 export interface RuntimeDependencies {
   config: RelayConfig;
@@ -126,11 +130,18 @@ export function createRuntime(dependencies: RuntimeDependencies): RelayRuntime {
       ...(dependencies.eventBridge === undefined ? {} : { eventBridge: dependencies.eventBridge }),
       ...(dependencies.sinkRetryQueue === undefined ? {} : { retryQueue: dependencies.sinkRetryQueue }),
     }),
+    identity: identityRuntimeFor(dynamo, config, now),
     metrics: dependencies.metrics ?? noMetrics,
     mintId,
     now,
   };
   return runtime;
+}
+
+/** Key set URLs follow the sinks' address rule (loopback only where sinks may reach it: the local stack). */
+function identityRuntimeFor(dynamo: DynamoDBClient, config: RelayConfig, now: () => number): IdentityRuntime {
+  const addresses = { allowLoopback: config.bridges.allowLoopbackSinks };
+  return { operators: new OperatorStore(dynamo, config.tables.tenants), keys: new OperatorKeyCache(jwksFetcher({ addresses }), now), addresses };
 }
 
 function posterFor(config: RelayConfig): ConnectionPoster {

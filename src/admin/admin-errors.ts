@@ -11,3 +11,5 @@ export const tokenNotFound = (tokenId: string) => new RelayError('not-found', 40
 export const tenantExists = (tenant: string) => new RelayError('tenant-exists', 409, `tenant ${JSON.stringify(tenant)} already exists`);
 /** 409: rotating a token that is revoked or expired (its replacement would be born dead). */
 export const tokenInactive = (tokenId: string, status: string) => new RelayError('token-inactive', 409, `token ${JSON.stringify(tokenId)} is ${status}; issue a new one`);
+/** 404: the tenant trusts no operator of that name. */
+export const operatorNotFound = (name: string) => new RelayError('not-found', 404, `no trusted operator ${JSON.stringify(name.slice(0, 128))} in this tenant`);

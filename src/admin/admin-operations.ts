@@ -25,6 +25,8 @@ export interface TokenView {
   scopes: Scope[];
   /** Identity binding: events whose `agent` is not listed are refused. */
   agents?: string[];
+  /** Its connections' identity cards must be this operator's (AEP-0003 §8.3). */
+  operator?: string;
   label?: string;
   /** The highest capture level it reads events at; `full` for tokens stored before ceilings existed. */
   maxCapture: CaptureLevel;
@@ -89,6 +91,8 @@ export interface IssueTokenRequest {
   tenant: string;
   scopes: readonly Scope[];
   agents?: readonly string[];
+  /** The operator whose identity cards its connections may present (a card of another is refused). */
+  operator?: string;
   /** Lifetime from now; give this or `expiresAtMs`, not both. */
   expiresInSeconds?: number;
   /** Epoch milliseconds after which the token is refused. */

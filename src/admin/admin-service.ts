@@ -246,6 +246,7 @@ function grantFieldsOf(record: TokenRecord): Omit<TokenGrant, 'tokenId'> {
     tenant: record.tenant,
     scopes: record.scopes,
     ...(record.agents === undefined ? {} : { agents: record.agents }),
+    ...(record.operator === undefined ? {} : { operator: record.operator }),
     ...(record.expiresAtMs === undefined ? {} : { expiresAtMs: record.expiresAtMs }),
     ...(record.label === undefined ? {} : { label: record.label }),
     // A token stored before ceilings existed reads at full; its replacement says so.

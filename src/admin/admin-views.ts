@@ -11,6 +11,7 @@ export function tokenViewOf(record: TokenRecord, nowMs: number): TokenView {
     // DynamoDB string sets come back unordered; show scopes in their documented order.
     scopes: SCOPES.filter((scope) => record.scopes.includes(scope)),
     ...(record.agents === undefined ? {} : { agents: [...record.agents] }),
+    ...(record.operator === undefined ? {} : { operator: record.operator }),
     ...(record.label === undefined ? {} : { label: record.label }),
     maxCapture: record.maxCapture ?? 'full',
     lineage: record.lineage ?? record.tokenId,

@@ -41,6 +41,14 @@ export function attenuate(issuer: Principal, grant: Grant, mode: 'issue' | 'cove
       if (foreign.length > 0) throw forbidden(`this token is bound to ${JSON.stringify(issuer.agents)}; it may not ${verb} a token for ${JSON.stringify(foreign)}`);
     }
   }
+  if (issuer.operator !== undefined) {
+    if (grant.operator === undefined) {
+      if (!inherit) throw forbidden(`this token is bound to operator ${JSON.stringify(issuer.operator)}; it may not act on a token that is not`);
+      attenuated.operator = issuer.operator;
+    } else if (grant.operator !== issuer.operator) {
+      throw forbidden(`this token is bound to operator ${JSON.stringify(issuer.operator)}; it may not ${verb} a token for operator ${JSON.stringify(grant.operator)}`);
+    }
+  }
   if (issuer.expiresAtMs !== undefined) {
     if (grant.expiresAtMs === undefined) {
       if (!inherit) throw forbidden('this token expires; it may not act on a token that never does');
@@ -61,7 +69,7 @@ export function attenuate(issuer: Principal, grant: Grant, mode: 'issue' | 'cove
 
 /** Whether a token holds its tenant's whole admin grant: `admin`, bound to no agent, never expiring, reading at `full`. */
 export function isTenantWideAdmin(principal: Principal): boolean {
-  return principal.scopes.includes('admin') && principal.agents === undefined && principal.expiresAtMs === undefined && ceilingOf(principal) === 'full';
+  return principal.scopes.includes('admin') && principal.agents === undefined && principal.operator === undefined && principal.expiresAtMs === undefined && ceilingOf(principal) === 'full';
 }
 
 /**
@@ -73,6 +81,7 @@ export function requireTenantWideAdmin(principal: Principal, action: string): vo
   if (isTenantWideAdmin(principal)) return;
   const limits = [
     ...(principal.agents === undefined ? [] : [`bound to ${JSON.stringify(principal.agents)}`]),
+    ...(principal.operator === undefined ? [] : [`bound to operator ${JSON.stringify(principal.operator)}`]),
     ...(principal.expiresAtMs === undefined ? [] : ['expiring']),
     ...(ceilingOf(principal) === 'full' ? [] : [`capped at capture ${ceilingOf(principal)}`]),
   ];

@@ -7,11 +7,12 @@ import type { ControlPolicy } from '../relay/control-policy.ts';
 import { ALREADY_REVOKED_HEADER, ALSO_REVOKED_HEADER, CONNECTIONS_CLOSED_HEADER, STREAMS_ENDED_HEADER } from './admin-operations.ts';
 import type { BridgeOperations, DeadLetterView, SinkSetChange } from './bridge-admin.ts';
 import type { RedriveSchedule } from '../relay/bridges/redrive.ts';
+import type { OperatorOperations, OperatorView } from './operator-admin.ts';
 import type { SinkSettings } from '../relay/bridges/sink-settings.ts';
 import type { AdminOperations, IssuedToken, IssueTokenRequest, QuotasView, RotatedToken, TenantStateChange, TenantView, TokenRevocation, TokenView } from './admin-operations.ts';
 
 
-export class HttpAdminClient implements AdminOperations, BridgeOperations {
+export class HttpAdminClient implements AdminOperations, BridgeOperations, OperatorOperations {
   private readonly baseUrl: string;
 
   constructor(
@@ -100,6 +101,18 @@ export class HttpAdminClient implements AdminOperations, BridgeOperations {
 
   async redrive(tenant: string): Promise<RedriveSchedule> {
     return (await this.call('POST', `/admin/bridges/dead-letters/redrive${tenantQuery(tenant)}`)).json as RedriveSchedule;
+  }
+
+  async listOperators(tenant: string): Promise<OperatorView[]> {
+    return ((await this.call('GET', `/admin/operators${tenantQuery(tenant)}`)).json as { operators: OperatorView[] }).operators;
+  }
+
+  async putOperator(tenant: string, name: string, body: unknown): Promise<OperatorView> {
+    return (await this.call('PUT', `/admin/operators/${encodeURIComponent(name)}${tenantQuery(tenant)}`, body)).json as OperatorView;
+  }
+
+  async removeOperator(tenant: string, name: string): Promise<void> {
+    await this.call('DELETE', `/admin/operators/${encodeURIComponent(name)}${tenantQuery(tenant)}`);
   }
 
   private async call(method: string, path: string, body?: unknown): Promise<{ json: unknown; headers: Headers }> {

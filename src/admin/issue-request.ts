@@ -7,6 +7,7 @@ import type { Scope } from '../auth/scopes.ts';
 import type { CaptureLevel } from '../protocol/levels.ts';
 import { CAPTURE_LEVELS, isCaptureLevel } from '../protocol/levels.ts';
 import type { TokenGrant } from '../relay/domain/tenant.ts';
+import { isOperatorName } from '../relay/identity/operator-settings.ts';
 import { invalidAdminRequest } from './admin-errors.ts';
 import type { IssueTokenRequest } from './admin-operations.ts';
 
@@ -26,6 +27,10 @@ export function grantOf(request: IssueTokenRequest, nowMs: number): Omit<TokenGr
       throw invalidAdminRequest(`agents must list 1 to ${MAX_AGENTS} non-empty agent names`);
     }
     grant.agents = agents;
+  }
+  if (request.operator !== undefined) {
+    if (typeof request.operator !== 'string' || !isOperatorName(request.operator)) throw invalidAdminRequest('operator must be an operator name: 1 to 128 of letters, digits and . _ : @ -');
+    grant.operator = request.operator;
   }
   if (request.expiresInSeconds !== undefined && request.expiresAtMs !== undefined) throw invalidAdminRequest('give expiresInSeconds or expiresAt, not both');
   if (request.expiresInSeconds !== undefined) {
@@ -58,7 +63,7 @@ export function grantOf(request: IssueTokenRequest, nowMs: number): Omit<TokenGr
 export function issueRequestFromBody(body: unknown): Omit<IssueTokenRequest, 'tenant'> & { tenant?: string } {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidAdminRequest('the body is a JSON object { scopes, agents?, expiresInSeconds?, maxCapture?, label? }');
   const fields = body as Record<string, unknown>;
-  const unknown = Object.keys(fields).filter((key) => !['tenant', 'scopes', 'agents', 'expiresInSeconds', 'maxCapture', 'label'].includes(key));
+  const unknown = Object.keys(fields).filter((key) => !['tenant', 'scopes', 'agents', 'operator', 'expiresInSeconds', 'maxCapture', 'label'].includes(key));
   if (unknown.length > 0) throw invalidAdminRequest(`unknown member ${unknown[0]}`);
   const scopes = scopesOf(fields.scopes);
   if (fields.agents !== undefined && (!Array.isArray(fields.agents) || !fields.agents.every((agent) => typeof agent === 'string'))) {
@@ -71,6 +76,7 @@ export function issueRequestFromBody(body: unknown): Omit<IssueTokenRequest, 'te
   return {
     scopes,
     ...(fields.agents === undefined ? {} : { agents: fields.agents as string[] }),
+    ...(fields.operator === undefined ? {} : { operator: fields.operator as string }),
     ...(fields.expiresInSeconds === undefined ? {} : { expiresInSeconds: fields.expiresInSeconds }),
     ...(fields.maxCapture === undefined ? {} : { maxCapture: fields.maxCapture as CaptureLevel }),
     ...(fields.label === undefined ? {} : { label: fields.label }),

@@ -12,6 +12,8 @@ export interface Principal {
   expiresAtMs?: number;
   /** The token's capture ceiling (`TokenGrant.maxCapture`); absent: `full`. */
   maxCapture?: CaptureLevel;
+  /** When set, an identity card must be this operator's (`TokenGrant.operator`). */
+  operator?: string;
   /** The token's rotation lineage (`TokenGrant.lineage`); absent: its own id. */
   lineage?: string;
 }

@@ -20,10 +20,31 @@ import type { HttpDelivery, SendOutcome } from '../relay/ports/sink-transport.ts
 /** Resolves a name to all its addresses (`dns.lookup` by default; tests may point names elsewhere). */
 export type Resolver = (hostname: string, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
 
-const systemResolver: Resolver = (hostname, callback) => dnsLookup(hostname, { all: true }, callback);
+export const systemResolver: Resolver = (hostname, callback) => dnsLookup(hostname, { all: true }, callback);
+
+/**
+ * A `lookup` for http(s) agents that refuses, at connect time, a name resolving to any address
+ * `addresses` disallows (also used by the JWKS fetcher, `jwks-fetcher.ts`). `who` names the
+ * kind of address in the refusal (`sink`, `key set URL`).
+ */
+export function guardedLookup(addresses: AddressRule, resolver: Resolver, who: string) {
+  return (hostname: string, lookupOptions: LookupOptions, callback: (...args: unknown[]) => void): void => {
+    resolver(hostname, (error, resolved) => {
+      if (error !== null) return callback(error);
+      const refused = resolved.map((entry) => disallowedAddress(entry.address, addresses)).find((kind) => kind !== undefined);
+      if (refused !== undefined) return callback(new DisallowedAddressError(`the ${who}'s name resolves to a ${refused} address, which ${who}s may not reach`));
+      const family = lookupOptions.family === 4 || lookupOptions.family === 6 ? lookupOptions.family : undefined;
+      const usable = family === undefined ? resolved : resolved.filter((entry) => entry.family === family);
+      if (usable.length === 0) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }));
+      if (lookupOptions.all === true) return callback(null, usable);
+      const [first] = usable as [LookupAddress];
+      return callback(null, first.address, first.family);
+    });
+  };
+}
 
 /** Raised when a connection would reach a disallowed address. */
-class DisallowedAddressError extends Error {
+export class DisallowedAddressError extends Error {
   override readonly name = 'DisallowedAddressError';
 }
 
@@ -35,21 +56,8 @@ export interface SinkPosterOptions {
 export type HttpPoster = (delivery: HttpDelivery, timeoutMs: number) => Promise<SendOutcome>;
 
 export function httpSinkPoster(options: SinkPosterOptions): HttpPoster {
-  const resolver = options.resolver ?? systemResolver;
   // The agent's connections look names up through this, so every new socket is checked.
-  const lookup = (hostname: string, lookupOptions: LookupOptions, callback: (...args: unknown[]) => void): void => {
-    resolver(hostname, (error, addresses) => {
-      if (error !== null) return callback(error);
-      const refused = addresses.map((entry) => disallowedAddress(entry.address, options.addresses)).find((kind) => kind !== undefined);
-      if (refused !== undefined) return callback(new DisallowedAddressError(`the sink's name resolves to a ${refused} address, which sinks may not reach`));
-      const family = lookupOptions.family === 4 || lookupOptions.family === 6 ? lookupOptions.family : undefined;
-      const usable = family === undefined ? addresses : addresses.filter((entry) => entry.family === family);
-      if (usable.length === 0) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }));
-      if (lookupOptions.all === true) return callback(null, usable);
-      const [first] = usable as [LookupAddress];
-      return callback(null, first.address, first.family);
-    });
-  };
+  const lookup = guardedLookup(options.addresses, options.resolver ?? systemResolver, 'sink');
   const agentOptions = { keepAlive: true, maxSockets: 64, lookup };
   const agents = { 'http:': new HttpAgent(agentOptions as never), 'https:': new HttpsAgent(agentOptions as never) };
 

@@ -28,5 +28,6 @@ export function principalFromAuthorizer(context: RelayAuthorizerContext | undefi
     ...(expiresAtMs === undefined ? {} : { expiresAtMs }),
     ...(maxCapture === undefined ? {} : { maxCapture }),
     ...(typeof context.lineage === 'string' && context.lineage !== '' ? { lineage: context.lineage } : {}),
+    ...(typeof context.operator === 'string' && context.operator !== '' ? { operator: context.operator } : {}),
   };
 }

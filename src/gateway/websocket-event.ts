@@ -20,6 +20,8 @@ export interface RelayAuthorizerContext {
   maxCapture?: string;
   /** The token's rotation lineage, when it was rotated (`TokenGrant.lineage`). */
   lineage?: string;
+  /** The operator the token's identity cards must be from (`TokenGrant.operator`). */
+  operator?: string;
 }
 
 export interface WebSocketRequestContext extends APIGatewayEventWebsocketRequestContextV2 {

@@ -131,6 +131,11 @@ export interface RosterEntry {
   instance?: string;
   control?: JsonValue;
   emits?: JsonValue;
+  /**
+   * Additive (AEP-0003 §4 rule 4), and not a declaration: the relay's own finding that the
+   * claimant's hello carried a valid identity card (§8.3), by this operator, until then.
+   */
+  verified?: { operator: string; valid_until: string };
 }
 
 export interface RosterReply {
@@ -150,6 +155,7 @@ export function rosterReply(id: string, entries: readonly RosterEntry[]): Roster
       if (entry.instance !== undefined) out.instance = entry.instance;
       if (entry.control !== undefined) out.control = entry.control;
       if (entry.emits !== undefined) out.emits = entry.emits;
+      if (entry.verified !== undefined) out.verified = entry.verified;
       return out;
     }),
   };

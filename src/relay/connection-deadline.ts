@@ -61,6 +61,6 @@ export async function closeAtDeadline(runtime: RelayRuntime, deadline: Connectio
 export function deadlineOf(value: unknown): ConnectionDeadline | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const { tenant, connectionId, atMs, reason } = value as Record<string, unknown>;
-  if (typeof tenant !== 'string' || typeof connectionId !== 'string' || typeof atMs !== 'number' || reason !== 'token-expired') return undefined;
+  if (typeof tenant !== 'string' || typeof connectionId !== 'string' || typeof atMs !== 'number' || (reason !== 'token-expired' && reason !== 'card-expired')) return undefined;
   return { tenant, connectionId, atMs, reason };
 }

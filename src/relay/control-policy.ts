@@ -19,7 +19,24 @@ export interface ControlRule {
 export interface ControlPolicy {
   default: PolicyEffect;
   rules: ControlRule[];
+  /**
+   * Session patterns whose claimants count only when verified (a hello with a valid identity
+   * card, AEP-0003 §8.3; `identity/identity-card.ts`): an unverified claim of such a session is
+   * not a claimant, so it neither receives commands nor makes the session `ambiguous`.
+   * `["*"]` is the whole tenant. Absent: every claim counts (AEP-0004 §4.5 as written).
+   */
+  verifiedClaimants?: string[];
+  /** Session patterns that take commands only from verified senders (`unauthorized` otherwise). */
+  verifiedSenders?: string[];
+  /**
+   * What a hello whose card fails verification gets: `continue` (the default) answers it with
+   * an `error` frame and carries on unverified; `close` refuses the connection. Under `close` a
+   * verified connection is also closed when its card's `valid_until` passes.
+   */
+  cardFailure?: CardFailure;
 }
+
+export type CardFailure = 'continue' | 'close';
 
 export const DEFAULT_CONTROL_POLICY: ControlPolicy = { default: 'allow', rules: [] };
 
@@ -71,6 +88,12 @@ function matchesAny(patterns: readonly string[] | undefined, value: string | und
 }
 
 const FIELDS = ['tokens', 'types', 'sessions', 'agents'] as const;
+const POLICY_MEMBERS = ['default', 'rules', 'verifiedClaimants', 'verifiedSenders', 'cardFailure'];
+
+/** Whether `session` matches one of the patterns of a verification rule (absent: none). */
+export function sessionRequiresVerified(patterns: readonly string[] | undefined, session: string): boolean {
+  return patterns !== undefined && matchesAny(patterns, session);
+}
 
 /** Validates a policy document from an operator; returns the reason it is refused, or the policy. */
 export function parseControlPolicy(value: unknown): { ok: true; policy: ControlPolicy } | { ok: false; reason: string } {
@@ -98,5 +121,20 @@ export function parseControlPolicy(value: unknown): { ok: true; policy: ControlP
     if (unknown.length > 0) return { ok: false, reason: `rule ${index}: unknown member ${unknown[0]}` };
     rules.push(rule);
   }
-  return { ok: true, policy: { default: fallback, rules } };
+  const verification: Pick<ControlPolicy, 'verifiedClaimants' | 'verifiedSenders' | 'cardFailure'> = {};
+  for (const member of ['verifiedClaimants', 'verifiedSenders'] as const) {
+    const patterns = record[member];
+    if (patterns === undefined) continue;
+    if (!Array.isArray(patterns) || patterns.length === 0 || patterns.length > 100 || !patterns.every((pattern) => typeof pattern === 'string' && pattern !== '')) {
+      return { ok: false, reason: `${member} must be a non-empty array of session patterns ("*" for every session)` };
+    }
+    verification[member] = patterns as string[];
+  }
+  if (record.cardFailure !== undefined) {
+    if (record.cardFailure !== 'continue' && record.cardFailure !== 'close') return { ok: false, reason: 'cardFailure must be "continue" or "close"' };
+    verification.cardFailure = record.cardFailure;
+  }
+  const unknownMember = Object.keys(record).find((key) => !POLICY_MEMBERS.includes(key));
+  if (unknownMember !== undefined) return { ok: false, reason: `unknown policy member ${unknownMember}` };
+  return { ok: true, policy: { default: fallback, rules, ...verification } };
 }

@@ -28,6 +28,7 @@ import type {
 } from './ports/index.ts';
 import type { KnownOwners } from './session-ownership.ts';
 import type { BridgeRuntime } from './bridges/bridge-runtime.ts';
+import type { IdentityRuntime } from './identity/identity-runtime.ts';
 import type { KnownClaims } from './socket/known-claims.ts';
 import type { FrameBudgets } from './socket/frame-budget.ts';
 import type { EventAllowance } from './event-allowance.ts';
@@ -73,6 +74,8 @@ export interface RelayRuntime {
   refusedTokens: RefusedTokens;
   /** AEP-0005 bridges: the tenants' sinks, their dead letters, and how requests reach them. */
   bridges: BridgeRuntime;
+  /** Identity cards (AEP-0003 §8.3): the operators each tenant trusts, and their keys. */
+  identity: IdentityRuntime;
   /** Per-tenant counts for operators (`ports/metrics.ts`); flushed by the entry points. */
   metrics: RelayMetrics;
   mintId: IdMinter;

@@ -9,6 +9,7 @@ import type { Principal } from '../auth/principal.ts';
 import { isScope } from '../auth/scopes.ts';
 import type { Role } from '../protocol/frames.ts';
 import type { ConnectionRecord, ConnectionState, HelloDeclarations } from '../relay/domain/connection.ts';
+import type { VerifiedStanding } from '../relay/identity/verified-standing.ts';
 import type { Clock } from '../relay/ports/clock.ts';
 import type { ConnectionsPort } from '../relay/ports/connections.ts';
 import { isConditionFailure, num, parseJsonObject, readNumber, readString, readStringSet, str } from './attribute-values.ts';
@@ -89,7 +90,7 @@ export class ConnectionStore implements ConnectionsPort {
         new UpdateItemCommand({
           TableName: this.options.tableName,
           Key: { pk: str(connectionKeys.connectionPartition(tenant, connectionId)), sk: str(connectionKeys.connectionRecord) },
-          UpdateExpression: 'SET #state = :pending, #helloAt = :at, #version = :version, #role = :role, #identity = :identity, #capabilities = :capabilities',
+          UpdateExpression: `SET #state = :pending, #helloAt = :at, #version = :version, #role = :role, #identity = :identity, #capabilities = :capabilities${hello.verified === undefined ? '' : ', verified = :verified'}`,
           ConditionExpression: '#state = :connected',
           // Several of these names are DynamoDB reserved words; aliases keep every one safe.
           ExpressionAttributeNames: { '#state': 'state', '#helloAt': 'helloAt', '#version': 'version', '#role': 'role', '#identity': 'identity', '#capabilities': 'capabilities' },
@@ -101,6 +102,7 @@ export class ConnectionStore implements ConnectionsPort {
             ':role': str(hello.role),
             ':identity': str(JSON.stringify(hello.identity)),
             ':capabilities': str(JSON.stringify(hello.capabilities)),
+            ...(hello.verified === undefined ? {} : { ':verified': str(JSON.stringify(hello.verified)) }),
           },
         }),
       );
@@ -195,7 +197,14 @@ function connectionOf(tenant: string, item: Item): ConnectionRecord {
             role,
             identity: parseJsonObject(readString(item, 'identity')),
             capabilities: parseJsonObject(readString(item, 'capabilities')),
+            ...verifiedOf(item),
           },
         }),
   };
+}
+
+/** The hello's verified standing (`identity/verified-standing.ts`), when its card verified. */
+function verifiedOf(item: Item): { verified?: VerifiedStanding } {
+  const stored = parseJsonObject(readString(item, 'verified'));
+  return typeof stored.operator === 'string' && typeof stored.untilMs === 'number' ? { verified: { operator: stored.operator, untilMs: stored.untilMs } } : {};
 }

@@ -90,6 +90,8 @@ function deadlineOf(item: Item): ConnectionDeadline | undefined {
   const tenant = readString(item, 'tenant');
   const connectionId = readString(item, 'connectionId');
   const atMs = readNumber(item, 'atMs');
-  if (tenant === undefined || connectionId === undefined || atMs === undefined || readString(item, 'reason') !== 'token-expired') return undefined;
-  return { tenant, connectionId, atMs, reason: 'token-expired' };
+  const reason = readString(item, 'reason');
+  // Both reasons a connection is closed at a time for: its token's expiry, its identity card's.
+  if (tenant === undefined || connectionId === undefined || atMs === undefined || (reason !== 'token-expired' && reason !== 'card-expired')) return undefined;
+  return { tenant, connectionId, atMs, reason };
 }

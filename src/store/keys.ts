@@ -93,6 +93,9 @@ export const tenantKeys = {
   tenantRegistryPartition: 'TENANTS',
   /** The tenant's bridge sinks (public settings and sealed secrets), beside its tenant record. */
   bridgesRecord: 'BRIDGES',
+  /** The operators the tenant trusts to sign identity cards (AEP-0003 §8.3), one item each. */
+  operatorPrefix: 'OPERATOR#',
+  operatorRecord: (name: string) => `OPERATOR#${name}`,
   /** The tenant's bridge dead letters, sorted by a time-ordered id. */
   deadLetterPartition: (tenant: string) => `T#${tenant}#BRIDGEDLQ`,
   /** Deployment-wide secrets (not tenant data): the key that signs paged-read cursors. */

@@ -61,6 +61,7 @@ export class TokenStore implements TokensPort {
       ...(grant.label !== undefined ? { label: str(grant.label) } : {}),
       ...(grant.maxCapture !== undefined ? { maxCapture: str(grant.maxCapture) } : {}),
       ...(grant.lineage !== undefined ? { lineage: str(grant.lineage) } : {}),
+      ...(grant.operator !== undefined ? { operator: str(grant.operator) } : {}),
       ...(grant.issuedBy !== undefined ? { issuedBy: str(`${grant.issuedBy.tenant}/${grant.issuedBy.tokenId}`) } : {}),
     };
     await this.client.send(
@@ -133,6 +134,7 @@ export class TokenStore implements TokensPort {
     const agents = readStringSet(item, 'agents');
     const maxCapture = maxCaptureOf(item);
     const lineage = readString(item, 'lineage');
+    const operator = readString(item, 'operator');
     const principal: Principal = {
       tenant,
       tokenId,
@@ -141,6 +143,7 @@ export class TokenStore implements TokensPort {
       ...(expiresAt === undefined ? {} : { expiresAtMs: expiresAt }),
       ...(maxCapture === undefined ? {} : { maxCapture }),
       ...(lineage === undefined ? {} : { lineage }),
+      ...(operator === undefined ? {} : { operator }),
     };
     return { principal };
   }
@@ -257,6 +260,7 @@ function tokenRecordOf(item: Item): TokenRecord {
   const issuer = /^([a-z0-9-]+)\/(.+)$/.exec(readString(item, 'issuedBy') ?? '');
   const maxCapture = maxCaptureOf(item);
   const lineage = readString(item, 'lineage');
+  const operator = readString(item, 'operator');
   return {
     tenant: readString(item, 'tenant') ?? '',
     tokenId: readString(item, 'tokenId') ?? '',
@@ -268,6 +272,7 @@ function tokenRecordOf(item: Item): TokenRecord {
     ...(label !== undefined ? { label } : {}),
     ...(maxCapture !== undefined ? { maxCapture } : {}),
     ...(lineage !== undefined ? { lineage } : {}),
+    ...(operator !== undefined ? { operator } : {}),
     ...(issuer === null ? {} : { issuedBy: { tenant: issuer[1] as string, tokenId: issuer[2] as string } }),
   };
 }

@@ -48,6 +48,10 @@ export function AgentsView({ session }: { session: ConsoleSession }) {
               <li key={key}>
                 <article class="card" aria-label={`${entry.agent ?? 'agent'} in session ${entry.session}`}>
                   <h3>{entry.agent ?? '(agent not named)'}</h3>
+                  {/* Unverified names are asserted (AEP-0003 §8.2): only the relay's verified member is shown as proof. */}
+                  <p class="meta" data-testid="identity">
+                    {typeof entry.verified?.operator === 'string' ? <>verified by {entry.verified.operator}{typeof entry.verified.valid_until === 'string' && <> until {entry.verified.valid_until}</>}</> : 'unverified (asserted name)'}
+                  </p>
                   <p class="meta">
                     session {entry.session}
                     {entry.instance !== undefined && <> · instance {entry.instance}</>}

@@ -3,6 +3,7 @@
  * roster lists (AEP-0003 §4.1). Several claims of one session are kept, never merged.
  */
 import type { JsonObject } from '../../protocol/event.ts';
+import type { VerifiedStanding } from '../identity/verified-standing.ts';
 
 /** The claimant's declarations, taken verbatim from its hello (AEP-0003 §4.1 rule 4). */
 export interface ClaimDeclarations {
@@ -10,6 +11,8 @@ export interface ClaimDeclarations {
   instance?: string;
   control?: JsonObject;
   emits?: JsonObject[keyof JsonObject];
+  /** Not a declaration: the relay's verification of the claimant's identity card, when it had a valid one. */
+  verified?: VerifiedStanding;
 }
 
 export interface StoredClaim {

@@ -5,6 +5,7 @@
 import type { Principal } from '../../auth/principal.ts';
 import type { JsonObject } from '../../protocol/event.ts';
 import type { Role } from '../../protocol/frames.ts';
+import type { VerifiedStanding } from '../identity/verified-standing.ts';
 
 /**
  * `connected` until a hello is recorded, `hello-pending` while it is answered, then `open`;
@@ -19,6 +20,8 @@ export interface HelloDeclarations {
   identity: JsonObject;
   /** The hello's capabilities object, verbatim. */
   capabilities: JsonObject;
+  /** Set when the hello's identity card verified (AEP-0003 §8.3): by whom, and until when. */
+  verified?: VerifiedStanding;
 }
 
 export interface ConnectionRecord {

@@ -28,6 +28,11 @@ export interface TokenGrant {
    */
   maxCapture?: CaptureLevel;
   /**
+   * The operator (AEP-0003 §8.3) whose identity cards this token's connections may present:
+   * a card of any other operator is refused and the connection closed. Attenuated like agents.
+   */
+  operator?: string;
+  /**
    * The id of the first token of this token's rotation chain (its own id until it is rotated):
    * the name control policy rules match, so a rule keeps applying through rotation. Absent on
    * tokens stored before lineages existed: the token's own id.

@@ -11,8 +11,11 @@ export interface ConnectionDeadline {
   connectionId: string;
   /** When the connection must end (epoch ms). */
   atMs: number;
-  reason: 'token-expired';
+  /** `token-expired`: the token's expiry; `card-expired`: the identity card's `valid_until` under a `cardFailure: close` policy. */
+  reason: DeadlineReason;
 }
+
+export type DeadlineReason = 'token-expired' | 'card-expired';
 
 export interface ConnectionDeadlinesPort {
   /** Arranges for `reachDeadline` (`relay/connection-deadline.ts`) to run at `deadline.atMs`. */

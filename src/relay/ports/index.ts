@@ -26,3 +26,4 @@ export type { TenantsPort } from './tenants.ts';
 export type { TokensPort } from './tokens.ts';
 export type { MetricDimensions, RelayMetricName, RelayMetrics } from './metrics.ts';
 export { REFUSAL_CODES, noMetrics } from './metrics.ts';
+export type { JwksFetch, JwksFetcher, OperatorsPort, TrustedOperator } from './operators.ts';

@@ -28,7 +28,7 @@ export async function handleEvent(context: SocketContext, connection: Connection
   if (!admission.ok) return void (await refuse(admission.refusal.code, admission.refusal.detail));
   const { event } = admission.admitted;
   if (isCommandType(event.type)) {
-    await routeCommand(context, admission.admitted);
+    await routeCommand(context, connection, admission.admitted);
     return;
   }
   if (!hasScope(context.principal, 'emit')) return void (await refuse('unauthorized', 'this token lacks the emit scope'));
@@ -78,5 +78,7 @@ function declarationsOf(connection: ConnectionRecord): ClaimDeclarations {
     ...(typeof identity.instance === 'string' ? { instance: identity.instance } : {}),
     ...(typeof control === 'object' && control !== null && !Array.isArray(control) ? { control } : {}),
     ...(capabilities.emits !== undefined ? { emits: capabilities.emits } : {}),
+    // The relay's own finding about the claimant (its card), kept beside the declarations.
+    ...(connection.hello?.verified === undefined ? {} : { verified: connection.hello.verified }),
   };
 }

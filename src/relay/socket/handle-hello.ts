@@ -1,6 +1,7 @@
 /**
  * The relay's side of the `hello` exchange (AEP-0003 §4): select exactly one version, bound
  * the declarations (`hello-bounds.ts`), check a bound token's identity (`agent-binding.ts`),
+ * verify an identity card if one is carried (`identity/card-check.ts`, AEP-0003 §8.3),
  * record the client's role, identity and capabilities verbatim, answer with the relay's own
  * hello, and only then open the connection for its other frames (see `hello-gate.ts`).
  */
@@ -10,6 +11,7 @@ import type { HelloFrame } from '../../protocol/client-message.ts';
 import { errorFrame, helloReply, INVALID_HELLO, VERSION_UNSUPPORTED } from '../../protocol/frames.ts';
 import { helloIdentityRefusal } from '../agent-binding.ts';
 import { relayCapabilities, servedSurface } from '../discovery.ts';
+import { checkHelloCard } from '../identity/card-check.ts';
 import { helloDeclarationsRefusal } from './hello-bounds.ts';
 import { closeConnection, send } from './socket-context.ts';
 import type { SocketContext } from './socket-context.ts';
@@ -43,10 +45,18 @@ export async function handleHello(context: SocketContext, hello: HelloFrame): Pr
     }
     return;
   }
+  const card = await checkHelloCard(context.runtime, context.principal, hello);
+  if (card.kind === 'failed' && card.onFailure === 'close') {
+    if (await connections.transition(tenant, context.connectionId, ['connected'], 'rejected')) {
+      await send(context, errorFrame({ code: 'unauthorized', detail: cardRefusal(card.reason) }));
+      await closeConnection(context, 'unauthorized');
+    }
+    return;
+  }
   const recorded = await connections.recordHello(
     tenant,
     context.connectionId,
-    { version, role: hello.role, identity: hello.rawIdentity, capabilities: hello.capabilities },
+    { version, role: hello.role, identity: hello.rawIdentity, capabilities: hello.capabilities, ...(card.kind === 'verified' ? { verified: card.standing } : {}) },
     context.receivedAtMs,
   );
   if (!recorded) {
@@ -57,5 +67,26 @@ export async function handleHello(context: SocketContext, hello: HelloFrame): Pr
   }
   const capabilities = relayCapabilities(servedSurface(config, true));
   await send(context, helloReply(version, capabilities, { agent: 'aep-relay' }));
+  // After the relay's hello (its first frame, AEP-0003 §3.5.1): the connection goes on unverified.
+  if (card.kind === 'failed') await send(context, errorFrame({ code: 'unauthorized', detail: `${cardRefusal(card.reason)}; this connection continues unverified` }));
+  if (card.kind === 'verified' && card.onExpiry === 'close') await closeAtCardExpiry(context, card.standing.untilMs);
   await connections.transition(tenant, context.connectionId, ['hello-pending'], 'open');
+}
+
+/**
+ * Why the card was refused. Code `unauthorized`: AEP-0003 names it for a connection that fails
+ * the §8 identity and authentication posture (the roster's and subscribe's refusals), and the
+ * card is §8.3's identity document; no code of the spec's closed sets fits better, and a client
+ * that knows none of this reads an ordinary authentication refusal.
+ */
+function cardRefusal(reason: string): string {
+  return `identity card not verified (AEP-0003 §8.3): ${reason}`;
+}
+
+/** Under `cardFailure: close`, a verified connection ends when its card does (like a token's expiry). */
+async function closeAtCardExpiry(context: SocketContext, untilMs: number): Promise<void> {
+  const { runtime } = context;
+  // API Gateway closes every connection within its lifetime; a later expiry needs no deadline.
+  if (untilMs >= runtime.now() + runtime.config.connectionLifetimeSeconds * 1000) return;
+  await runtime.deadlines.schedule({ tenant: context.principal.tenant, connectionId: context.connectionId, atMs: untilMs, reason: 'card-expired' });
 }

@@ -8,6 +8,7 @@ import { hasScope } from '../../auth/principal.ts';
 import { errorFrame } from '../../protocol/frames.ts';
 import type { RosterEntry } from '../../protocol/frames.ts';
 import type { ConnectionRecord } from '../domain/connection.ts';
+import { isVerifiedNow, verifiedMember } from '../identity/verified-standing.ts';
 import { rosterFrames } from './roster-frames.ts';
 import { send } from './socket-context.ts';
 import type { SocketContext } from './socket-context.ts';
@@ -18,14 +19,17 @@ export async function handleRoster(context: SocketContext, connection: Connectio
     return;
   }
   const claims = await context.runtime.claims.allClaims(context.principal.tenant);
+  const nowMs = context.runtime.now();
   const entries = claims.map((claim): RosterEntry => {
-    const { agent, instance, control, emits } = claim.declarations;
+    const { agent, instance, control, emits, verified } = claim.declarations;
     return {
       session: claim.session,
       ...(agent === undefined ? {} : { agent }),
       ...(instance === undefined ? {} : { instance }),
       ...(control === undefined ? {} : { control }),
       ...(emits === undefined ? {} : { emits }),
+      // Only while the card holds: past its valid_until the claim is listed unverified.
+      ...(isVerifiedNow(verified, nowMs) ? { verified: verifiedMember(verified) } : {}),
     } as RosterEntry;
   });
   for (const frame of rosterFrames(id, entries)) {

@@ -9,13 +9,15 @@
 import { hasScope, policyIdentityOf } from '../../auth/principal.ts';
 import { errorFrame } from '../../protocol/frames.ts';
 import type { AdmittedEvent } from '../domain/stored-event.ts';
-import { DEFAULT_CONTROL_POLICY, evaluateControlPolicy, parseControlPolicy, policyNamesAgents } from '../control-policy.ts';
+import { evaluateControlPolicy, policyNamesAgents, sessionRequiresVerified } from '../control-policy.ts';
+import { controlPolicyOf } from '../tenant-control-policy.ts';
+import { isVerifiedNow } from '../identity/verified-standing.ts';
+import type { ConnectionRecord } from '../domain/connection.ts';
 import { sessionOwnerOf } from '../session-ownership.ts';
-import type { ControlPolicy } from '../control-policy.ts';
 import { send } from './socket-context.ts';
 import type { SocketContext } from './socket-context.ts';
 
-export async function routeCommand(context: SocketContext, command: AdmittedEvent): Promise<void> {
+export async function routeCommand(context: SocketContext, connection: ConnectionRecord, command: AdmittedEvent): Promise<void> {
   const { connections, claims, eventLog, poster } = context.runtime;
   const { tenant } = context.principal;
   const { event } = command;
@@ -28,7 +30,7 @@ export async function routeCommand(context: SocketContext, command: AdmittedEven
   if (!hasScope(context.principal, 'control')) return void (await refuse('unauthorized', 'this token lacks the control scope (AEP-0004 §4.1)'));
   // The policy is decided before any claim is read: a sender it denies gets `unauthorized`
   // for every session alike, claimed or not, so it cannot map the live sessions.
-  const policy = await policyOf(context, tenant);
+  const policy = await controlPolicyOf(context.runtime.controlPolicies, tenant);
   // The agent the name belongs to (its first sequenced event's, `session-ownership.ts`).
   const owner = await sessionOwnerOf(context.runtime, tenant, session);
   const targetAgent = policyNamesAgents(policy) ? owner : undefined;
@@ -37,8 +39,16 @@ export async function routeCommand(context: SocketContext, command: AdmittedEven
   // of stored policies that a concurrent policy edit could undo.
   const verdict = evaluateControlPolicy(policy, { tokenId: policyIdentityOf(context.principal), type: event.type, session, ...(targetAgent === undefined ? {} : { targetAgent }) });
   if (verdict === 'deny') return void (await refuse('unauthorized', "the tenant's control policy denies this command"));
-  const claimants = await claims.claimsOf(tenant, session);
-  if (claimants.length === 0) return void (await refuse('no-route', `no connected emitter claims session ${JSON.stringify(session)}`));
+  // Also decided before any claim is read: whether the sender's own card holds (AEP-0003 §8.3).
+  if (sessionRequiresVerified(policy.verifiedSenders, session) && !isVerifiedNow(connection.hello?.verified, context.runtime.now())) {
+    return void (await refuse('unauthorized', "the tenant's control policy takes commands for this session from verified senders only (a hello with a valid identity card)"));
+  }
+  const claimed = await claims.claimsOf(tenant, session);
+  // Under a verified-claimants rule an unverified claim is not a claimant at all: it neither
+  // receives the command nor makes the session ambiguous beside a verified one (README
+  // "Identity cards": how this relates to AEP-0004 §4.5 and §8).
+  const claimants = sessionRequiresVerified(policy.verifiedClaimants, session) ? claimed.filter((claim) => isVerifiedNow(claim.declarations.verified, context.runtime.now())) : claimed;
+  if (claimants.length === 0) return void (await refuse('no-route', `no connected ${claimants === claimed ? '' : 'verified '}emitter claims session ${JSON.stringify(session)}`));
   if (claimants.length > 1) return void (await refuse('ambiguous', `${claimants.length} live connections claim session ${JSON.stringify(session)}; the relay routes to exactly one (AEP-0004 §4.5)`));
   const [target] = claimants as [(typeof claimants)[number]];
   // A sole claimant of another agent is not the session the command is meant for: sessions are
@@ -63,17 +73,5 @@ export async function routeCommand(context: SocketContext, command: AdmittedEven
     await eventLog.append(tenant, command, anchor);
   } catch (error) {
     context.logger.error('command delivered but not stored', { error, connectionId: context.connectionId });
-  }
-}
-
-async function policyOf(context: SocketContext, tenant: string): Promise<ControlPolicy> {
-  const stored = await context.runtime.controlPolicies.controlPolicyOf(tenant);
-  if (stored === undefined) return DEFAULT_CONTROL_POLICY;
-  try {
-    const parsed = parseControlPolicy(JSON.parse(stored));
-    // A stored policy that no longer parses fails closed.
-    return parsed.ok ? parsed.policy : { default: 'deny', rules: [] };
-  } catch {
-    return { default: 'deny', rules: [] };
   }
 }

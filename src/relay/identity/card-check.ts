@@ -1,0 +1,39 @@
+/**
+ * The hello's identity card checked against the tenant's trusted operators: what the hello
+ * handler records (a verified standing) or answers (why it failed), and what the tenant's
+ * policy says a failure costs (`cardFailure`).
+ */
+import type { Principal } from '../../auth/principal.ts';
+import type { HelloFrame } from '../../protocol/client-message.ts';
+import type { CardFailure } from '../control-policy.ts';
+import type { RelayRuntime } from '../runtime.ts';
+import { controlPolicyOf } from '../tenant-control-policy.ts';
+import { hasCard, verifyCard } from './identity-card.ts';
+import type { VerifiedStanding } from './verified-standing.ts';
+
+export type CardCheck = { kind: 'none' } | { kind: 'verified'; standing: VerifiedStanding; onExpiry: CardFailure } | { kind: 'failed'; reason: string; onFailure: CardFailure };
+
+export async function checkHelloCard(runtime: RelayRuntime, principal: Principal, hello: HelloFrame): Promise<CardCheck> {
+  if (!hasCard(hello.rawIdentity)) return { kind: 'none' };
+  const { tenant } = principal;
+  const [policy, outcome] = await Promise.all([
+    controlPolicyOf(runtime.controlPolicies, tenant),
+    verifyCard(hello.rawIdentity.card ?? null, {
+      agent: hello.rawIdentity.agent,
+      declaredAccepts: declaredAcceptsOf(hello),
+      nowMs: runtime.now(),
+      operatorNamed: (name) => runtime.identity.operators.getOperator(tenant, name),
+      keysOf: (operator) => runtime.identity.keys.keysOf(operator),
+      ...(principal.operator === undefined ? {} : { boundOperator: principal.operator }),
+    }),
+  ]);
+  const policyOnFailure = policy.cardFailure ?? 'continue';
+  if (outcome.ok) return { kind: 'verified', standing: outcome.verification, onExpiry: policyOnFailure };
+  // A token bound to an operator speaks only with that operator's card: a failing one is refused.
+  return { kind: 'failed', reason: outcome.reason, onFailure: principal.operator === undefined ? policyOnFailure : 'close' };
+}
+
+function declaredAcceptsOf(hello: HelloFrame): unknown {
+  const control = hello.capabilities.control;
+  return typeof control === 'object' && control !== null && !Array.isArray(control) ? control.accepts : undefined;
+}
