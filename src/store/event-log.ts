@@ -20,6 +20,8 @@
  *   session; a seq-less one per `(tenant, session, source, id)`; an agent-scoped one per
  *   `(tenant, agent, source, id)`. An `id` reused at a different position, or in another
  *   session, is a different item, stored again (README, "Guarantees").
+ *   A command sent by a verified connection also carries `senderVerified` (`{ operator }`), the
+ *   relay's finding beside the text, which history shows and nothing else reads.
  * - `redelivery`: a short-lived marker written when a duplicate arrives (`redelivery-markers.ts`).
  * - `order` and `late`: each emitter's order state and late entries (`session-order-store.ts`).
  * - `session`: the tenant's registry of sessions held, for replay-all (`session-registry.ts`).
@@ -30,11 +32,12 @@ import { isBeforeFirst } from '../protocol/positions.ts';
 import type { Position } from '../protocol/positions.ts';
 import { isAgentScopedType } from '../protocol/type-grammar.ts';
 import type { HistoryBudget, HistoryPage, HistoryRange } from '../relay/domain/history.ts';
-import type { AdmittedEvent, AppendOutcome, Page, SeqLessAnchor, WindowItem } from '../relay/domain/stored-event.ts';
+import type { AdmittedEvent, AppendOutcome, Page, SeqLessAnchor, StoredAnnotations, WindowItem } from '../relay/domain/stored-event.ts';
 import type { Clock } from '../relay/ports/clock.ts';
 import type { EventLogPort } from '../relay/ports/event-log.ts';
 import type { IdMinter } from '../relay/ports/ids.ts';
 import { isConditionFailure, num, readString, str } from './attribute-values.ts';
+import { senderVerifiedValue } from './sender-verified.ts';
 import type { Item } from './attribute-values.ts';
 import { eventKeys, sourceDigest } from './keys.ts';
 import { readHistoryPage } from './history-reader.ts';
@@ -87,7 +90,7 @@ export class EventLog implements EventLogPort {
    * Stores an event once: a retransmit writes nothing to the log but leaves a redelivery marker,
    * so fan-out still forwards it (AEP-0003 §5); a different event at a taken position is refused.
    */
-  async append(tenant: string, admitted: AdmittedEvent, seqLessAnchor?: SeqLessAnchor): Promise<AppendOutcome> {
+  async append(tenant: string, admitted: AdmittedEvent, seqLessAnchor?: SeqLessAnchor, annotations: StoredAnnotations = {}): Promise<AppendOutcome> {
     const { event } = admitted;
     const nowMs = this.options.now();
     const agentScoped = isAgentScopedType(event.type) || event.session === undefined;
@@ -97,6 +100,8 @@ export class EventLog implements EventLogPort {
       raw: str(admitted.raw),
       storedAt: num(nowMs),
       expiresAt: num(expiresAfter(nowMs, agentScoped ? this.options.liveOnlySeconds : retentionDays * SECONDS_PER_DAY)),
+      // Written by the same conditional put as the text, so a retransmit neither adds nor changes it.
+      ...(annotations.senderVerified === undefined ? {} : { senderVerified: senderVerifiedValue(annotations.senderVerified) }),
     };
     // The registry write (replay-all's list) runs beside the put rather than before it: awaiting
     // it first held a session's first pipelined events back behind it, storing them late.

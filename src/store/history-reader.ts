@@ -16,6 +16,7 @@
 import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient, QueryCommandOutput } from '@aws-sdk/client-dynamodb';
 import type { HistoryBudget, HistoryPage, HistoryRange } from '../relay/domain/history.ts';
+import type { HistoryItem, SenderVerified } from '../relay/domain/stored-event.ts';
 import { num, readString, str } from './attribute-values.ts';
 import type { Item } from './attribute-values.ts';
 import { eventKeys, POSITIONED_END, POSITIONED_PREFIX } from './keys.ts';
@@ -31,6 +32,7 @@ export interface HistoryReadContext {
 interface KeyedText {
   raw: string;
   key: string;
+  senderVerified?: SenderVerified;
 }
 
 /** Open key interval of one page: position keys strictly between `low` and `high` (absent: unbounded). */
@@ -56,13 +58,13 @@ export async function readHistoryPage(context: HistoryReadContext, tenant: strin
   const seqLess = await readSeqLess(context, partition, covered, range);
   const merged = [...positioned.items, ...seqLess].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   if (!ascending) merged.reverse();
-  const items: Array<{ raw: string }> = [];
+  const items: HistoryItem[] = [];
   let bytes = 0;
   for (const item of merged) {
     const size = Buffer.byteLength(item.raw, 'utf8');
     // Cut before an item that would pass the byte budget; the next page starts with it.
     if (items.length > 0 && bytes + size > budget.maxBytes) return { items, cursor: (merged[items.length - 1] as KeyedText).key };
-    items.push({ raw: item.raw });
+    items.push(item.senderVerified === undefined ? { raw: item.raw } : { raw: item.raw, senderVerified: item.senderVerified });
     bytes += size;
   }
   return positioned.end === undefined ? { items } : { items, cursor: positioned.end };
@@ -132,7 +134,7 @@ async function readSeqLess(context: HistoryReadContext, partition: string, span:
     ...(span.high === undefined ? {} : { ':high': str(span.high) }),
   };
   const items = await querySeqLess(context.client, context.tableName, partition, { expression: conditions.join(' AND '), values });
-  return items.map((item) => ({ raw: item.raw, key: item.positionKey }));
+  return items.map((item) => ({ raw: item.raw, key: item.positionKey, ...(item.senderVerified === undefined ? {} : { senderVerified: item.senderVerified }) }));
 }
 
 /** Unexpired, and inside the admission window when one is asked for. */

@@ -12,6 +12,8 @@ import type { DynamoDBClient, QueryCommandOutput } from '@aws-sdk/client-dynamod
 import { num, readNumber, readString, str } from './attribute-values.ts';
 import type { Item } from './attribute-values.ts';
 import { eventKeys, POSITIONED_END, POSITIONED_PREFIX, UNPOSITIONED_PREFIX } from './keys.ts';
+import type { SenderVerified } from '../relay/domain/stored-event.ts';
+import { readSenderVerified, SENDER_VERIFIED } from './sender-verified.ts';
 
 /** One event read back, with the key it sorts under (`position-key.ts`). */
 export interface PositionedItem {
@@ -19,6 +21,8 @@ export interface PositionedItem {
   positionKey: string;
   /** When it was stored (ms), where the read asked for it. */
   storedAtMs?: number;
+  /** A command's `senderVerified` (seq-less items only: commands are never sequenced). */
+  senderVerified?: SenderVerified;
 }
 
 function storedAtOf(record: Item): { storedAtMs?: number } {
@@ -135,13 +139,16 @@ export async function querySeqLess(client: DynamoDBClient, tableName: string, pa
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
         ...(filter === undefined ? {} : { FilterExpression: filter.expression }),
         ExpressionAttributeValues: { ':pk': str(partition), ':prefix': str(UNPOSITIONED_PREFIX), ...filter?.values },
-        ProjectionExpression: '#raw, pos',
-        ExpressionAttributeNames: { '#raw': 'raw' },
+        ProjectionExpression: '#raw, pos, #verified',
+        ExpressionAttributeNames: { '#raw': 'raw', '#verified': SENDER_VERIFIED },
         ConsistentRead: true,
         ExclusiveStartKey: startKey,
       }),
     );
-    for (const record of page.Items ?? []) items.push({ raw: readString(record, 'raw') ?? '', positionKey: readString(record, 'pos') ?? '' });
+    for (const record of page.Items ?? []) {
+      const senderVerified = readSenderVerified(record);
+      items.push({ raw: readString(record, 'raw') ?? '', positionKey: readString(record, 'pos') ?? '', ...(senderVerified === undefined ? {} : { senderVerified }) });
+    }
     startKey = page.LastEvaluatedKey;
   } while (startKey !== undefined);
   return items;

@@ -29,9 +29,25 @@ export interface WindowItem {
   anchor: { epoch: number; seq: number } | null;
 }
 
+/**
+ * What the relay found about who sent a stored command: kept as an attribute of its log item
+ * beside the text, never in it (AEP-0004 §4.4 byte identity), and shown by history.
+ */
+export interface SenderVerified {
+  /** The operator whose identity card the sending connection presented, valid when it sent. */
+  operator: string;
+}
+
+/** The relay's own findings stored beside an event's text. */
+export interface StoredAnnotations {
+  senderVerified?: SenderVerified;
+}
+
 /** One stored event read back from a session's history, as the text it was admitted as. */
 export interface HistoryItem {
   raw: string;
+  /** A command sent by a verified connection (`StoredAnnotations`). */
+  senderVerified?: SenderVerified;
 }
 
 export interface Page<T> {

@@ -5,6 +5,9 @@
  * it (AEP-0001 §8.2, the same rule as every delivery); lines are in `(epoch, seq)` order
  * (or its reverse) with commands in their place (AEP-0001 §7.3).
  *
+ * Which commands came from a verified sender (AEP-0003 §8.3) is the relay's finding stored
+ * beside the text, so it is returned beside the lines (`verifiedSenders`), never in them.
+ *
  * History is this relay's product surface beyond the replay window (AEP-0001 §7.5): it shows
  * what the log still holds, never what has expired, and never agent-scoped events (which are
  * not stored).
@@ -13,6 +16,7 @@ import type { Principal } from '../../auth/principal.ts';
 import { compileFilter } from '../../protocol/attr-match.ts';
 import { deliveryText, parseStored } from '../delivery-text.ts';
 import { readCeilingOf } from '../read-ceiling.ts';
+import type { SenderVerified } from '../domain/stored-event.ts';
 import type { RelayRuntime } from '../runtime.ts';
 import { parseHistoryQuery, HISTORY_QUERY_PARAMS } from './history-request.ts';
 import { pagedRequest } from './paged-request.ts';
@@ -20,27 +24,42 @@ import type { QueryParams } from './query-params.ts';
 
 /** Most bytes of event text one page answers (a Lambda response carries at most 6 MB). */
 export const HISTORY_PAGE_MAX_BYTES = 4 * 1024 * 1024;
+/**
+ * The same for the JSON page format, whose texts are JSON strings: escaping at most doubles
+ * a text (`"`, `\`, tab and CR between tokens each become two bytes), so 2.5 MiB stays within
+ * the 6 MB response with room for the item envelopes.
+ */
+export const HISTORY_JSON_PAGE_MAX_BYTES = 2.5 * 1024 * 1024;
 
 export interface HistoryPageResult {
   /** One event text per line, without newlines. */
   lines: string[];
+  /** By index into `lines`: the commands sent by a verified connection, and its operator. */
+  verifiedSenders: ReadonlyMap<number, SenderVerified>;
   /** Signed cursor of the next page; absent when the range is read to its end. */
   next?: string;
 }
 
-export async function readHistory(runtime: Pick<RelayRuntime, 'eventLog' | 'cursorKeys'>, principal: Principal, params: QueryParams): Promise<HistoryPageResult> {
+export async function readHistory(
+  runtime: Pick<RelayRuntime, 'eventLog' | 'cursorKeys'>,
+  principal: Principal,
+  params: QueryParams,
+  maxBytes: number = HISTORY_PAGE_MAX_BYTES,
+): Promise<HistoryPageResult> {
   const request = await pagedRequest(runtime.cursorKeys, principal, params, { kind: 'history', queryParams: HISTORY_QUERY_PARAMS, parse: parseHistoryQuery });
   const { query } = request;
-  const page = await runtime.eventLog.historyPage(principal.tenant, query.session, query.range, { limit: request.limit, maxBytes: HISTORY_PAGE_MAX_BYTES }, request.storeCursor);
+  const page = await runtime.eventLog.historyPage(principal.tenant, query.session, query.range, { limit: request.limit, maxBytes }, request.storeCursor);
   const matches = query.filter === undefined ? undefined : compileFilter(query.filter);
   // The token's ceiling applies on every page; a cursor carries only the request's.
   const ceiling = readCeilingOf(query.ceiling, principal);
   const lines: string[] = [];
+  const verifiedSenders = new Map<number, SenderVerified>();
   for (const item of page.items) {
     const event = parseStored(item.raw);
     if (event === undefined || (matches !== undefined && !matches(event))) continue;
+    if (item.senderVerified !== undefined) verifiedSenders.set(lines.length, item.senderVerified);
     lines.push(deliveryText(item.raw, event, ceiling));
   }
   const next = request.nextCursor(page.cursor);
-  return next === undefined ? { lines } : { lines, next };
+  return next === undefined ? { lines, verifiedSenders } : { lines, verifiedSenders, next };
 }

@@ -1,15 +1,16 @@
 /** The tenant-scoped, durable event log: admission with `(source, id)` dedupe, and replay reads. */
 import type { Position } from '../../protocol/positions.ts';
 import type { HistoryBudget, HistoryPage, HistoryRange } from '../domain/history.ts';
-import type { AdmittedEvent, AppendOutcome, Page, SeqLessAnchor, WindowItem } from '../domain/stored-event.ts';
+import type { AdmittedEvent, AppendOutcome, Page, SeqLessAnchor, StoredAnnotations, WindowItem } from '../domain/stored-event.ts';
 
 export interface EventLogPort {
   /**
    * Stores an event once per `(tenant, session, source, id)` (agent-scoped events: per
    * `(tenant, agent, source, id)`), the partition it is stored in. A duplicate is stored no second time but
    * still forwarded live (AEP-0003 §5). A seq-less event takes `anchor`'s place when given.
+   * `annotations` are stored beside the text in the same write, never in it.
    */
-  append(tenant: string, admitted: AdmittedEvent, anchor?: SeqLessAnchor): Promise<AppendOutcome>;
+  append(tenant: string, admitted: AdmittedEvent, anchor?: SeqLessAnchor, annotations?: StoredAnnotations): Promise<AppendOutcome>;
   /**
    * The newest `limit` events of a session strictly after `after` (every emitter's; seq-less
    * ones in their place), oldest first, strongly consistent: what a replay filters by the

@@ -3,7 +3,8 @@
  * refusal to the sender as a connection-scoped `error` frame with `cause` = the command id.
  * Refusals never enter any session's history (§8); a routed command is delivered byte-
  * identically (§4.4) and then stored seq-less in the session's history, anchored where it
- * arrived so it sorts before the acknowledgement it elicits. A retransmitted command (same
+ * arrived so it sorts before the acknowledgement it elicits, with `senderVerified` beside it
+ * when the sender's identity card held (AEP-0003 §8.3). A retransmitted command (same
  * `source`, `id`) is delivered again every time and stored once (§2.3, AEP-0003 §5).
  */
 import { hasScope, policyIdentityOf } from '../../auth/principal.ts';
@@ -69,8 +70,12 @@ export async function routeCommand(context: SocketContext, connection: Connectio
   }
   if (outcome === 'throttled') return void (await refuse('no-route', `the claimant of ${JSON.stringify(session)} is not accepting messages`));
   context.runtime.metrics.count('CommandsRouted', tenant);
+  // Whether the sender's card held when it sent: stored beside the text, never in it (history
+  // shows it; the text stays byte-identical, AEP-0004 §4.4).
+  const standing = connection.hello?.verified;
+  const annotations = isVerifiedNow(standing, context.runtime.now()) ? { senderVerified: { operator: standing.operator } } : {};
   try {
-    await eventLog.append(tenant, command, anchor);
+    await eventLog.append(tenant, command, anchor, annotations);
   } catch (error) {
     context.logger.error('command delivered but not stored', { error, connectionId: context.connectionId });
   }
