@@ -62,14 +62,34 @@ export interface HistoryLine {
   /** The line exactly as the relay sent it (history is byte-identical to what was admitted). */
   raw: string;
   event: AepObject;
+  /** The relay found the command's sender verified by this operator's identity card (AEP-0003 §8.3). */
+  senderVerified?: { operator: string };
 }
 
+/**
+ * One page of `GET /history`, asked for in the relay's JSON page format (each event's text
+ * with the relay's findings beside it, such as `senderVerified`); a relay that answers NDJSON
+ * instead is read line by line, with no findings.
+ */
 export async function loadHistory(client: RelayClient, path: string): Promise<Loaded<HistoryLine[]>> {
-  const result = await client.ndjson(path);
+  const result = await client.negotiated(path, 'application/json, application/x-ndjson;q=0.5');
   if (!result.ok) return result.problem.status === 404 ? { kind: 'unavailable' } : { kind: 'problem', problem: result.problem };
+  const link = nextLinkOf(result.response.headers.get('link'));
+  if (result.value.contentType === 'application/json') {
+    const body = JSON.parse(result.value.text) as { items?: unknown };
+    const items = Array.isArray(body.items) ? (body.items as AepObject[]) : [];
+    const events = items.filter((item) => typeof item.raw === 'string').map((item) => lineOf(item.raw as string, item.senderVerified));
+    return { kind: 'ok', value: events, ...(link === undefined ? {} : { next: link }) };
+  }
+  const lines = result.value.text.split('\n').filter((line) => line.trim() !== '').map((raw) => ({ raw, value: JSON.parse(raw) as AepObject }));
   // A final cursor line (no `type`) is the next page, not an event.
-  const events = result.value.filter((line) => typeof line.value.type === 'string').map((line) => ({ raw: line.raw, event: line.value }));
-  const cursorLine = result.value.map((line) => line.value).find((line) => typeof line.type !== 'string' && typeof line.cursor === 'string');
-  const next = nextLinkOf(result.response.headers.get('link')) ?? (cursorLine === undefined ? undefined : `${path.split('&cursor=')[0]}&cursor=${encodeURIComponent(String(cursorLine.cursor))}`);
+  const events = lines.filter((line) => typeof line.value.type === 'string').map((line) => ({ raw: line.raw, event: line.value }));
+  const cursorLine = lines.map((line) => line.value).find((line) => typeof line.type !== 'string' && typeof line.cursor === 'string');
+  const next = link ?? (cursorLine === undefined ? undefined : `${path.split('&cursor=')[0]}&cursor=${encodeURIComponent(String(cursorLine.cursor))}`);
   return { kind: 'ok', value: events, ...(next === undefined ? {} : { next }) };
+}
+
+function lineOf(raw: string, senderVerified: unknown): HistoryLine {
+  const operator = typeof senderVerified === 'object' && senderVerified !== null ? text((senderVerified as AepObject).operator) : undefined;
+  return { raw, event: JSON.parse(raw) as AepObject, ...(operator === undefined ? {} : { senderVerified: { operator } }) };
 }

@@ -26,13 +26,12 @@ export class RelayClient {
     return { ok: true, value: (text === '' ? undefined : JSON.parse(text)) as T, response: result.response };
   }
 
-  /** An NDJSON answer (history pages): each non-empty line as received and parsed. */
-  async ndjson(path: string): Promise<RelayResult<{ raw: string; value: Record<string, unknown> }[]>> {
-    const result = await this.request('GET', path);
+  /** A GET asking for one of `accept`'s media types: the answer's text and content type, for a caller that reads either. */
+  async negotiated(path: string, accept: string): Promise<RelayResult<{ text: string; contentType: string }>> {
+    const result = await this.request('GET', path, undefined, { accept });
     if (!result.ok) return result;
     const text = await result.response.text();
-    const lines = text.split('\n').filter((line) => line.trim() !== '');
-    return { ok: true, value: lines.map((line) => ({ raw: line, value: JSON.parse(line) as Record<string, unknown> })), response: result.response };
+    return { ok: true, value: { text, contentType: (result.response.headers.get('content-type') ?? '').split(';')[0]?.trim() ?? '' }, response: result.response };
   }
 
   /** The EventSource / WebSocket URL for a path, with the token in `access_token`. */
@@ -44,8 +43,8 @@ export class RelayClient {
     return url.toString();
   }
 
-  private async request(method: string, path: string, body?: unknown): Promise<{ ok: true; response: Response } | { ok: false; problem: RelayProblem }> {
-    const headers: Record<string, string> = { authorization: `Bearer ${this.token}` };
+  private async request(method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<{ ok: true; response: Response } | { ok: false; problem: RelayProblem }> {
+    const headers: Record<string, string> = { ...extraHeaders, authorization: `Bearer ${this.token}` };
     if (body !== undefined) headers['content-type'] = 'application/json';
     let response: Response;
     try {

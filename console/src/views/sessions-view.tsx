@@ -117,6 +117,11 @@ function Timeline({ session, name, onBack }: { session: ConsoleSession; name: st
                     {line.event.seq === undefined ? 'no seq' : `seq ${String(line.event.seq)}`} · {String(line.event.agent ?? '')}
                   </span>
                   <time>{String(line.event.time ?? '')}</time>
+                  {line.senderVerified !== undefined && (
+                    <span class="verified" data-testid="sender-verified">
+                      verified sender (operator {line.senderVerified.operator})
+                    </span>
+                  )}
                 </button>
               </li>
             ))}
