@@ -1,12 +1,14 @@
 /**
  * Tokens and control policy, for admin tokens (the admin routes under `/admin/`): list,
  * issue (the secret is shown once), revoke, rotate; the tenant's control policy (AEP-0004
- * §4.3), edited as JSON with the relay's validation error shown beside it.
+ * §4.3), edited as JSON with the relay's validation error shown beside it; the operators
+ * trusted to sign identity cards (`operators-panel.tsx`).
  */
 import { useEffect, useState } from 'preact/hooks';
 import type { ConsoleSession } from '../console-session.ts';
 import type { RelayProblem } from '../relay-client.ts';
 import { listOf } from '../tail-filter.ts';
+import { OperatorsPanel } from './operators-panel.tsx';
 import { PolicyEditor } from './policy-editor.tsx';
 
 interface TokenView {
@@ -115,6 +117,7 @@ export function AdminView({ session }: { session: ConsoleSession }) {
         </div>
       )}
       <PolicyEditor session={session} />
+      <OperatorsPanel session={session} />
     </section>
   );
 }
