@@ -33,8 +33,8 @@ async function until(condition: () => boolean, what: string): Promise<void> {
   }
 }
 
-async function history(token: string, session: string, accept: string): Promise<Response> {
-  return fetch(`${inject('baseUrl')}/history?${new URLSearchParams({ session }).toString()}`, { headers: { authorization: `Bearer ${token}`, accept } });
+async function history(token: string, session: string, accept: string, params: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${inject('baseUrl')}/history?${new URLSearchParams({ session, ...params }).toString()}`, { headers: { authorization: `Bearer ${token}`, accept } });
 }
 
 describe('verified senders in history', () => {
@@ -84,6 +84,14 @@ describe('verified senders in history', () => {
       expect(body).not.toContain('senderVerified');
       const byDefault = await history(sender.token, session, '*/*');
       expect(await byDefault.text()).toBe(body);
+
+      // JSON pages page like NDJSON ones: the cursor in the body's `next` and in the Link header.
+      const first = await history(sender.token, session, 'application/json', { limit: '1' });
+      const firstPage = (await first.json()) as { items: unknown[]; next?: string };
+      expect(firstPage.items.length).toBeGreaterThan(0);
+      expect(typeof firstPage.next).toBe('string');
+      const target = /^<([^>]*)>; rel="next"$/.exec(first.headers.get('link') ?? '')?.[1] ?? '';
+      expect(new URL(target, 'http://relay').searchParams.get('cursor')).toBe(firstPage.next);
     } finally {
       stream.close();
       await Promise.all([claimant.close(), verified.close(), unverified.close()]);
