@@ -14,6 +14,8 @@ import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { ConfigurationError } from '../../src/config/env-readers.ts';
 import type { RelayConfig } from '../../src/config/relay-config.ts';
 import { managementApiPoster } from '../../src/gateway/connection-poster.ts';
+import { lambdaDeliveryLanes } from '../../src/gateway/lambda-delivery-lanes.ts';
+import type { DeliveryLanesPort } from '../../src/relay/ports/delivery-lanes.ts';
 import { lambdaDeadlines } from '../../src/gateway/lambda-deadlines.ts';
 import { sweptDeadlines } from '../../src/gateway/swept-deadlines.ts';
 import { timerDeadlines } from '../../src/gateway/timer-deadlines.ts';
@@ -57,6 +59,8 @@ export interface RuntimeDependencies {
   eventBridge?: EventBridgeClient;
   /** The sink-retry queue the local stack shares between its functions; built from `config.bridges` when absent. */
   sinkRetryQueue?: SinkRetryQueuePort;
+  /** Runs a batch's extra delivery lanes; built from `config.laneFunction` when absent (none without it). */
+  deliveryLanes?: DeliveryLanesPort;
   /** Per-tenant metrics; records nothing when absent (tests, the CLI). The handlers pass the EMF adapter. */
   metrics?: RelayMetrics;
 }
@@ -103,6 +107,7 @@ export function createRuntime(dependencies: RuntimeDependencies): RelayRuntime {
     quotas,
     inbox: new InboxStore(dynamo, { tableName: config.tables.connections, now, mintId, lifetimeSeconds: 3600 }),
     poster: dependencies.poster ?? posterFor(config),
+    ...lanesFor(config, dependencies.deliveryLanes),
     sessionOwners: new SessionOwnerStore(dynamo, { tableName: config.tables.events, lifetimeSeconds: config.retentionDays * 86_400, now }),
     knownOwners: new KnownOwners(),
     knownClaims: new KnownClaims(),
@@ -142,6 +147,12 @@ export function createRuntime(dependencies: RuntimeDependencies): RelayRuntime {
 function identityRuntimeFor(dynamo: DynamoDBClient, config: RelayConfig, now: () => number): IdentityRuntime {
   const addresses = { allowLoopback: config.bridges.allowLoopbackSinks };
   return { operators: new OperatorStore(dynamo, config.tables.tenants), keys: new OperatorKeyCache(jwksFetcher({ addresses }), now), addresses };
+}
+
+function lanesFor(config: RelayConfig, given: DeliveryLanesPort | undefined): { deliveryLanes?: DeliveryLanesPort } {
+  if (given !== undefined) return { deliveryLanes: given };
+  if (config.laneFunction === undefined) return {};
+  return { deliveryLanes: lambdaDeliveryLanes({ functionName: config.laneFunction, region: config.region, ...(config.laneEndpoint === undefined ? {} : { endpoint: config.laneEndpoint }) }) };
 }
 
 function posterFor(config: RelayConfig): ConnectionPoster {

@@ -64,6 +64,14 @@ export interface RelayConfig {
    */
   deadlineFunction?: string;
   /**
+   * The lane worker function (`functions/fanoutlane`) fan-out invokes for the lanes of a batch
+   * past `fanout.laneDeliveries` (`fanout/delivery-lanes.ts`); absent, every delivery stays in
+   * the fan-out invocation. With `laneEndpoint` (the local stack's worker processes), the
+   * Lambda API endpoint it is invoked at.
+   */
+  laneFunction?: string;
+  laneEndpoint?: string;
+  /**
    * How long after API Gateway received a frame the relay waits for the connection's hello
    * before answering `hello-required` (a hello-first client's hello may be invoked late).
    */
@@ -171,6 +179,14 @@ export interface FanoutSettings {
    * `notice`-and-above disconnected with their positions, so the consumer resumes exactly).
    */
   tenantDeliveriesPerBatch: number;
+  /**
+   * Planned actions one delivery lane takes before a batch is split into another lane: at 256
+   * posts in flight and about 20 ms a post, 2,000 posts are about 0.16 s of network wait, and
+   * at the bench's CPU per delivery about 0.4 s of a 512 MB function (`delivery-lanes.ts`).
+   */
+  laneDeliveries: number;
+  /** Lanes one batch is split into at most (1: all in the fan-out invocation). Needs `laneFunction`. */
+  maxLanes: number;
 }
 
 /**
@@ -178,6 +194,10 @@ export interface FanoutSettings {
  * posts are 0.4 s of a batch, the most one noisy tenant holds the shard's others per batch.
  */
 export const DEFAULT_FANOUT_TENANT_DELIVERIES = 5_000;
+/** See `FanoutSettings.laneDeliveries`. */
+export const DEFAULT_FANOUT_LANE_DELIVERIES = 2_000;
+/** Up to 8 lanes a batch: about 16,000 posts in 0.4 s, eight times one invocation. */
+export const DEFAULT_FANOUT_MAX_LANES = 8;
 
 export const DEFAULT_LIMITS: RelayLimits = {
   maxBodyBytes: 1024 * 1024,
@@ -211,6 +231,8 @@ export function readRelayConfig(env: Environment): RelayConfig {
   const dynamoEndpoint = optionalString(env, RELAY_VARIABLES.dynamoEndpoint);
   const managementEndpoint = optionalString(env, RELAY_VARIABLES.managementEndpoint);
   const deadlineFunction = optionalString(env, RELAY_VARIABLES.deadlineFunction);
+  const laneFunction = optionalString(env, RELAY_VARIABLES.laneFunction);
+  const laneEndpoint = optionalString(env, RELAY_VARIABLES.laneEndpoint);
   const maxLiveStreams = nonNegativeInteger(env, SSE_VARIABLES.maxLiveStreams, 0);
   return {
     region: optionalString(env, RELAY_VARIABLES.region) ?? 'us-east-1',
@@ -222,6 +244,8 @@ export function readRelayConfig(env: Environment): RelayConfig {
     ...(dynamoEndpoint === undefined ? {} : { dynamoEndpoint }),
     ...(managementEndpoint === undefined ? {} : { managementEndpoint }),
     ...(deadlineFunction === undefined ? {} : { deadlineFunction }),
+    ...(laneFunction === undefined ? {} : { laneFunction }),
+    ...(laneEndpoint === undefined ? {} : { laneEndpoint }),
     helloWaitMs: positiveInteger(env, RELAY_VARIABLES.helloWaitMs, DEFAULT_HELLO_WAIT_MS),
     connectionLifetimeSeconds: positiveInteger(env, RELAY_VARIABLES.connectionLifetimeSeconds, 2 * 3600 + 600),
     maxPendingBytes: positiveInteger(env, RELAY_VARIABLES.maxPendingBytes, 256 * 1024),
@@ -258,6 +282,8 @@ export function readRelayConfig(env: Environment): RelayConfig {
       orderWaitMs: nonNegativeInteger(env, FANOUT_VARIABLES.orderWaitMs, 500),
       orderAdoptMs: positiveInteger(env, FANOUT_VARIABLES.orderAdoptMs, 10_000),
       tenantDeliveriesPerBatch: positiveInteger(env, FANOUT_VARIABLES.tenantDeliveriesPerBatch, DEFAULT_FANOUT_TENANT_DELIVERIES),
+      laneDeliveries: positiveInteger(env, FANOUT_VARIABLES.laneDeliveries, DEFAULT_FANOUT_LANE_DELIVERIES),
+      maxLanes: positiveInteger(env, FANOUT_VARIABLES.maxLanes, DEFAULT_FANOUT_MAX_LANES),
     },
     operatorTenant: operatorTenantOf(env),
     surface: {

@@ -17,6 +17,8 @@ export const RELAY_VARIABLES = {
   dynamoEndpoint: 'AEP_DYNAMODB_ENDPOINT',
   managementEndpoint: 'AEP_WS_MANAGEMENT_ENDPOINT',
   deadlineFunction: 'AEP_DEADLINE_FUNCTION',
+  laneFunction: 'AEP_FANOUT_LANE_FUNCTION',
+  laneEndpoint: 'AEP_FANOUT_LANE_ENDPOINT',
   helloWaitMs: 'AEP_HELLO_WAIT_MS',
   connectionLifetimeSeconds: 'AEP_CONNECTION_LIFETIME_SECONDS',
   maxPendingBytes: 'AEP_MAX_PENDING_BYTES',
@@ -65,6 +67,8 @@ export const FANOUT_VARIABLES: Readonly<Record<keyof FanoutSettings, string>> = 
   orderWaitMs: 'AEP_ORDER_WAIT_MS',
   orderAdoptMs: 'AEP_ORDER_ADOPT_MS',
   tenantDeliveriesPerBatch: 'AEP_FANOUT_TENANT_DELIVERIES',
+  laneDeliveries: 'AEP_FANOUT_LANE_DELIVERIES',
+  maxLanes: 'AEP_FANOUT_MAX_LANES',
 };
 /** The bridges' variables (`bridge-config.ts`). */
 export const BRIDGE_VARIABLES = {
@@ -117,7 +121,7 @@ export const SURFACE_ON = 'on';
  * default. The region is absent: Lambda sets `AWS_REGION` and refuses it as a function variable.
  */
 export type RelayEnvironmentSettings = { tables: TableNames } & Partial<
-  Pick<RelayConfig, 'dynamoEndpoint' | 'managementEndpoint' | 'deadlineFunction' | 'helloWaitMs' | 'connectionLifetimeSeconds' | 'maxPendingBytes' | 'replayBuffer' | 'replaySettleMs' | 'retentionDays' | 'liveOnlySeconds' | 'operatorTenant' | 'surface' | 'metricsNamespace'>
+  Pick<RelayConfig, 'dynamoEndpoint' | 'managementEndpoint' | 'deadlineFunction' | 'laneFunction' | 'laneEndpoint' | 'helloWaitMs' | 'connectionLifetimeSeconds' | 'maxPendingBytes' | 'replayBuffer' | 'replaySettleMs' | 'retentionDays' | 'liveOnlySeconds' | 'operatorTenant' | 'surface' | 'metricsNamespace'>
 > & {
     limits?: Partial<RelayLimits>;
     sse?: Partial<SseSettings>;
@@ -140,6 +144,8 @@ export function relayEnvironment(settings: RelayEnvironmentSettings): Record<str
   put(RELAY_VARIABLES.dynamoEndpoint, settings.dynamoEndpoint);
   put(RELAY_VARIABLES.managementEndpoint, settings.managementEndpoint);
   put(RELAY_VARIABLES.deadlineFunction, settings.deadlineFunction);
+  put(RELAY_VARIABLES.laneFunction, settings.laneFunction);
+  put(RELAY_VARIABLES.laneEndpoint, settings.laneEndpoint);
   put(RELAY_VARIABLES.helloWaitMs, settings.helloWaitMs);
   put(RELAY_VARIABLES.connectionLifetimeSeconds, settings.connectionLifetimeSeconds);
   put(RELAY_VARIABLES.maxPendingBytes, settings.maxPendingBytes);

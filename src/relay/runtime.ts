@@ -27,6 +27,7 @@ import type {
   TokensPort,
 } from './ports/index.ts';
 import type { KnownOwners } from './session-ownership.ts';
+import type { DeliveryLanesPort } from './ports/delivery-lanes.ts';
 import type { BridgeRuntime } from './bridges/bridge-runtime.ts';
 import type { IdentityRuntime } from './identity/identity-runtime.ts';
 import type { KnownClaims } from './socket/known-claims.ts';
@@ -58,6 +59,8 @@ export interface RelayRuntime {
   quotas: QuotasPort;
   /** Deliveries fan-out hands to SSE streams. */
   inbox: InboxPort;
+  /** Runs a batch's extra delivery lanes (`fanout/delivery-lanes.ts`); absent, fan-out delivers every lane itself. */
+  deliveryLanes?: DeliveryLanesPort;
   /** Posts to WebSocket clients; throws on first use when no management endpoint is configured. */
   poster: ConnectionPoster;
   /** Closes WebSocket connections when their token expires (`connection-deadline.ts`). */

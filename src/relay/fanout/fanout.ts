@@ -14,13 +14,15 @@
  *
  * Speed: each connection's deliveries run one after another in that order; `fanout.concurrency`
  * posts are in flight over all connections, scheduled without head-of-line blocking
- * (`delivery-pool.ts`).
+ * (`delivery-pool.ts`). A batch with more than one invocation can post in time is split into
+ * delivery lanes run side by side by lane workers, each connection in one lane
+ * (`delivery-lanes.ts`).
  *
  * Tenant isolation: the batch is shared by every tenant on the shard and the next batch waits
- * for it, so each tenant has at most `fanout.tenantDeliveriesPerBatch` deliveries in it; past
- * that its consumers are treated as ones that cannot take more (`connection-delivery.ts`). One
- * tenant's burst therefore holds another's next events for at most that many posts, spread over
- * `fanout.concurrency` in flight, per noisy tenant in the batch.
+ * for it, so each tenant has at most `fanout.tenantDeliveriesPerBatch` deliveries in each lane;
+ * past that its consumers are treated as ones that cannot take more (`connection-delivery.ts`).
+ * One tenant's burst therefore holds another's next events for at most that many posts, spread
+ * over `fanout.concurrency` in flight, per noisy tenant in the batch.
  *
  * Failure isolation: a gone connection (410) has its state removed; a slow one is handled by the
  * backpressure rule (`connection-delivery.ts`). Neither fails the batch. A failure to order,
@@ -38,10 +40,10 @@ import { OrderLane } from '../order/order-lane.ts';
 import type { LaneRecord } from '../order/order-lane.ts';
 import type { EmitterSession } from '../ports/session-order.ts';
 import type { RelayRuntime } from '../runtime.ts';
-import { ConnectionDelivery, TenantDeliveryBudget } from './connection-delivery.ts';
 import type { FanoutCounts } from './connection-delivery.ts';
-import { runPool } from './delivery-pool.ts';
-import { DeliveryTexts, planTenant } from './delivery-plan.ts';
+import { addCounts } from './deliver-lane.ts';
+import { deliverInLanes } from './delivery-lanes.ts';
+import { planTenant } from './delivery-plan.ts';
 import type { ConnectionPlan } from './delivery-plan.ts';
 
 export interface FanoutReport extends FanoutCounts {
@@ -102,20 +104,7 @@ export async function fanOut(runtime: RelayRuntime, logger: Logger, batch: Fanou
     }),
   );
 
-  const texts = new DeliveryTexts();
-  const budgets = new Map<string, TenantDeliveryBudget>();
-  const budgetOf = (tenant: string): TenantDeliveryBudget => {
-    let budget = budgets.get(tenant);
-    if (budget === undefined) {
-      budget = new TenantDeliveryBudget(runtime.config.fanout.tenantDeliveriesPerBatch);
-      budgets.set(tenant, budget);
-    }
-    return budget;
-  };
-  const deliveries = new Map<string, ConnectionDelivery>();
-  for (const [connectionId, plan] of plans) deliveries.set(connectionId, new ConnectionDelivery(runtime, logger, plan, texts, report, budgetOf(plan.tenant)));
-  const queues = new Map([...plans].map(([connectionId, plan]) => [connectionId, plan.actions] as const));
-  await runPool(queues, { concurrency: runtime.config.fanout.concurrency }, (connectionId, action) => (deliveries.get(connectionId) as ConnectionDelivery).run(action));
+  addCounts(report, await deliverInLanes(runtime, logger, plans));
   return report;
 }
 
