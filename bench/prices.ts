@@ -30,4 +30,4 @@ export const PRICES = {
  * Function memory sizes (MB), an assumption taken from the deployment's function shapes
  * (infra/constructs/relay-functions.ts: 512 MB, the authorizer 256 MB, arm64).
  */
-export const MEMORY_MB = { http: 512, authorizer: 256, socket: 512, fanout: 512, stream: 512, bridges: 512, sinkretry: 256 } as const;
+export const MEMORY_MB = { http: 512, authorizer: 256, socket: 512, fanout: 512, stream: 512, bridges: 512, sinkretry: 256, fanoutlane: 1024 } as const;

@@ -24,7 +24,9 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { RelayConfig } from '../src/config/relay-config.ts';
 import { readRelayConfig } from '../src/config/relay-config.ts';
-import { BRIDGE_VARIABLES, PLATFORM_VARIABLES, relayEnvironment } from '../src/config/relay-environment.ts';
+import { BRIDGE_VARIABLES, PLATFORM_VARIABLES, RELAY_VARIABLES, relayEnvironment } from '../src/config/relay-environment.ts';
+import { startLaneWorkers } from './lane-workers.ts';
+import type { LaneWorkers } from './lane-workers.ts';
 import { HTTP_CORS_METHODS, STREAM_CORS_METHODS, parseCorsOrigins } from '../infra/constructs/cors-rules.ts';
 import { hashTokenSecret, mintTokenSecret } from '../src/auth/token-secret.ts';
 import { SCOPES } from '../src/auth/scopes.ts';
@@ -63,7 +65,7 @@ import type { StreamingHandler } from './gateway/response-streaming.ts';
 import type { StreamPoller } from './stream-poller.ts';
 import { UsageCounters } from './usage.ts';
 import type { SQSRecord } from 'aws-lambda';
-import { BRIDGES_TIMEOUT_SECONDS, DEADLINE_TIMEOUT_SECONDS, SINK_RETRY_TIMEOUT_SECONDS } from '../src/config/function-timeouts.ts';
+import { BRIDGES_TIMEOUT_SECONDS, DEADLINE_TIMEOUT_SECONDS, LANE_TIMEOUT_SECONDS, SINK_RETRY_TIMEOUT_SECONDS } from '../src/config/function-timeouts.ts';
 import { localRetryQueue } from '../src/gateway/local-retry-queue.ts';
 import type { LocalRetryQueue } from '../src/gateway/local-retry-queue.ts';
 import type { SinkRetryWakeUp } from '../src/relay/ports/sink-retry-queue.ts';
@@ -121,8 +123,10 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
   let poller: StreamPoller | undefined;
   let bridgePoller: StreamPoller | undefined;
   const streams = new StreamInvocations();
+  const usage = new UsageCounters();
   let sinkRetryQueue: LocalRetryQueue | undefined;
   let deadlineSweeps: NodeJS.Timeout | undefined;
+  let laneWorkers: LaneWorkers | undefined;
   const stopAll = async () => {
     clearInterval(deadlineSweeps);
     // Order matters: no new connections; close the sockets (their $disconnect runs against a
@@ -136,6 +140,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     await streams.endAll();
     await poller?.stop();
     await bridgePoller?.stop();
+    await laneWorkers?.stop();
     sinkRetryQueue?.stop();
     await gateway?.close();
     await origins?.close();
@@ -168,6 +173,20 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       }),
       ...options.env,
     });
+    // AEP_LOCAL_LANE_WORKERS=N: the lane worker function as N processes behind a local Invoke
+    // endpoint, which fan-out then invokes for the lanes of a big batch (local/lane-workers.ts).
+    const laneWorkerCount = nonNegativeInteger('AEP_LOCAL_LANE_WORKERS', 0);
+    if (laneWorkerCount > 0) {
+      const crashAfter = nonNegativeInteger('AEP_LOCAL_LANE_CRASH_AFTER_POSTS', 0);
+      laneWorkers = await startLaneWorkers({
+        workers: laneWorkerCount,
+        timeoutMs: LANE_TIMEOUT_SECONDS * 1000,
+        ...(crashAfter > 0 ? { crashFirstAfterPosts: crashAfter } : {}),
+        invoke: (run) => usage.invoke('fanoutlane', run),
+      });
+      process.env[RELAY_VARIABLES.laneFunction] = laneWorkers.functionName;
+      process.env[RELAY_VARIABLES.laneEndpoint] = laneWorkers.endpoint;
+    }
     const config = readRelayConfig(process.env);
     const client = createDynamoClient({ region: config.region, endpoint: dynamo.endpoint });
     await createTables(client, names);
@@ -180,7 +199,6 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     // Handler modules read their configuration at module load, so they are imported only now;
     // the stream handler also needs the Lambda runtime's `awslambda` global first.
     installLambdaStreamingGlobal();
-    const usage = new UsageCounters();
     // The sink-retry queue (SQS in AWS), shared by the functions that wake the retry worker.
     sinkRetryQueue = localRetryQueue({
       concurrency: config.bridges.retryConcurrency,

@@ -10,7 +10,7 @@
 import { CapacityMeter } from '../src/store/capacity-meter.ts';
 import type { CapacityTotals } from '../src/store/capacity-meter.ts';
 
-export const FUNCTION_NAMES = ['http', 'authorizer', 'socket', 'fanout', 'stream', 'bridges', 'sinkretry'] as const;
+export const FUNCTION_NAMES = ['http', 'authorizer', 'socket', 'fanout', 'stream', 'bridges', 'sinkretry', 'fanoutlane'] as const;
 export type FunctionName = (typeof FUNCTION_NAMES)[number];
 
 export interface FunctionUsage {
