@@ -47,11 +47,3 @@ export const DEADLINE_HORIZON_MS = 120_000;
 
 /** The deadline function's timeout: the horizon, and margin for the closes at its end. */
 export const DEADLINE_TIMEOUT_SECONDS = 180;
-
-/**
- * The lane worker function's timeout (`functions/fanoutlane`). A lane is sized to post in well
- * under a second (`fanout.laneDeliveries`); a worker that hangs is given up on after this, run
- * once more, then run by the fan-out invocation itself: 2 × 15 s leaves half of fan-out's 60 s
- * for that last run (`fanout/delivery-lanes.ts`, LANE_WORKER_ATTEMPTS).
- */
-export const LANE_TIMEOUT_SECONDS = 15;
