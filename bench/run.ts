@@ -9,7 +9,7 @@
  * (sessions listed, default 200), BENCH_QUICK=1 (a fast smoke run with fewer events and subscribers;
  * not for committing), BENCH_CPU_REPEATS (default 5), BENCH_CPU_MAX_LOAD / BENCH_CPU_WAIT_S (the
  * quiet machine the CPU stage waits for, below), BENCH_PAUSED_REPEATS (consecutive paused-consumer
- * runs, default 3). `--only cpu|paused|history|reconnect` measures that stage alone and merges it into
+ * runs, default 3). `--only cpu|paused|history|reconnect|fanout` measures that stage alone and merges it into
  * bench/results.json (`--history-only` is `--only history`); run it under the shared test lock.
  */
 import { execFileSync } from 'node:child_process';
@@ -45,7 +45,7 @@ if (process.argv.includes('--report-only')) {
 // that stage alone and merge it into bench/results.json, every other stage's figures kept.
 const onlyIndex = process.argv.indexOf('--only');
 const only = process.argv.includes('--history-only') ? 'history' : onlyIndex === -1 ? undefined : process.argv[onlyIndex + 1];
-if (only !== undefined && !['cpu', 'paused', 'history', 'reconnect'].includes(only)) throw new Error(`--only takes cpu, paused, history or reconnect, not ${only ?? 'nothing'}`);
+if (only !== undefined && !['cpu', 'paused', 'history', 'reconnect', 'fanout'].includes(only)) throw new Error(`--only takes cpu, paused, history, reconnect or fanout, not ${only ?? 'nothing'}`);
 const quick = process.env.BENCH_QUICK === '1';
 const positive = (name: string, fallback: number) => {
   const value = Number(process.env[name] ?? fallback);
@@ -74,16 +74,22 @@ const CPU_REPEATS = positive('BENCH_CPU_REPEATS', quick ? 3 : 5);
 const CPU_MAX_LOAD = Number(process.env.BENCH_CPU_MAX_LOAD ?? 0.5);
 const CPU_WAIT_S = Number(process.env.BENCH_CPU_WAIT_S ?? (only === 'cpu' ? 1800 : 120));
 const PAUSED_REPEATS = positive('BENCH_PAUSED_REPEATS', quick ? 1 : 3);
-const IDLE_SECONDS = quick ? 2 : 5;
+// The standing window: long enough for an idle SSE stream's periodic costs at their deployed
+// periods (the token re-check every 30 s, the slot renewal every 40 s, a third of its 120 s lease)
+// to come round several times, at the deployed inbox poll (250 ms).
+const IDLE_SECONDS = quick ? 5 : 125;
 const RECONNECT = { rounds: quick ? 2 : 5, events: 200 };
 
 const settings = {
   AEP_LOCAL_POLL_MS: 100,
   AEP_LOCAL_WS_JITTER_MS: 5,
-  AEP_SSE_POLL_MS: 100,
+  // The deployed inbox poll (infra/constructs/relay-functions.ts), so the standing cost and the
+  // SSE latency are what a deployment sees.
+  AEP_SSE_POLL_MS: 250,
   // A stream whose client left polls on until its idle end (Lambda is not told the client went);
-  // 10 s (over the 5 s standing window) keeps the streams of earlier stages off later ones' CPU.
-  AEP_SSE_IDLE_END_MS: 10_000,
+  // just over the standing window, so the idle stream measured there lives through it, and the
+  // few abandoned streams of other stages stop soon after.
+  AEP_SSE_IDLE_END_MS: (IDLE_SECONDS + 20) * 1000,
   'events per cost scenario': SINGLE_EVENTS === EVENTS ? String(EVENTS) : `${SINGLE_EVENTS} (single POSTs), ${EVENTS} (NDJSON batches, WebSocket emits)`,
   'events per sweep scenario': SWEEP_EVENTS,
   'subscriber counts': SUBSCRIBER_COUNTS.join(', '),
@@ -139,6 +145,12 @@ async function measureReconnect(stack: Parameters<typeof measureReconnectingCons
   return result;
 }
 
+/** The fan-out scale stage, each run with its same-run yardsticks. */
+async function measureFanoutScale(stack: Parameters<typeof runFanoutScale>[0]) {
+  log(`fan-out at scale: ${SCALE_SIZES.join(', ')} subscribers, posts of ${SCALE_DELAYS.join(' / ')} ms, each beside a stand-in post loop`);
+  return runFanoutScale(stack, { sizes: SCALE_SIZES, delaysMs: SCALE_DELAYS, eventsFor: scaleEvents, log });
+}
+
 /** The paused-consumer stage, PAUSED_REPEATS consecutive runs. */
 async function measurePaused(stack: Parameters<typeof runPausedConsumerRepeated>[0], warmUps: number): Promise<PausedConsumerResult> {
   log(`paused consumer: ${PAUSED.events} notice events of ${PAUSED.eventBytes} bytes, ${warmUps} warm-up runs then ${PAUSED_REPEATS} runs`);
@@ -182,6 +194,8 @@ if (only !== undefined) {
     const saved = readSavedResults();
     if (only === 'reconnect') {
       saved.reconnectingConsumer = await measureReconnect(stack);
+    } else if (only === 'fanout') {
+      saved.fanoutScale = await measureFanoutScale(stack);
     } else if (only === 'history') {
       log(`history only: ${HISTORY_EVENTS} events, ${HISTORY_SESSIONS} sessions`);
       saved.history = await measureHistory(stack, HISTORY_EVENTS, HISTORY_SESSIONS);
@@ -221,8 +235,8 @@ try {
   for (const subscribers of SUBSCRIBER_COUNTS) {
     for (const run of await runCostGroup(stack, subscribers, phases)) {
       costGrid.push(run);
-      const row = derive(run);
-      log(`cost ${String(subscribers).padStart(3)} subscribers, ${INGEST_LABELS[run.ingest].padEnd(21)}: ${row.writeUnitsPerEvent.toFixed(2)} ingest WRU/event (fan-out ${row.fanoutWriteUnitsPerEvent.toFixed(2)}), ${row.readUnits.toFixed(0)} RRU/1000, ${run.receivedDeliveries}/${run.expectedDeliveries} deliveries, ${(run.wallMs / 1000).toFixed(1)} s`);
+      const row = derive(run, { concurrency: stack.config.fanout.concurrency, cpuMsPerDelivery: 0 });
+      log(`cost ${String(subscribers).padStart(3)} subscribers, ${INGEST_LABELS[run.ingest].padEnd(21)}: ${row.writeUnitsPerEvent.toFixed(2)} ingest WRU/event (fan-out ${row.fanoutWriteUnitsPerEvent.toFixed(2)}), ${row.readUnits.toFixed(0)} RRU/1000 (${row.emptyReads.toFixed(0)} empty reads), ${run.receivedDeliveries}/${run.expectedDeliveries} deliveries, ${(run.wallMs / 1000).toFixed(1)} s`);
     }
   }
   const pathOrder: IngestPath[] = ['single', 'batch100', 'websocket'];
@@ -254,8 +268,7 @@ try {
   log(`latency: ${COMMANDS} command round trips`);
   const command = await measureCommandRoundTrip(stack, COMMANDS, settings.AEP_LOCAL_POLL_MS);
   log(`  p50 ${command.p50.toFixed(0)} ms`);
-  log(`fan-out at scale: ${SCALE_SIZES.join(', ')} subscribers, posts of ${SCALE_DELAYS.join(' / ')} ms`);
-  const fanoutScale = await runFanoutScale(stack, { sizes: SCALE_SIZES, delaysMs: SCALE_DELAYS, eventsFor: scaleEvents, log });
+  const fanoutScale = await measureFanoutScale(stack);
   const pausedConsumer = await measurePaused(stack, 0);
   const reconnectingConsumer = await measureReconnect(stack);
   log(`history: ${HISTORY_EVENTS} events read back, ${HISTORY_SESSIONS} sessions listed`);
