@@ -4,7 +4,8 @@
  *
  * Two kinds of call report no capacity yet are billed, so they are counted apart from what was
  * reported: a read that finds nothing (DynamoDB bills every read request at least 0.5 read unit
- * eventually consistent, 1 strongly consistent; DynamoDB Local reports 0) and a refused
+ * eventually consistent, 1 strongly consistent; DynamoDB Local reports that for a missing
+ * item's GetItem, but 0 for a Query that matches nothing) and a refused
  * conditional write (billed the write units of the item it would have written, at least 1;
  * no capacity comes back with a `ConditionalCheckFailedException`).
  */
