@@ -27,12 +27,14 @@ function walk(value: unknown): number {
 }
 
 /**
- * Times `subject` and `reference` in `slices` alternating slices of about `sliceMs` each (the
- * order swapped every slice), so both see the same machine; answers each one's ms per round.
+ * Times `subject` and `reference` in `slices` alternating pairs of slices of about `sliceMs`
+ * each (the order swapped every pair), so both see the same machine; answers each one's ms per
+ * round over all slices, and the median over the pairs of subject ÷ reference: a burst of other
+ * work on the shared cores spoils a pair or two, not the median.
  */
-export function alternate(subject: () => void, reference: () => void, sliceMs: number, slices: number): { subjectMsPerRound: number; referenceMsPerRound: number } {
+export function alternate(subject: () => void, reference: () => void, sliceMs: number, slices: number): { subjectMsPerRound: number; referenceMsPerRound: number; medianPairRatio: number } {
   const totals = { subject: { ms: 0, rounds: 0 }, reference: { ms: 0, rounds: 0 } };
-  const slice = (which: 'subject' | 'reference') => {
+  const slice = (which: 'subject' | 'reference'): number => {
     const body = which === 'subject' ? subject : reference;
     const started = performance.now();
     let rounds = 0;
@@ -40,12 +42,18 @@ export function alternate(subject: () => void, reference: () => void, sliceMs: n
       body();
       rounds += 1;
     }
-    totals[which].ms += performance.now() - started;
+    const ms = performance.now() - started;
+    totals[which].ms += ms;
     totals[which].rounds += rounds;
+    return ms / rounds;
   };
+  const pairRatios: number[] = [];
   for (let index = 0; index < slices; index += 1) {
     const order: Array<'subject' | 'reference'> = index % 2 === 0 ? ['subject', 'reference'] : ['reference', 'subject'];
-    for (const which of order) slice(which);
+    const perRound = Object.fromEntries(order.map((which) => [which, slice(which)])) as Record<'subject' | 'reference', number>;
+    pairRatios.push(perRound.subject / perRound.reference);
   }
-  return { subjectMsPerRound: totals.subject.ms / totals.subject.rounds, referenceMsPerRound: totals.reference.ms / totals.reference.rounds };
+  pairRatios.sort((a, b) => a - b);
+  const medianPairRatio = pairRatios.length % 2 === 1 ? (pairRatios[(pairRatios.length - 1) / 2] as number) : ((pairRatios[pairRatios.length / 2 - 1] as number) + (pairRatios[pairRatios.length / 2] as number)) / 2;
+  return { subjectMsPerRound: totals.subject.ms / totals.subject.rounds, referenceMsPerRound: totals.reference.ms / totals.reference.rounds, medianPairRatio };
 }

@@ -54,7 +54,7 @@ export function cpuMarkdown(cpu: CpuResult, machine: string): string[] {
       ],
     ),
     '',
-    'The µs are this machine\'s and move with its load and model; the ratio to the reference pipeline (`bench/cpu-reference.ts`: a fixed JSON parse, walk and serialize of the same corpus, timed in ten alternating slices with the whole pipeline) is the figure to compare across machines and builds.',
+    'The µs are this machine\'s and move with its load and model; the ratio to the reference pipeline (`bench/cpu-reference.ts`: a fixed JSON parse, walk and serialize of the same corpus, timed in 30 alternating pairs of slices with the whole pipeline, the ratio the median over the pairs) is the figure to compare across machines and builds.',
     '',
     'Stages are timed separately, so their sum need not equal the pipeline figure. Handler CPU is small next to the DynamoDB and API Gateway round trips the handlers wait on.',
     '',
