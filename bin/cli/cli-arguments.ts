@@ -3,6 +3,7 @@
  * every rule about what may be combined is in one place.
  */
 import { parseArgs } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
 import { parseScopes } from '../../src/auth/scopes.ts';
 import type { Scope } from '../../src/auth/scopes.ts';
 import { CAPTURE_LEVELS, isCaptureLevel } from '../../src/protocol/levels.ts';
@@ -33,6 +34,15 @@ export interface Invocation {
 
 export class UsageError extends Error {
   override readonly name = 'UsageError';
+}
+
+/** `parseArgs`, strict, with what it refuses (an unknown or malformed option) as a UsageError. */
+export function parseCommandLine<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T & { strict: true }>> {
+  try {
+    return parseArgs({ ...config, strict: true });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
 }
 
 export const USAGE = `Usage: aep-relay <command> [options]
@@ -131,13 +141,7 @@ const COMMAND_OPTIONS: Record<string, readonly string[]> = {
 };
 
 export function parseInvocation(argv: readonly string[]): Invocation {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseCommandLine({ args: [...argv], options: OPTIONS, allowPositionals: true });
   const global = {
     json: values.json === true,
     ...(values.url === undefined ? {} : { url: values.url }),

@@ -1,3 +1,6 @@
+import { RelayError } from '../../src/errors/relay-error.ts';
+import { UsageError } from './cli-arguments.ts';
+
 /**
  * The exit codes every `aep-relay` command shares, so a script can tell "done" from "there was
  * nothing to do" and from "no such thing" without reading the words (`--help` lists them).
@@ -28,5 +31,24 @@ export const EXIT_CODES_HELP = `Exit codes:
 export function exitCodeOfRefusal(code: string): number {
   if (code === 'not-found') return EXIT.notFound;
   if (code === 'tenant-exists') return EXIT.nothingToDo;
+  return EXIT.failed;
+}
+
+/**
+ * What every command prints and exits with when it fails: a usage error with where its help is,
+ * a relay refusal with its code and detail (`refusedWhat` names what was refused, if the
+ * command words it), anything else with its message.
+ */
+export function exitOnFailure(error: unknown, err: (line: string) => void, options: { helpCommand: string; refusedWhat?: string }): number {
+  if (error instanceof UsageError) {
+    err(`error: ${error.message}`);
+    err(`run ${options.helpCommand} --help for usage`);
+    return EXIT.usage;
+  }
+  if (error instanceof RelayError) {
+    err(`error: ${options.refusedWhat === undefined ? '' : `the relay refused ${options.refusedWhat}: `}${error.code}${error.detail === undefined ? '' : `: ${error.detail}`}`);
+    return exitCodeOfRefusal(error.code);
+  }
+  err(`error: ${error instanceof Error ? error.message : String(error)}`);
   return EXIT.failed;
 }

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import type { Environment } from '../../src/config/env-readers.ts';
 import { RelayError } from '../../src/errors/relay-error.ts';
 import { adminBackend } from './admin-backend.ts';
-import { EXIT, exitCodeOfRefusal } from './exit-codes.ts';
+import { EXIT, exitOnFailure } from './exit-codes.ts';
 import type { AdminBackend } from './admin-backend.ts';
 import { parseInvocation, USAGE, UsageError } from './cli-arguments.ts';
 import type { Command } from './cli-arguments.ts';
@@ -47,17 +47,7 @@ export async function runCli(argv: readonly string[], env: Environment, io: CliI
     else for (const line of outcome.lines) io.out(line);
     return outcome.nothingToDo === true ? EXIT.nothingToDo : EXIT.ok;
   } catch (error) {
-    if (error instanceof UsageError) {
-      io.err(`error: ${error.message}`);
-      io.err('run aep-relay --help for usage');
-      return EXIT.usage;
-    }
-    if (error instanceof RelayError) {
-      io.err(`error: ${error.code}${error.detail === undefined ? '' : `: ${error.detail}`}`);
-      return exitCodeOfRefusal(error.code);
-    }
-    io.err(`error: ${error instanceof Error ? error.message : String(error)}`);
-    return EXIT.failed;
+    return exitOnFailure(error, io.err, { helpCommand: 'aep-relay' });
   } finally {
     backend?.close();
   }

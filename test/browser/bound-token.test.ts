@@ -7,25 +7,14 @@
  * list `GET /token` answers), so it signs in and answers an attention request an agent raised. A hello the
  * relay refuses is reported with the relay's code and detail.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { SimulatedAgent } from '../../local/agent/simulated-agent.ts';
-import { buildConsole } from '../../infra/console-build.ts';
 import { tenantWithToken, uniqueName } from '../support/relay-fixtures.ts';
 import { inject } from 'vitest';
-import { launchChromium } from './support/chromium.ts';
+import { consoleBrowser } from './support/chromium.ts';
 import { goTo, openConsole, signIn } from './support/console-page.ts';
 
-let browser: Browser;
-
-beforeAll(async () => {
-  await buildConsole();
-  browser = await launchChromium();
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = consoleBrowser();
 
 describe('the console with an agent-bound token', () => {
   it('signs in, answers an attention request as its bound agent, and sees it accepted and resolved', async () => {
@@ -35,7 +24,7 @@ describe('the console with an agent-bound token', () => {
     const session = uniqueName('bound');
     const agent = new SimulatedAgent({ baseUrl: inject('baseUrl'), token: agentToken, agent: 'worker', session, accepts: ['control.attention.respond'] });
     await agent.start();
-    const { page, close } = await openConsole(browser);
+    const { page, close } = await openConsole(browser());
     try {
       await signIn(page, humanToken);
       const requestId = agent.requestAttention('May I deploy to staging?');
@@ -56,7 +45,7 @@ describe('the console with an agent-bound token', () => {
 
   it('reports the reason a hello is refused in words, not "unreachable"', async () => {
     const token = await tenantWithToken(uniqueName('con-refused'), ['consume']);
-    const { page, close } = await openConsole(browser);
+    const { page, close } = await openConsole(browser());
     try {
       // The relay no longer refuses the console's hello for any valid token, so the refusal is
       // played by a stand-in for the socket that answers hello with an error frame (AEP-0003

@@ -7,30 +7,20 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import { describe, expect, inject, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import WebSocket from 'ws';
 import { SimulatedAgent } from '../../local/agent/simulated-agent.ts';
 import { postEvents, sessionEvent, tenantWithToken, uniqueName } from '../support/relay-fixtures.ts';
 import { repoRoot } from '../support/local-stack-process.ts';
-import { launchChromium } from './support/chromium.ts';
-import { buildConsole } from '../../infra/console-build.ts';
+import { consoleBrowser } from './support/chromium.ts';
 import { PHONE, consoleUrl, goTo, openConsole, signIn } from './support/console-page.ts';
 
 const SCREENSHOTS = process.env.AEP_SCREENSHOTS === '1';
 const SCREENSHOT_DIR = join(repoRoot, 'docs', 'screenshots');
 const ALL_COMMANDS = ['control.attention.respond', 'control.cancel', 'control.pause', 'control.resume'];
 
-let browser: Browser;
-
-beforeAll(async () => {
-  await buildConsole();
-  browser = await launchChromium();
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = consoleBrowser();
 
 async function startAgent(token: string, session: string, agent = 'sim'): Promise<SimulatedAgent> {
   const simulated = new SimulatedAgent({ baseUrl: inject('baseUrl'), token, agent, session, accepts: ALL_COMMANDS });
@@ -88,7 +78,7 @@ describe('the tenant console in Chromium', () => {
   });
 
   it('loads with no failed request and no console error: its icon is inline, so the browser asks for no /favicon.ico', async () => {
-    const context = await browser.newContext();
+    const context = await browser().newContext();
     const page = await context.newPage();
     const problems: string[] = [];
     page.on('requestfailed', (request) => problems.push(`${request.url()} failed: ${request.failure()?.errorText ?? ''}`));
@@ -122,7 +112,7 @@ describe('the tenant console in Chromium', () => {
   it('signs in by keyboard with a pasted token kept in sessionStorage only, never in the URL; a bad token is refused in words', async () => {
     const tenant = uniqueName('con-in');
     const token = await tenantWithToken(tenant, ['consume']);
-    const { page, close } = await openConsole(browser);
+    const { page, close } = await openConsole(browser());
     const consoleMessages: string[] = [];
     page.on('console', (message) => consoleMessages.push(message.text()));
     await page.getByLabel('Relay token').fill('aep_not_a_real_token');
@@ -155,7 +145,7 @@ describe('the tenant console in Chromium', () => {
     const token = await tenantWithToken(tenant, ['emit', 'consume']);
     const watched = uniqueName('watched');
     const other = uniqueName('other');
-    const { page, close } = await openConsole(browser);
+    const { page, close } = await openConsole(browser());
     await signIn(page, token);
     await page.getByLabel('Sessions').fill(watched);
     await page.getByLabel('Types').fill('progress.*, tool.denied');
@@ -192,7 +182,7 @@ describe('the tenant console in Chromium', () => {
 
   it('explains a filter the relay would refuse, at the field, without opening a stream', async () => {
     const token = await tenantWithToken(uniqueName('con-bad'), ['consume']);
-    const { page, close } = await openConsole(browser);
+    const { page, close } = await openConsole(browser());
     await signIn(page, token);
     await page.getByLabel('Types').fill('*');
     await page.getByRole('button', { name: 'Apply filter' }).click();
@@ -208,7 +198,7 @@ describe('the tenant console in Chromium', () => {
     const humanToken = await tenantWithToken(tenant, ['consume', 'control']);
     const session = uniqueName('attn');
     const agent = await startAgent(agentToken, session);
-    const { page, close } = await openConsole(browser);
+    const { page, close } = await openConsole(browser());
     await signIn(page, humanToken);
     const older = agent.requestAttention('May I read the README?');
     const requestId = agent.requestAttention('May I run the migration on staging?');
@@ -241,7 +231,7 @@ describe('the tenant console in Chromium', () => {
     const tenant = uniqueName('con-form');
     const token = await tenantWithToken(tenant, ['emit', 'consume', 'control']);
     const session = uniqueName('form');
-    const { page, close } = await openConsole(browser);
+    const { page, close } = await openConsole(browser());
     await signIn(page, token);
     await goTo(page, 'Attention');
     const request = sessionEvent(session, 0, {
@@ -278,7 +268,7 @@ describe('the tenant console in Chromium', () => {
     const agentToken = await tenantWithToken(tenant, ['emit', 'consume', 'control']);
     const session = uniqueName('busy');
     const agent = await startAgent(agentToken, session, 'builder');
-    const { page, close } = await openConsole(browser);
+    const { page, close } = await openConsole(browser());
     await signIn(page, agentToken);
     await goTo(page, 'Agents');
     const card = page.getByRole('article', { name: `builder in session ${session}` });
@@ -301,7 +291,7 @@ describe('the tenant console in Chromium', () => {
     const session = uniqueName('hist');
     await post(token, sessionEvent(session, 0));
     const served = (await fetch(`${inject('baseUrl')}/sessions`, { headers: { authorization: `Bearer ${token}` } })).status !== 404;
-    const { page, close } = await openConsole(browser);
+    const { page, close } = await openConsole(browser());
     await signIn(page, token);
     await goTo(page, 'Sessions');
     if (served) {
@@ -327,7 +317,7 @@ describe('the tenant console in Chromium', () => {
   it('lets an admin issue a token (secret shown once) and rotate it: the old secret stops working, the new one works until revoked', async () => {
     const tenant = uniqueName('con-admin');
     const adminToken = await tenantWithToken(tenant, ['consume', 'control', 'admin']);
-    const { page, close } = await openConsole(browser);
+    const { page, close } = await openConsole(browser());
     await signIn(page, adminToken);
     await goTo(page, 'Tokens & policy');
     await page.getByRole('checkbox', { name: 'control', exact: true }).check();
@@ -370,7 +360,7 @@ describe('the tenant console in Chromium', () => {
 
   it('shows the relay\'s policy validation error at the editor, and saves a valid policy', async () => {
     const adminToken = await tenantWithToken(uniqueName('con-pol'), ['admin', 'consume']);
-    const { page, close } = await openConsole(browser);
+    const { page, close } = await openConsole(browser());
     await signIn(page, adminToken);
     await goTo(page, 'Tokens & policy');
     const editor = page.getByLabel('Policy (JSON)');
@@ -392,7 +382,7 @@ describe('the tenant console in Chromium', () => {
     const watcherToken = await tenantWithToken(tenant, ['consume']);
     const session = uniqueName('ro');
     const agent = await startAgent(agentToken, session);
-    const { page, close } = await openConsole(browser);
+    const { page, close } = await openConsole(browser());
     await signIn(page, watcherToken);
     const requestId = agent.requestAttention('Deploy to production?');
     await goTo(page, 'Attention');
@@ -419,7 +409,7 @@ describe('the tenant console in Chromium', () => {
     const session = uniqueName('phone');
     const agent = await startAgent(agentToken, session);
     await post(agentToken, sessionEvent(uniqueName('noise'), 0, { severity: 'notice', data: { phase: 'building' } }));
-    const { page, close } = await openConsole(browser, PHONE);
+    const { page, close } = await openConsole(browser(), PHONE);
     await screenshot(page, 'sign-in-phone');
     await signIn(page, humanToken);
     expect(await fitsWidth(page)).toBe(true);
@@ -450,7 +440,7 @@ describe('the tenant console in Chromium', () => {
 
   it('names every form control and keeps a visible focus ring', async () => {
     const token = await tenantWithToken(uniqueName('con-a11y'), ['consume', 'admin']);
-    const { page, close } = await openConsole(browser);
+    const { page, close } = await openConsole(browser());
     await signIn(page, token);
     for (const view of ['Live tail', 'Tokens & policy']) {
       await goTo(page, view);

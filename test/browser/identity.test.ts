@@ -4,26 +4,15 @@
  * a session's timeline which commands came from a verified sender, and admins manage the
  * trusted operators, with the relay's refusal shown to an admin token that may not.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { buildConsole } from '../../infra/console-build.ts';
+import { describe, expect, it } from 'vitest';
 import { admin, issue, tenantWithAdmin } from '../support/admin-client.ts';
 import { testOperator } from '../support/identity-cards.ts';
 import { mintId, sessionEvent, uniqueName } from '../support/relay-fixtures.ts';
 import { helloSocket } from '../support/ws-client.ts';
-import { launchChromium } from './support/chromium.ts';
+import { consoleBrowser } from './support/chromium.ts';
 import { goTo, openConsole, signIn } from './support/console-page.ts';
 
-let browser: Browser;
-
-beforeAll(async () => {
-  await buildConsole();
-  browser = await launchChromium();
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = consoleBrowser();
 
 describe('the console and identity cards', () => {
   it('marks the verified claim with its operator and the other as unverified', async () => {
@@ -44,7 +33,7 @@ describe('the console and identity cards', () => {
         return socket;
       }),
     );
-    const { page, close } = await openConsole(browser);
+    const { page, close } = await openConsole(browser());
     try {
       await signIn(page, viewer.token);
       await goTo(page, 'Agents');
@@ -81,7 +70,7 @@ describe('the console and identity cards', () => {
     await claimant.next((frame) => frame.id === fromVerified.id);
     unverified.send(fromUnverified);
     await claimant.next((frame) => frame.id === fromUnverified.id);
-    const { page, close } = await openConsole(browser);
+    const { page, close } = await openConsole(browser());
     try {
       await signIn(page, sender.token);
       await goTo(page, 'Sessions');
@@ -108,7 +97,7 @@ describe('the console and identity cards', () => {
   it('lets a tenant-wide admin trust an operator with an inline JWKS and remove it, and shows a bound admin the refusal', async () => {
     const { adminToken } = await tenantWithAdmin('con-ops');
     const acme = await testOperator('acme', 'EdDSA');
-    const { page, close } = await openConsole(browser);
+    const { page, close } = await openConsole(browser());
     try {
       await signIn(page, adminToken);
       await goTo(page, 'Tokens & policy');
@@ -131,7 +120,7 @@ describe('the console and identity cards', () => {
     }
 
     const bound = await issue(adminToken, { scopes: ['admin', 'consume'], agents: ['worker'] });
-    const second = await openConsole(browser);
+    const second = await openConsole(browser());
     try {
       await signIn(second.page, bound.token);
       await goTo(second.page, 'Tokens & policy');

@@ -1,6 +1,5 @@
 /** `aep-relay attention` arguments: argv to a listing or an answer, or a usage error. Pure. */
-import { parseArgs } from 'node:util';
-import { UsageError } from '../cli-arguments.ts';
+import { parseCommandLine, UsageError } from '../cli-arguments.ts';
 import { EXIT_CODES_HELP } from '../exit-codes.ts';
 
 /** The relay and the token both commands talk with. */
@@ -45,25 +44,19 @@ answer   sends control.attention.respond (AEP-0004 §5: subject and cause = the 
 ${EXIT_CODES_HELP}`;
 
 export function parseAttentionArguments(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): AttentionCommand {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      options: {
-        session: { type: 'string' },
-        text: { type: 'string' },
-        values: { type: 'string' },
-        url: { type: 'string' },
-        token: { type: 'string' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-      allowPositionals: true,
-    });
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
+  const parsed = parseCommandLine({
+    args: [...argv],
+    options: {
+      session: { type: 'string' },
+      text: { type: 'string' },
+      values: { type: 'string' },
+      url: { type: 'string' },
+      token: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    allowPositionals: true,
+  });
   const { values, positionals } = parsed;
   const [verb, ...operands] = positionals;
   if (values.help === true || verb === undefined) return { kind: 'help' };

@@ -9,9 +9,8 @@ import { describeOutcome } from '../../../console/src/commands.ts';
 import { senderIdentityOf } from '../../../console/src/sender-identity.ts';
 import type { SenderIdentity } from '../../../console/src/sender-identity.ts';
 import type { Environment } from '../../../src/config/env-readers.ts';
-import { RelayError } from '../../../src/errors/relay-error.ts';
 import { UsageError } from '../cli-arguments.ts';
-import { EXIT, exitCodeOfRefusal } from '../exit-codes.ts';
+import { EXIT, exitOnFailure } from '../exit-codes.ts';
 import { httpHistorySource } from '../export/history-source.ts';
 import { ATTENTION_USAGE, parseAttentionArguments } from './attention-arguments.ts';
 import type { AttentionAnswer, AttentionTarget } from './attention-arguments.ts';
@@ -33,17 +32,7 @@ export async function runAttention(argv: readonly string[], env: Environment, io
     if (command.kind === 'list') return await list(command, io);
     return await answer(command, command.requestId, command.answer, io);
   } catch (error) {
-    if (error instanceof UsageError) {
-      io.err(`error: ${error.message}`);
-      io.err('run aep-relay attention --help for usage');
-      return EXIT.usage;
-    }
-    if (error instanceof RelayError) {
-      io.err(`error: ${error.code}${error.detail === undefined ? '' : `: ${error.detail}`}`);
-      return exitCodeOfRefusal(error.code);
-    }
-    io.err(`error: ${error instanceof Error ? error.message : String(error)}`);
-    return EXIT.failed;
+    return exitOnFailure(error, io.err, { helpCommand: 'aep-relay attention' });
   }
 }
 

@@ -1,8 +1,7 @@
 /** `aep-relay export` arguments: argv to an export request, or a usage error. Pure. */
-import { parseArgs } from 'node:util';
 import { isCaptureLevel } from '../../../src/protocol/levels.ts';
 import type { CaptureLevel } from '../../../src/protocol/levels.ts';
-import { UsageError } from '../cli-arguments.ts';
+import { parseCommandLine, UsageError } from '../cli-arguments.ts';
 
 /** Commands (AEP-0004 §2.2) in the file: kept in their place, or left out so `POST /events` takes the file back. */
 export type CommandsInExport = 'include' | 'omit';
@@ -65,32 +64,26 @@ Progress goes to standard error when it is a terminal. Exit codes: 0 done, 1 ref
 2 usage, 3 stopped at --max-events (resumable).`;
 
 export function parseExportArguments(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): ExportRequest | 'help' {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      options: {
-        session: { type: 'string' },
-        sessions: { type: 'string', multiple: true },
-        resume: { type: 'string' },
-        'max-events': { type: 'string' },
-        commands: { type: 'string' },
-        since: { type: 'string' },
-        until: { type: 'string' },
-        capture: { type: 'string' },
-        out: { type: 'string' },
-        'page-size': { type: 'string' },
-        url: { type: 'string' },
-        token: { type: 'string' },
-        tenant: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-      allowPositionals: false,
-    });
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
+  const parsed = parseCommandLine({
+    args: [...argv],
+    options: {
+      session: { type: 'string' },
+      sessions: { type: 'string', multiple: true },
+      resume: { type: 'string' },
+      'max-events': { type: 'string' },
+      commands: { type: 'string' },
+      since: { type: 'string' },
+      until: { type: 'string' },
+      capture: { type: 'string' },
+      out: { type: 'string' },
+      'page-size': { type: 'string' },
+      url: { type: 'string' },
+      token: { type: 'string' },
+      tenant: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    allowPositionals: false,
+  });
   const values = parsed.values;
   if (values.help === true) return 'help';
   const patterns = values.sessions;

@@ -7,8 +7,7 @@
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import type { Environment } from '../../../src/config/env-readers.ts';
-import { RelayError } from '../../../src/errors/relay-error.ts';
-import { UsageError } from '../cli-arguments.ts';
+import { EXIT, exitOnFailure } from '../exit-codes.ts';
 import { EXPORT_USAGE, parseExportArguments } from './export-arguments.ts';
 import type { ExportRequest } from './export-arguments.ts';
 import { historySource } from './history-source.ts';
@@ -48,14 +47,9 @@ export async function runExport(argv: readonly string[], env: Environment, io: E
     return 0;
   } catch (error) {
     io.progress?.('\n');
-    if (error instanceof UsageError) {
-      io.err(`error: ${error.message}`);
-      io.err('run aep-relay export --help for usage');
-      return 2;
-    }
-    if (error instanceof RelayError) io.err(`error: the relay refused the export: ${error.code}${error.detail === undefined ? '' : `: ${error.detail}`}`);
-    else io.err(`error: ${error instanceof Error ? error.message : String(error)}`);
-    return 1;
+    // A refusal exits 1 here whatever its code: an export that was refused is not "nothing to do".
+    const code = exitOnFailure(error, io.err, { helpCommand: 'aep-relay export', refusedWhat: 'the export' });
+    return code === EXIT.usage ? EXIT.usage : EXIT.failed;
   } finally {
     if (fd !== undefined) closeSync(fd);
     source?.close();
