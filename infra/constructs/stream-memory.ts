@@ -1,0 +1,12 @@
+/**
+ * The stream function's memory size, set from a measurement rather than assumed:
+ * `npm run bench:sse-hour` serves a stream alone in a process (the bundled handler on plain
+ * node, as in a Lambda execution environment) through an idle period and a burst of deliveries,
+ * and records its peak RSS (bench/sse-stream-hour.json). The size is that peak with headroom.
+ * Why it matters: an SSE stream holds an execution for its whole life, so Lambda bills its
+ * GB-seconds for every second a client is connected; at 512 MB that was most of a stream-hour.
+ * What a smaller size gives up: Lambda allots CPU in proportion to memory (one vCPU at 1,769 MB),
+ * so a replay or a burst takes longer; the bench reports the deliveries per second the size's CPU
+ * share sustains.
+ */
+export const STREAM_MEMORY_MB = 512;
