@@ -118,6 +118,15 @@ async function postBurst(session: string): Promise<void> {
   }
 }
 
+/**
+ * The memory size for a measured peak RSS: half again as much (a Lambda environment adds the
+ * runtime client, and a bigger replay or burst than the bench's needs room), rounded up to a
+ * multiple of 64 MB, at least Lambda's 128 MB.
+ */
+function sizeFromPeak(peakMb: number): number {
+  return Math.max(128, Math.ceil((peakMb * 1.5) / 64) * 64);
+}
+
 const sum = (calls: readonly CallRecord[], kind: 'read' | 'write') => calls.filter((call) => call.kind === kind).reduce((total, call) => total + call.billedUnits, 0);
 
 function hourOf(report: StreamProcessReport, memoryMb: number) {
@@ -153,36 +162,44 @@ try {
   const after = await serveOne('after');
   log(`after: ${after.delivered} delivered, peak RSS ${after.rss.peakMb.toFixed(1)} MB`);
   const peakRssMb = Math.max(before.rss.peakMb, after.rss.peakMb);
-  const rows = { before: hourOf(before, BEFORE_MEMORY_MB), after: hourOf(after, STREAM_MEMORY_MB) };
+  const sizedMb = sizeFromPeak(peakRssMb);
+  if (sizedMb !== STREAM_MEMORY_MB) log(`the measured peak sizes the stream function at ${sizedMb} MB; infra/constructs/stream-memory.ts says ${STREAM_MEMORY_MB} MB: update it`);
+  const rows = { before: hourOf(before, BEFORE_MEMORY_MB), after: hourOf(after, sizedMb) };
   const websocketHourUsd = (60 * PRICES.websocketConnectionMinute.usd) / 1e6;
   // CPU scales with memory in Lambda (1,769 MB is one vCPU): what the set size's share sustains.
   const cpuMsPerDelivery = after.burstCpuMs / Math.max(1, after.delivered);
-  const deliveriesPerSecondAtSize = ((STREAM_MEMORY_MB / 1769) * 1000) / cpuMsPerDelivery;
+  const deliveriesPerSecondAtSize = ((sizedMb / 1769) * 1000) / cpuMsPerDelivery;
   const results = {
     measuredAt: new Date().toISOString(),
     settings: { ...DEPLOYED, idleSeconds: IDLE_S, burstEvents: BURST, streamsPerHour: STREAMS_PER_HOUR },
-    memory: { peakRssMb, before: before.rss, after: after.rss, setMb: STREAM_MEMORY_MB, cpuMsPerDelivery, deliveriesPerSecondAtSize },
+    memory: { peakRssMb, before: before.rss, after: after.rss, sizedMb, setMb: STREAM_MEMORY_MB, cpuMsPerDelivery, deliveriesPerSecondAtSize },
     delivered: { before: before.delivered, after: after.delivered },
     heartbeats: { before: before.heartbeats, after: after.heartbeats },
     hour: rows,
     websocketIdleHourUsd: websocketHourUsd,
   };
   writeFileSync(join(here, 'sse-stream-hour.json'), `${JSON.stringify(results, null, 2)}\n`);
+  let markdown = `# SSE stream-hour\n\nWritten by \`npm run bench:sse-hour\` (bench/sse-stream-hour.ts) at ${results.measuredAt}; the figures are in bench/sse-stream-hour.json.\n\n`;
+  const writeStdoutAndFile = (text: string) => {
+    markdown += text;
+    return writeStdout(text);
+  };
   const usd = (value: number) => `$${value.toFixed(value < 0.001 ? 6 : 4)}`;
-  writeStdout(`Stream function peak RSS over a stream's life (idle ${IDLE_S} s, then ${BURST} deliveries): before ${before.rss.peakMb.toFixed(1)} MB, after ${after.rss.peakMb.toFixed(1)} MB (${after.rss.beforeStreamMb.toFixed(1)} MB loaded, before the stream); set: ${STREAM_MEMORY_MB} MB. Burst CPU ${cpuMsPerDelivery.toFixed(2)} ms per delivery: at ${STREAM_MEMORY_MB} MB (${(STREAM_MEMORY_MB / 1769).toFixed(2)} vCPU) about ${Math.round(deliveriesPerSecondAtSize)} deliveries/s per stream.\n\n`);
-  writeStdout('| one stream held open an hour | memory | read units | write units | Lambda duration | Lambda requests | DynamoDB reads | DynamoDB writes | total |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n');
+  writeStdoutAndFile(`Stream function peak RSS over a stream's life (idle ${IDLE_S} s, then ${BURST} deliveries): before ${before.rss.peakMb.toFixed(1)} MB, after ${after.rss.peakMb.toFixed(1)} MB (${after.rss.beforeStreamMb.toFixed(1)} MB loaded, before the stream); sized at ${sizedMb} MB (the peak and half again, in 64 MB steps; the stack sets ${STREAM_MEMORY_MB} MB). Burst CPU ${cpuMsPerDelivery.toFixed(2)} ms per delivery: at ${sizedMb} MB (${(sizedMb / 1769).toFixed(2)} vCPU) about ${Math.round(deliveriesPerSecondAtSize)} deliveries/s per stream.\n\n`);
+  writeStdoutAndFile('| one stream held open an hour | memory | read units | write units | Lambda duration | Lambda requests | DynamoDB reads | DynamoDB writes | total |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n');
   for (const [label, row] of Object.entries(rows)) {
-    writeStdout(`| SSE, ${label} | ${row.memoryMb} MB | ${Math.round(row.readUnits)} | ${Math.round(row.writeUnits)} | ${usd(row.usd.lambdaDuration)} | ${usd(row.usd.lambdaRequests)} | ${usd(row.usd.dynamoReads)} | ${usd(row.usd.dynamoWrites)} | **${usd(row.usd.total)}** |\n`);
+    writeStdoutAndFile(`| SSE, ${label} | ${row.memoryMb} MB | ${Math.round(row.readUnits)} | ${Math.round(row.writeUnits)} | ${usd(row.usd.lambdaDuration)} | ${usd(row.usd.lambdaRequests)} | ${usd(row.usd.dynamoReads)} | ${usd(row.usd.dynamoWrites)} | **${usd(row.usd.total)}** |\n`);
   }
-  writeStdout(`| WebSocket, idle | | 0 | 0 | | | | | **${usd(websocketHourUsd)}** (connection minutes) |\n\n`);
-  writeStdout('| idle-phase call, per hour | before: calls | before: units | after: calls | after: units |\n| --- | ---: | ---: | ---: | ---: |\n');
+  writeStdoutAndFile(`| WebSocket, idle | | 0 | 0 | | | | | **${usd(websocketHourUsd)}** (connection minutes) |\n\n`);
+  writeStdoutAndFile('| idle-phase call, per hour | before: calls | before: units | after: calls | after: units |\n| --- | ---: | ---: | ---: | ---: |\n');
   const calls = [...new Set([...rows.before.byCommand, ...rows.after.byCommand].map((entry) => entry.call))].sort();
   for (const call of calls) {
     const b = rows.before.byCommand.find((entry) => entry.call === call);
     const a = rows.after.byCommand.find((entry) => entry.call === call);
-    writeStdout(`| ${call} | ${Math.round(b?.callsPerHour ?? 0)} | ${Math.round(b?.unitsPerHour ?? 0)} | ${Math.round(a?.callsPerHour ?? 0)} | ${Math.round(a?.unitsPerHour ?? 0)} |\n`);
+    writeStdoutAndFile(`| ${call} | ${Math.round(b?.callsPerHour ?? 0)} | ${Math.round(b?.unitsPerHour ?? 0)} | ${Math.round(a?.callsPerHour ?? 0)} | ${Math.round(a?.unitsPerHour ?? 0)} |\n`);
   }
-  writeStdout(`\nSetup and cleanup per stream (${STREAMS_PER_HOUR} a hour): before ${rows.before.setupAndCleanup.readUnits} RRU, ${rows.before.setupAndCleanup.writeUnits} WRU; after ${rows.after.setupAndCleanup.readUnits} RRU, ${rows.after.setupAndCleanup.writeUnits} WRU. Heartbeats seen in the idle phase: before ${before.heartbeats}, after ${after.heartbeats}.\n`);
+  writeStdoutAndFile(`\nSetup and cleanup per stream (${STREAMS_PER_HOUR} a hour): before ${rows.before.setupAndCleanup.readUnits} RRU, ${rows.before.setupAndCleanup.writeUnits} WRU; after ${rows.after.setupAndCleanup.readUnits} RRU, ${rows.after.setupAndCleanup.writeUnits} WRU. Heartbeats seen in the idle phase: before ${before.heartbeats}, after ${after.heartbeats}.\n`);
+  writeFileSync(join(here, 'sse-stream-hour.md'), markdown);
 } finally {
   await stack.stop();
 }
