@@ -176,6 +176,7 @@ async function streamEvents(runtime: RelayRuntime, logger: Logger, invocation: S
         endAt - now,
         invocation.remainingMs() - sse.endMarginMs,
         ...(accepted.expiresAtMs === undefined ? [] : [accepted.expiresAtMs - now]),
+        ...(sse.idleEndMs > 0 ? [deliveredAt + sse.idleEndMs - now] : []),
       ]);
       await new Promise((resolve) => setTimeout(resolve, wait));
       writer.flushIfIdle();
