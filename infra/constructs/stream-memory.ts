@@ -9,4 +9,10 @@
  * so a replay or a burst takes longer; the bench reports the deliveries per second the size's CPU
  * share sustains.
  */
-export const STREAM_MEMORY_MB = 512;
+/**
+ * Measured 2026-12-02 (bench/sse-stream-hour.json): peak RSS 84.7 MB (70.8 MB loaded before the
+ * stream; an idle period, then 300 deliveries of 1 KB), so 128 MB, Lambda's least. Its CPU share
+ * (0.07 vCPU) sustains about 250 deliveries/s per stream by the bench's CPU per delivery; a stream
+ * fed faster falls behind and ends by the backpressure rule, its consumer resuming exactly.
+ */
+export const STREAM_MEMORY_MB = 128;
