@@ -41,6 +41,12 @@ if (process.argv.includes('--report-only')) {
   for (const path of writeOutputs(readSavedResults())) process.stderr.write(`  ${path}\n`);
   process.exit(0);
 }
+// `--only sse-hour`: the SSE stream-hour on a stack of its own (bench/sse-stream-hour.ts, which
+// writes bench/sse-stream-hour.json and .md; also `npm run bench:sse-hour`).
+if (process.argv[process.argv.indexOf('--only') + 1] === 'sse-hour' && process.argv.includes('--only')) {
+  await import('./sse-stream-hour.ts');
+  process.exit(0);
+}
 // `--only <stage>` (`cpu`, `paused`, `history`; `--history-only` is `--only history`): measure
 // that stage alone and merge it into bench/results.json, every other stage's figures kept.
 const onlyIndex = process.argv.indexOf('--only');

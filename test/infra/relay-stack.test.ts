@@ -25,6 +25,7 @@ import { FORWARDED_AUTHORIZATION_HEADER } from '../../infra/constructs/edge-func
 import { buildConsole } from '../../infra/console-build.ts';
 import { consoleContentSecurityPolicy } from '../../infra/constructs/console-site.ts';
 import { FANOUT_RETRY_ATTEMPTS } from '../../infra/constructs/fanout.ts';
+import { STREAM_MEMORY_MB } from '../../infra/constructs/stream-memory.ts';
 import { EDGE_LOG_FIELDS } from '../../infra/constructs/edge-access-logs.ts';
 import { ORIGIN_VERIFY_HEADER } from '../../src/auth/origin-verify.ts';
 import { RelayStack } from '../../infra/relay-stack.ts';
@@ -280,6 +281,8 @@ describe('SSE stream endpoint', () => {
     expect(url).toMatchObject({ AuthType: 'AWS_IAM', InvokeMode: 'RESPONSE_STREAM' });
     expect(refersTo(url.TargetFunctionArn, logicalIdOf(stack.functions.stream))).toBe(true);
     expect(propertiesOf(template, stack.functions.stream).Timeout).toBe(900);
+    // Sized from the bench's measured peak RSS (npm run bench:sse-hour), not assumed.
+    expect(propertiesOf(template, stack.functions.stream).MemorySize).toBe(STREAM_MEMORY_MB);
   });
 
   it('lets only this distribution invoke it: InvokeFunctionUrl, and InvokeFunction via the URL (dual auth)', () => {
