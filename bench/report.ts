@@ -20,11 +20,20 @@ import { durationInputs } from './results-model.ts';
 import type { BenchResults } from './results-model.ts';
 import { dollars, fixed, grouped, ms, table } from './report-format.ts';
 import { PATHS } from './report-svgs.ts';
+import { sseStandingCells, sseStreamHourLines, usd } from './sse-stream-hour-report.ts';
+import type { SseStreamHour } from './sse-stream-hour-model.ts';
 
 export type { BenchResults } from './results-model.ts';
 export { renderSvgs } from './report-svgs.ts';
 
-export function renderMarkdown(results: BenchResults): string {
+/** The headline line for the SSE stream-hour. */
+function sseHeadline(hour: SseStreamHour): string {
+  const { before, after } = hour.hour;
+  return `- **An SSE stream held open an hour** (SSE stream-hour below, the deployed stream settings, every periodic cost in it): ${usd(after.usd.total)} now at ${after.memoryMb} MB (${grouped(Math.round(after.readUnits))} read units), ${usd(before.usd.total)} before the idle backoff and probe reads at ${before.memoryMb} MB (${grouped(Math.round(before.readUnits))}); an idle WebSocket ${usd(hour.websocketIdleHourUsd)} of connection minutes. Lambda duration is ${Math.round((after.usd.lambdaDuration / after.usd.total) * 100)}% of the SSE hour.`;
+}
+
+/** BENCHMARKS.md from the bench's results and the SSE stream-hour (bench/sse-stream-hour.json, measured by the same bench). */
+export function renderMarkdown(results: BenchResults, streamHour?: SseStreamHour): string {
   const { run } = results;
   const derived = deriveAll(results);
   const model = durationInputs(results, results.fanoutScale?.[0]?.concurrency ?? 256);
@@ -97,6 +106,7 @@ export function renderMarkdown(results: BenchResults): string {
   push(
     `- **Latency on the local stack** (stream poll every ${run.settings.AEP_LOCAL_POLL_MS} ms, SSE inbox poll every ${run.settings.AEP_SSE_POLL_MS} ms): POST → WebSocket p50/p95/p99 ${ms(delivery.websocket.p50)} / ${ms(delivery.websocket.p95)} / ${ms(delivery.websocket.p99)}; POST → SSE ${ms(delivery.sse.p50)} / ${ms(delivery.sse.p95)} / ${ms(delivery.sse.p99)}; command round trip ${ms(command.p50)} / ${ms(command.p95)} / ${ms(command.p99)}.`,
     cpuSummary(results.cpu),
+    ...(streamHour === undefined ? [] : [sseHeadline(streamHour)]),
     '',
     '## How to read this',
     '',
@@ -210,12 +220,6 @@ export function renderMarkdown(results: BenchResults): string {
   // Setup and standing.
   const setupRun = results.costGrid.find((row) => row.ingest === 'single' && row.subscribers === maxCount);
   const standing = results.standing;
-  const streamUsage = standing.usage.functions.stream;
-  const perHour = (value: number) => (value / standing.seconds) * 3600;
-  const sseReadsPerHour = perHour(billedReadUnits(streamUsage));
-  const sseWritesPerHour = perHour(billedWriteUnits(streamUsage));
-  const sseCallsPerHour = perHour(streamUsage.dynamoCalls);
-  const sseLambdaPerHour = 3600 * (MEMORY_MB.stream / 1024) * PRICES.lambdaArmGbSecond.usd;
   const connectionHour = (60 * PRICES.websocketConnectionMinute.usd) / 1e6;
   push('## Setup and standing costs', '');
   if (setupRun !== undefined && setupRun.subscribers > 0) {
@@ -232,18 +236,15 @@ export function renderMarkdown(results: BenchResults): string {
       ['held open, idle', 'measured', 'per hour'],
       [
         ['WebSocket subscriber', `${grouped(standing.usage.functions.socket.dynamoCalls)} DynamoDB calls in ${standing.seconds} s (nothing polls)`, `$${connectionHour.toFixed(6)} of connection minutes`],
-        [
-          'SSE stream (`GET /stream`)',
-          `${fixed(billedReadUnits(streamUsage), 1)} read units (${grouped(streamUsage.emptyReads ?? 0)} reads that found nothing, at their billed minimum) and ${fixed(billedWriteUnits(streamUsage), 1)} write units over ${grouped(streamUsage.dynamoCalls)} DynamoDB calls in ${standing.seconds} s: an inbox poll every ${run.settings.AEP_SSE_POLL_MS} ms, the token re-check every 30 s and the slot renewal every 40 s (a third of its 120 s lease) included`,
-          `${grouped(sseCallsPerHour)} calls, ${grouped(sseReadsPerHour)} read units and ${grouped(sseWritesPerHour)} write units: ${dollars((sseReadsPerHour * PRICES.dynamoRead.usd + sseWritesPerHour * PRICES.dynamoWrite.usd) / 1e6)}; plus ${dollars(sseLambdaPerHour)} of Lambda duration at ${MEMORY_MB.stream} MB (assumed: the function runs for the stream's whole life)`,
-        ],
+        ['SSE stream (`GET /stream`)', ...(streamHour === undefined ? ['not measured in these results (`npm run bench:sse-hour`)', '–'] : sseStandingCells(streamHour))],
       ],
       ['l', 'l', 'l'],
     ),
     '',
-    'An idle WebSocket subscriber costs only connection minutes. An SSE stream is a running function that polls its inbox, so it costs duration and reads for as long as it is open.',
+    'An idle WebSocket subscriber costs only connection minutes. An SSE stream is a running function that reads its inbox, so it costs duration and reads for as long as it is open; its row is the SSE stream-hour below (one measurement, not two).',
     '',
   );
+  if (streamHour !== undefined) push('## SSE stream-hour', '', 'Written by the SSE stream-hour stage (`bench/sse-stream-hour.ts`; `npm run bench:sse-hour` runs it alone), figures in [bench/sse-stream-hour.json](bench/sse-stream-hour.json).', '', ...sseStreamHourLines(streamHour), '');
 
   // Dollars.
   push(
@@ -257,7 +258,7 @@ export function renderMarkdown(results: BenchResults): string {
       ['l', 'r', 'l', 'l'],
     ),
     '',
-    `Assumed function memory: ${Object.entries(MEMORY_MB).map(([name, mb]) => `${name} ${mb} MB`).join(', ')}, on Arm (as \`infra/constructs/relay-functions.ts\` declares them). Lambda duration is **modelled, not the local wall time** (locally a post answers in about 0 ms and DynamoDB Local is slower than DynamoDB): fan-out per invocation = its DynamoDB calls one after another at ${AWS_DYNAMO_CALL_MS} ms each + its posts ${model.concurrency} in flight at ${AWS_POST_MS} ms each (PostToConnection in-region), never less than the measured CPU per delivery (${fixed(model.cpuMsPerDelivery, 3)} ms, the fan-out scale stage's CPU-seconds of the process running fan-out ÷ its deliveries${model.cpuMsPerDelivery === 0 ? ': not measured in these results' : ''}) × its posts; every other function = its DynamoDB calls at ${AWS_DYNAMO_CALL_MS} ms + 1 ms, never more than its local wall time. The SSE stream function is priced in the standing costs (it runs for a stream's life).`,
+    `Assumed function memory: ${Object.entries(MEMORY_MB).map(([name, mb]) => `${name} ${mb} MB`).join(', ')}, on Arm (as \`infra/constructs/relay-functions.ts\` declares them). Lambda duration is **modelled, not the local wall time** (locally a post answers in about 0 ms and DynamoDB Local is slower than DynamoDB): fan-out per invocation = its DynamoDB calls one after another at ${AWS_DYNAMO_CALL_MS} ms each + its posts ${model.concurrency} in flight at ${AWS_POST_MS} ms each (PostToConnection in-region), never less than the measured CPU per delivery (${fixed(model.cpuMsPerDelivery, 3)} ms, the fan-out scale stage's CPU-seconds of the process running fan-out ÷ its deliveries${model.cpuMsPerDelivery === 0 ? ': not measured in these results' : ''}) × its posts; every other function = its DynamoDB calls at ${AWS_DYNAMO_CALL_MS} ms + 1 ms, never more than its local wall time. The SSE stream function is priced in the SSE stream-hour (it runs for a stream's life).`,
     '',
     table(
       ['ingest', 'subscribers', 'DynamoDB writes', 'DynamoDB reads', 'Lambda requests', 'Lambda duration', 'WebSocket messages', 'HTTP API requests', 'total'],
@@ -275,7 +276,7 @@ export function renderMarkdown(results: BenchResults): string {
     ),
     '',
     '- **Measured:** the counts behind each column: request units, invocations, WebSocket messages received (`$default` invocations) and sent (delivered posts), HTTP requests, and handler durations on this machine.',
-    '- **Assumed:** the prices above, memory sizes, Arm, and the duration model\'s latencies (stated above). Messages are under 32 KB, so each counts once. DynamoDB Streams reads by the fan-out trigger are free. Connection minutes, storage, data transfer and CloudFront are not per-event, so they are left out (see standing costs).',
+    '- **Assumed:** the prices above, memory sizes (the stream function\'s is measured: SSE stream-hour), Arm, and the duration model\'s latencies (stated above). Messages are under 32 KB, so each counts once. DynamoDB Streams reads by the fan-out trigger are free. Connection minutes, storage, data transfer and CloudFront are not per-event, so they are left out (see standing costs).',
     '',
   );
 

@@ -25,7 +25,10 @@ export interface RunInfo {
 
 export interface StandingCost {
   seconds: number;
-  /** Usage while one idle SSE stream and one idle WebSocket subscriber stayed open. */
+  /**
+   * Usage while one idle WebSocket subscriber stayed open (results saved before the SSE
+   * stream-hour stage also held an idle SSE stream in it; the report no longer reads that).
+   */
   usage: StackUsage;
 }
 

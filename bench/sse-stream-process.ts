@@ -6,7 +6,11 @@
  * - every DynamoDB call with the phase of the stream it fell in (setup before the replay-to-live
  *   handoff, idle, burst, cleanup after the client left), its consistency and item count, and the
  *   units DynamoDB would bill for it (reported units, but never below the least a call is billed);
- * - the process's RSS and heap, sampled every 50 ms, and the CPU it spent on the burst.
+ * - the heartbeats and the response bytes of the idle phase (heartbeats and their flush padding);
+ * - the process's RSS and heap, sampled every 50 ms, and the CPU it spent on the burst, with the
+ *   CPU yardstick beside it: the fixed reference pipeline (bench/cpu-reference.ts) over the
+ *   burst's events, timed in the same process once the stream has ended (after the RSS samples,
+ *   so its allocations are not in the peak).
  *
  * Input (environment, besides the relay's own variables the local stack set): BENCH_TOKEN,
  * BENCH_SESSION, BENCH_IDLE_MS (how long the stream is left idle), BENCH_BURST_EVENTS (deliveries
@@ -21,25 +25,9 @@ import { createDynamoClient } from '../src/store/dynamo-client.ts';
 import { InboxStore } from '../src/store/inbox-store.ts';
 import { createRuntime } from '../functions/runtime/create-runtime.ts';
 import { LOCAL_CREDENTIALS } from '../local/local-credentials.ts';
-
-type Phase = 'setup' | 'idle' | 'burst' | 'cleanup';
-export interface CallRecord {
-  phase: Phase;
-  command: string;
-  kind: 'read' | 'write';
-  consistent: boolean;
-  billedUnits: number;
-}
-export interface StreamProcessReport {
-  variant: string;
-  calls: CallRecord[];
-  /** Milliseconds each phase lasted. */
-  phaseMs: Record<Phase, number>;
-  delivered: number;
-  heartbeats: number;
-  rss: { atStartMb: number; beforeStreamMb: number; peakMb: number; peakHeapUsedMb: number };
-  burstCpuMs: number;
-}
+import { referencePipeline } from './cpu-reference.ts';
+import type { CallRecord, StreamPhase as Phase, StreamProcessReport } from './sse-stream-hour-model.ts';
+import { benchEvents } from './workload.ts';
 
 const READS = new Set(['GetItemCommand', 'QueryCommand', 'ScanCommand', 'BatchGetItemCommand', 'TransactGetItemsCommand']);
 const WRITES = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'BatchWriteItemCommand', 'TransactWriteItemsCommand']);
@@ -54,6 +42,7 @@ const rssAtStart = process.memoryUsage().rss;
 const baseConfig = readRelayConfig(env);
 // Before: the inbox polled at the base rate for the stream's whole life (no backoff).
 const config = variant === 'before' ? { ...baseConfig, sse: { ...baseConfig.sse, idlePollMs: baseConfig.sse.pollMs } } : baseConfig;
+const tableLabels = new Map(Object.entries(config.tables).map(([label, name]) => [name, label]));
 
 let phase: Phase = 'setup';
 const phaseStartedAt: Record<Phase, number> = { setup: performance.now(), idle: 0, burst: 0, cleanup: 0 };
@@ -71,11 +60,13 @@ client.middlewareStack.add(
     const input = args.input as Record<string, unknown>;
     input.ReturnConsumedCapacity = 'TOTAL';
     const consistent = input.ConsistentRead === true;
+    const tableName = typeof input.TableName === 'string' ? input.TableName : Object.keys((input.RequestItems ?? {}) as Record<string, unknown>)[0];
+    const table = tableName === undefined ? undefined : tableLabels.get(tableName);
     const items = command === 'BatchWriteItemCommand' ? Object.values((input.RequestItems ?? {}) as Record<string, unknown[]>).reduce((sum, list) => sum + list.length, 0) : 1;
     // The least DynamoDB bills a call: a read of up to 4 KB (half a unit eventually consistent,
     // one strongly), a write of one unit per item, a refused conditional write included.
     const floor = kind === 'read' ? (consistent ? 1 : 0.5) : items;
-    const record = (reported: number) => calls.push({ phase, command, kind, consistent, billedUnits: Math.max(floor, reported) });
+    const record = (reported: number) => calls.push({ phase, command, ...(table === undefined ? {} : { table }), kind, consistent, billedUnits: Math.max(floor, reported) });
     try {
       const result = await next(args);
       const consumed = (result.output as { ConsumedCapacity?: { CapacityUnits?: number } | Array<{ CapacityUnits?: number }> }).ConsumedCapacity;
@@ -102,14 +93,38 @@ const sample = () => {
 const sampler = setInterval(sample, 50);
 const rssBeforeStream = process.memoryUsage().rss;
 
+/**
+ * The CPU yardstick: the reference pipeline over the burst's events (the texts the parent
+ * posts), in 5 slices of about 100 ms of this process's CPU each; the median ms of CPU per event.
+ */
+function referenceCpuMsPerEvent(): number {
+  const texts = benchEvents(env.BENCH_SESSION ?? '', burstEvents).map((event) => JSON.stringify(event));
+  const slices: number[] = [];
+  for (let slice = 0; slice < 5; slice += 1) {
+    const started = process.cpuUsage();
+    let events = 0;
+    let spentMs = 0;
+    while (events < texts.length || spentMs < 100) {
+      referencePipeline(texts);
+      events += texts.length;
+      const used = process.cpuUsage(started);
+      spentMs = (used.user + used.system) / 1000;
+    }
+    slices.push(spentMs / events);
+  }
+  return slices.sort((a, b) => a - b)[2] as number;
+}
+
 const response = new PassThrough();
 let delivered = 0;
 let heartbeats = 0;
+let idleBytes = 0;
 let text = '';
 let burstCpu: NodeJS.CpuUsage | undefined;
 let burstCpuMs = 0;
 const say = (line: string) => process.stdout.write(`${line}\n`);
 response.on('data', (chunk: Buffer) => {
+  if (phase === 'idle') idleBytes += chunk.length;
   text += chunk.toString('utf8');
   let end: number;
   while ((end = text.indexOf('\n\n')) !== -1) {
@@ -158,8 +173,10 @@ const report: StreamProcessReport = {
   phaseMs,
   delivered,
   heartbeats,
+  idleBytes,
   rss: { atStartMb: rssAtStart / MB, beforeStreamMb: rssBeforeStream / MB, peakMb: peakRss / MB, peakHeapUsedMb: peakHeap / MB },
   burstCpuMs,
+  referenceCpuMsPerEvent: referenceCpuMsPerEvent(),
 };
 client.destroy();
 say(`BENCH_REPORT ${JSON.stringify(report)}`);

@@ -7,8 +7,8 @@
  * Why this live path: polling the log would cost a query per session per poll and cannot
  * serve a filter that pins no session without scanning the tenant; the fan-out path costs one
  * inbox write per delivery plus the stream's polls, and shares every rule with the socket.
- * Measured on the local stack (BENCHMARKS.md): POST to SSE p50/p95/p99 157/246/286 ms, POST to
- * WebSocket 105/173/213 ms; the difference is the inbox poll interval.
+ * POST to SSE delivery is slower than POST to WebSocket by about the inbox poll interval
+ * (BENCHMARKS.md, latency).
  *
  * The end of the replay is marked with the comment `: replay-complete`.
  *
