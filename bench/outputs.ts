@@ -61,13 +61,25 @@ export function writeStreamHour(hour: SseStreamHour): string[] {
   return outputs.map(([path]) => relative(process.cwd(), path) || path);
 }
 
+const benchmarksMd = (results: BenchResults, streamHour: SseStreamHour | undefined): [string, string] => [join(repoRoot, 'BENCHMARKS.md'), renderMarkdown(results, streamHour) + loadSection()];
+
+/**
+ * Rewrites BENCHMARKS.md alone, from `results` and the SSE stream-hour (by default the committed
+ * one): for a stage whose figures live outside bench/results.json (the SSE stream-hour).
+ */
+export function writeBenchmarksMd(results: BenchResults, streamHour: SseStreamHour | undefined = readSavedStreamHour()): string[] {
+  const [path, content] = benchmarksMd(results, streamHour);
+  writeFileSync(path, content);
+  return [relative(process.cwd(), path) || path];
+}
+
 /**
  * Writes every output from `results` and the SSE stream-hour (by default the committed one);
  * answers the paths written, relative to the working directory.
  */
 export function writeOutputs(results: BenchResults, streamHour: SseStreamHour | undefined = readSavedStreamHour()): string[] {
   const outputs: Array<[string, string]> = [
-    [join(repoRoot, 'BENCHMARKS.md'), renderMarkdown(results, streamHour) + loadSection()],
+    benchmarksMd(results, streamHour),
     [resultsPath, `${JSON.stringify(results, null, 2)}\n`],
     ...Object.entries(renderSvgs(results)).map(([name, svg]): [string, string] => [join(repoRoot, 'bench', name), svg]),
   ];

@@ -31,7 +31,7 @@ import { runBridgeCost } from './bridges.ts';
 import type { BridgeCostRun } from './bridges.ts';
 import { measureHistory } from './history.ts';
 import { measureCommandRoundTrip, measureDeliveryLatency } from './latency.ts';
-import { readSavedResults, repoRoot, writeOutputs, writeStreamHour } from './outputs.ts';
+import { readSavedResults, repoRoot, writeBenchmarksMd, writeOutputs, writeStreamHour } from './outputs.ts';
 import { measureSseStreamHour } from './sse-stream-hour.ts';
 import type { SseStreamHour } from './sse-stream-hour-model.ts';
 import { measureReconnectingConsumer } from './reconnecting-consumer.ts';
@@ -240,7 +240,8 @@ if (only !== undefined) {
       };
     }
     if (stack.streamFailures.length > 0) throw new Error(`the fan-out mapping discarded ${stack.streamFailures.length} batches; see ${logDir}`);
-    for (const path of writeOutputs(saved)) process.stderr.write(`  ${path}\n`);
+    // The stream-hour lives in its own files: bench/results.json stays as it was.
+    for (const path of only === 'sse-hour' ? writeBenchmarksMd(saved) : writeOutputs(saved)) process.stderr.write(`  ${path}\n`);
   } finally {
     await stack.stop();
     handlerLog.end();

@@ -18,7 +18,7 @@
  * previous 512 MB; "after" the current one at the size the stack sets.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -64,10 +64,14 @@ async function bundleStreamProcess(): Promise<string> {
 /** One stream of `variant` served in its own process; the burst is posted when it says it is idle no more. */
 async function serveOne(stack: RunningStack, bundle: string, variant: 'before' | 'after', options: SseStreamHourOptions): Promise<StreamProcessReport> {
   const session = uniqueName('sse-hour');
+  const events = benchEvents(session, options.burstEvents);
+  // The burst's texts, for the CPU yardstick the process times over the same events.
+  const referenceFile = join(dirname(bundle), `${variant}-events.ndjson`);
+  writeFileSync(referenceFile, events.map((event) => JSON.stringify(event)).join('\n'));
   const child = spawn(process.execPath, [bundle], {
     // The stack set the tables and the DynamoDB endpoint in this process's environment; the
     // stream settings are the deployed ones, whatever the stack's.
-    env: { ...process.env, ...DEPLOYED_STREAM_ENV, BENCH_VARIANT: variant, BENCH_TOKEN: stack.devToken, BENCH_SESSION: session, BENCH_IDLE_MS: String(options.idleSeconds * 1000), BENCH_BURST_EVENTS: String(options.burstEvents) },
+    env: { ...process.env, ...DEPLOYED_STREAM_ENV, BENCH_VARIANT: variant, BENCH_TOKEN: stack.devToken, BENCH_SESSION: session, BENCH_IDLE_MS: String(options.idleSeconds * 1000), BENCH_BURST_EVENTS: String(options.burstEvents), BENCH_REFERENCE_FILE: referenceFile },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let output = '';
@@ -75,7 +79,7 @@ async function serveOne(stack: RunningStack, bundle: string, variant: 'before' |
   const done = new Promise<StreamProcessReport>((resolvePromise, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString('utf8');
-      if (posted === undefined && output.includes('BENCH_IDLE_DONE')) posted = postBurst(stack, session, options.burstEvents).catch(reject);
+      if (posted === undefined && output.includes('BENCH_IDLE_DONE')) posted = postBurst(stack, events).catch(reject);
       const report = /BENCH_REPORT (.*)\n/.exec(output)?.[1];
       if (report !== undefined) resolvePromise(JSON.parse(report) as StreamProcessReport);
     });
@@ -89,9 +93,8 @@ async function serveOne(stack: RunningStack, bundle: string, variant: 'before' |
   }
 }
 
-/** The burst: `count` events of the stream's session, in NDJSON batches of 50, one every 100 ms. */
-async function postBurst(stack: RunningStack, session: string, count: number): Promise<void> {
-  const events = benchEvents(session, count);
+/** The burst: the stream's session's events, in NDJSON batches of 50, one every 100 ms. */
+async function postBurst(stack: RunningStack, events: ReadonlyArray<Record<string, unknown>>): Promise<void> {
   for (let start = 0; start < events.length; start += 50) {
     const body = events.slice(start, start + 50).map((event) => JSON.stringify(event)).join('\n') + '\n';
     const response = await fetch(`${stack.baseUrl}/events`, { method: 'POST', headers: { authorization: `Bearer ${stack.devToken}`, 'content-type': 'application/x-ndjson', 'aep-version': '0.1' }, body });
