@@ -5,7 +5,7 @@
  */
 import type { RunningStack } from '../local/stack.ts';
 import type { StackUsage } from '../local/usage.ts';
-import { BenchSocket, createTenant, inPool, openSse, postEvents, sleep, uniqueName, waitUntil } from './clients.ts';
+import { BenchSocket, createTenant, inPool, postEvents, sleep, uniqueName, waitUntil } from './clients.ts';
 import { BENCH_AGENT, benchEvents, expectedDeliveries, subscriberMix } from './workload.ts';
 import { localTableNames } from '../local/create-tables.ts';
 import { LOCAL_CREDENTIALS } from '../local/local-credentials.ts';
@@ -244,18 +244,19 @@ export async function runSweepScenario(stack: RunningStack, kind: SweepRun['kind
   }
 }
 
-/** One idle SSE stream and one idle WebSocket subscriber held open for `seconds`: what just staying open costs. */
+/**
+ * One idle WebSocket subscriber held open for `seconds`: what just staying open costs. The idle
+ * SSE stream's standing cost is the SSE stream-hour stage's (bench/sse-stream-hour.ts), which
+ * serves its stream as a Lambda execution environment does, at the deployed stream settings.
+ */
 export async function measureStanding(stack: RunningStack, seconds: number): Promise<{ seconds: number; usage: StackUsage }> {
   const token = await createTenant(stack.dynamoEndpoint, uniqueName('bench-idle'));
   const session = uniqueName('quiet');
   const ws = await BenchSocket.consumer(stack.baseUrl, token, { role: 'consumer' }, { id: 'idle', filter: { session } });
-  const sse = await openSse(stack.baseUrl, token, { filter: JSON.stringify({ session }) });
-  await sse.opened;
   await sleep(500);
   stack.resetUsage();
   await sleep(seconds * 1000);
   const usage = stack.usage();
-  sse.close();
   await ws.close();
   await settle(stack);
   return { seconds, usage };

@@ -13,8 +13,19 @@ function takenClause(cpu: CpuResult): string {
   return `; median of ${repeats.pipelineUsPerEvent.length} repeats, spread ${spreadOf(repeats.pipelineUsPerEvent)}, ${where}, 1-minute load average ${fixed(Math.min(...loads), 2)}–${fixed(Math.max(...loads), 2)}`;
 }
 
+/** The ratio to the reference pipeline with this machine's µs beside it, or the µs alone for results from before the yardstick. */
+export function cpuFigure(cpu: CpuResult): string {
+  if (cpu.reference === undefined) return `${fixed(cpu.usPerEvent.pipeline, 1)} µs per event (this machine; no yardstick in these results)`;
+  return `${fixed(cpu.reference.pipelineRatio, 2)}× the reference pipeline (JSON parse, walk and serialize of the same corpus, timed in alternation in the same run; this machine: ${fixed(cpu.usPerEvent.pipeline, 1)} µs per event against the reference's ${fixed(cpu.reference.usPerEvent, 1)})`;
+}
+
+const ratioSpread = (cpu: CpuResult) => {
+  const ratios = cpu.repeats?.pipelineRatio;
+  return cpu.reference === undefined || ratios === undefined ? '' : `; ratio over the repeats ${fixed(Math.min(...ratios), 2)}–${fixed(Math.max(...ratios), 2)}×`;
+};
+
 export function cpuSummary(cpu: CpuResult): string {
-  return `- **Handler CPU:** ${fixed(cpu.usPerEvent.pipeline, 1)} µs per event for envelope validation, matching against ${cpu.filters} compiled filters and down-leveling (golden corpus, ${fixed(cpu.matchesPerEvent, 1)} matches per event${takenClause(cpu)}).`;
+  return `- **Handler CPU:** ${cpuFigure(cpu)} for envelope validation, matching against ${cpu.filters} compiled filters and down-leveling (golden corpus, ${fixed(cpu.matchesPerEvent, 1)} matches per event${ratioSpread(cpu)}${takenClause(cpu)}).`;
 }
 
 export function cpuMarkdown(cpu: CpuResult, machine: string): string[] {
@@ -39,8 +50,11 @@ export function cpuMarkdown(cpu: CpuResult, machine: string): string[] {
         [`match against ${cpu.filters} filters`, fixed(cpu.usPerEvent.match100, 2)],
         [`delivery text for ${fixed(cpu.matchesPerEvent, 1)} matches (${fixed(cpu.downlevelsPerEvent, 1)} down-leveled)`, fixed(cpu.usPerEvent.deliveryText, 2)],
         ['**whole pipeline**', `**${fixed(cpu.usPerEvent.pipeline, 2)}**`],
+        ...(cpu.reference === undefined ? [] : [['reference pipeline (the yardstick: JSON parse, walk, serialize)', fixed(cpu.reference.usPerEvent, 2)], ['**whole pipeline ÷ reference** (same run, alternating slices)', `**${fixed(cpu.reference.pipelineRatio, 2)}×**`]]),
       ],
     ),
+    '',
+    'The µs are this machine\'s and move with its load and model; the ratio to the reference pipeline (`bench/cpu-reference.ts`: a fixed JSON parse, walk and serialize of the same corpus, timed in 30 alternating pairs of slices with the whole pipeline, the ratio the median over the pairs) is the figure to compare across machines and builds.',
     '',
     'Stages are timed separately, so their sum need not equal the pipeline figure. Handler CPU is small next to the DynamoDB and API Gateway round trips the handlers wait on.',
     '',

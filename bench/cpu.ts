@@ -14,6 +14,7 @@ import type { CaptureLevel } from '../src/protocol/levels.ts';
 import { needsDownlevel } from '../src/protocol/downlevel.ts';
 import { deliveryText } from '../src/relay/delivery-text.ts';
 import type { QuietWait } from './quiet-machine.ts';
+import { alternate, referencePipeline } from './cpu-reference.ts';
 import { matcherOf } from './workload.ts';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -86,11 +87,17 @@ export interface CpuResult {
   matchesPerEvent: number;
   downlevelsPerEvent: number;
   /**
+   * The yardstick: the fixed reference pipeline's µs per event (`cpu-reference.ts`), timed in
+   * alternation with the whole pipeline, and the ratio pipeline ÷ reference (the figure that
+   * holds across machines). Absent in results from before the yardstick.
+   */
+  reference?: { usPerEvent: number; pipelineRatio: number };
+  /**
    * How the figures were taken: the pipeline µs of every repeat (this result is the median
    * repeat's), so the spread is on record, and the machine's 1-minute load average before each
    * repeat and after the last. Absent in results from before repeats were taken.
    */
-  repeats?: { pipelineUsPerEvent: number[]; loadAverage: number[]; loadAfter?: number; taken?: CpuTaking };
+  repeats?: { pipelineUsPerEvent: number[]; loadAverage: number[]; loadAfter?: number; taken?: CpuTaking; pipelineRatio?: number[] };
 }
 
 /** Where the CPU stage ran and what the machine was doing. Absent in results from before it was recorded. */
@@ -111,9 +118,11 @@ export function runCpuBenchmarkRepeated(times: number, minMsPerStage: number, lo
     loads.push(loadAverage()[0] ?? Number.NaN);
     results.push(runCpuBenchmark(minMsPerStage));
   }
-  const sorted = [...results].sort((a, b) => a.usPerEvent.pipeline - b.usPerEvent.pipeline);
+  // The median by ratio: the figure the stage stands for is pipeline ÷ reference.
+  const ratioOf = (result: CpuResult) => result.reference?.pipelineRatio ?? result.usPerEvent.pipeline;
+  const sorted = [...results].sort((a, b) => ratioOf(a) - ratioOf(b));
   const median = sorted[Math.floor((sorted.length - 1) / 2)] as CpuResult;
-  const repeats = { pipelineUsPerEvent: results.map((result) => result.usPerEvent.pipeline), loadAverage: loads, loadAfter: loadAverage()[0] ?? Number.NaN };
+  const repeats = { pipelineUsPerEvent: results.map((result) => result.usPerEvent.pipeline), pipelineRatio: results.map(ratioOf), loadAverage: loads, loadAfter: loadAverage()[0] ?? Number.NaN };
   return { ...median, repeats: taken === undefined ? repeats : { ...repeats, taken } };
 }
 
@@ -176,8 +185,14 @@ export function runCpuBenchmark(minMsPerStage = 1500): CpuResult {
   const stageA = timeRounds(minMsPerStage, 100, parseAndValidate);
   const stageB = timeRounds(minMsPerStage, 100, matchAll);
   const stageC = timeRounds(minMsPerStage, 100, deliver);
-  const whole = timeRounds(minMsPerStage, 100, pipeline);
+  // The whole pipeline in alternation with the reference, slice by slice, on the same machine state.
+  timeRounds(300, 50, () => (sink += referencePipeline(texts)));
+  const slices = 30;
+  const timed = alternate(pipeline, () => (sink += referencePipeline(texts)), minMsPerStage / slices, slices);
+  const wholeRounds = Math.round(minMsPerStage / timed.subjectMsPerRound);
   if (sink === 0) throw new Error('nothing was computed');
+  const pipelineUs = (timed.subjectMsPerRound * 1000) / texts.length;
+  const referenceUs = (timed.referenceMsPerRound * 1000) / texts.length;
   const ceilings: Record<string, number> = {};
   for (const subscriber of subscribers) ceilings[subscriber.ceiling ?? 'as stored'] = (ceilings[subscriber.ceiling ?? 'as stored'] ?? 0) + 1;
   return {
@@ -185,9 +200,10 @@ export function runCpuBenchmark(minMsPerStage = 1500): CpuResult {
     corpusEvents: texts.length,
     filters: subscribers.length,
     ceilings,
-    rounds: whole.rounds,
-    eventsProcessed: whole.rounds * texts.length,
-    usPerEvent: { parseAndValidate: perEvent(stageA), match100: perEvent(stageB), deliveryText: perEvent(stageC), pipeline: perEvent(whole) },
+    rounds: wholeRounds,
+    eventsProcessed: wholeRounds * texts.length,
+    usPerEvent: { parseAndValidate: perEvent(stageA), match100: perEvent(stageB), deliveryText: perEvent(stageC), pipeline: pipelineUs },
+    reference: { usPerEvent: referenceUs, pipelineRatio: timed.medianPairRatio },
     matchesPerEvent: matches / texts.length,
     downlevelsPerEvent: downlevels / texts.length,
   };

@@ -4,6 +4,13 @@
  * events POSTed at once. Reports deliveries per second, delivery latency (POST start to
  * receipt), fan-out invocations and the longest one against the function's timeout.
  *
+ * Deliveries per second move with the host (the whole local stack is one Node process), so
+ * each run also has two yardsticks taken in the same run: deliveries per CPU-second of this
+ * process (where fan-out, the gateway and the `@connections` endpoint run), and the rate of a
+ * stand-in post loop: the same number of posts, as many in flight as fan-out keeps, to the same
+ * connections through the same endpoint, with nothing of the relay in between (no DynamoDB, no
+ * stream, no matching). Relay ÷ stand-in near 1 means the local stack, not the relay, is the limit.
+ *
  * The subscribers live in a child process (`subscriber-process.ts`), so the stack's thread is
  * not also parsing thousands of sockets' frames.
  */
@@ -14,9 +21,10 @@ import { localTableNames } from '../local/create-tables.ts';
 import { LOCAL_CREDENTIALS } from '../local/local-credentials.ts';
 import type { RunningStack } from '../local/stack.ts';
 import { FANOUT_TIMEOUT_SECONDS } from '../src/config/function-timeouts.ts';
+import { managementApiPoster } from '../src/gateway/connection-poster.ts';
 import { createDynamoClient } from '../src/store/dynamo-client.ts';
 import { QuotaStore } from '../src/store/quota-store.ts';
-import { createTenant, postEvents, uniqueName } from './clients.ts';
+import { createTenant, inPool, postEvents, uniqueName } from './clients.ts';
 import { settle } from './cost.ts';
 import { distribution } from './latency.ts';
 import type { Distribution } from './latency.ts';
@@ -36,7 +44,16 @@ export interface FanoutScaleRun {
   longestInvocationMs: number;
   timeoutMs: number;
   concurrency: number;
+  /** CPU time of this process (user + system, ms) from the POST to the last receipt; absent in results from before the yardsticks. */
+  processCpuMs?: number;
+  /** Deliveries ÷ CPU-seconds of this process. */
+  deliveriesPerCpuSecond?: number;
+  /** The stand-in post loop's deliveries per second, same posts, same concurrency, same run. */
+  standInPerSecond?: number;
 }
+
+/** Relay deliveries/s ÷ the stand-in loop's, the figure that does not move with the host. */
+export const standInRatio = (run: FanoutScaleRun): number | undefined => (run.standInPerSecond === undefined ? undefined : run.deliveriesPerSecond / run.standInPerSecond);
 
 class SubscriberProcess {
   private readonly child: ChildProcess;
@@ -70,6 +87,28 @@ export interface FanoutScalePlan {
   log: (message: string) => void;
 }
 
+/**
+ * The stand-in post loop: `events` × every open connection, posted through the real poster
+ * (`managementApiPoster`, the one fan-out uses, same sockets and in-flight limit) to the
+ * `@connections` endpoint at the current simulated delay; the subscribers time the receipts.
+ */
+async function standInPostRate(stack: RunningStack, subscribers: SubscriberProcess, events: ReadonlyArray<Record<string, unknown>>, size: number): Promise<number> {
+  const concurrency = stack.config.fanout.concurrency;
+  const poster = managementApiPoster({ endpoint: stack.managementEndpoint, region: stack.config.region, maxSockets: concurrency, credentials: stack.managementCredentials });
+  const connections = stack.connectionIds();
+  const posts = events.flatMap((event) => connections.map((connectionId) => ({ connectionId, text: JSON.stringify(event) })));
+  const sentAt: Record<string, number> = {};
+  const startedAt = performance.timeOrigin + performance.now();
+  for (const event of events) sentAt[event.id as string] = startedAt;
+  await inPool(posts, concurrency, async ({ connectionId, text }) => {
+    await poster.post(connectionId, text);
+  });
+  const reply = await subscribers.ask({ cmd: 'collect', sentAt, expected: events.length * size, timeoutMs: 300_000 });
+  if (reply.reply !== 'collected') throw new Error('subscriber process answered out of turn');
+  await settle(stack, 500, 300_000);
+  return reply.received / ((reply.lastAt - startedAt) / 1000);
+}
+
 export async function runFanoutScale(stack: RunningStack, plan: FanoutScalePlan): Promise<FanoutScaleRun[]> {
   const tenant = uniqueName('bench-scale');
   const token = await createTenant(stack.dynamoEndpoint, tenant);
@@ -98,12 +137,17 @@ export async function runFanoutScale(stack: RunningStack, plan: FanoutScalePlan)
         const sentAt: Record<string, number> = {};
         const startedAt = performance.timeOrigin + performance.now();
         for (const event of events) sentAt[event.id as string] = startedAt;
+        const cpuBefore = process.cpuUsage();
         await postEvents(stack.baseUrl, token, events.map((event) => JSON.stringify(event)).join('\n') + '\n', 'application/x-ndjson');
         const expected = count * size;
         const reply = await subscribers.ask({ cmd: 'collect', sentAt, expected, timeoutMs: 300_000 });
         if (reply.reply !== 'collected') throw new Error('subscriber process answered out of turn');
+        const cpu = process.cpuUsage(cpuBefore);
+        const processCpuMs = (cpu.user + cpu.system) / 1000;
         await settle(stack, 500, 300_000);
         const usage = stack.usage();
+        const standInPerSecond = await standInPostRate(stack, subscribers, benchEvents(session, count, seq), size);
+        seq += count;
         const { samples: _samples, ...latency } = distribution(reply.latenciesMs);
         const run: FanoutScaleRun = {
           postDelayMs: delayMs,
@@ -117,10 +161,13 @@ export async function runFanoutScale(stack: RunningStack, plan: FanoutScalePlan)
           longestInvocationMs: usage.functions.fanout.maxDurationMs,
           timeoutMs: FANOUT_TIMEOUT_SECONDS * 1000,
           concurrency: stack.config.fanout.concurrency,
+          processCpuMs,
+          deliveriesPerCpuSecond: reply.received / (processCpuMs / 1000),
+          standInPerSecond,
         };
         runs.push(run);
         plan.log(
-          `  ${String(size).padStart(5)} subscribers, ${delayMs} ms posts: ${run.deliveries}/${expected} deliveries, ${run.deliveriesPerSecond.toFixed(0)}/s, p50 ${latency.p50.toFixed(0)} ms, p99 ${latency.p99.toFixed(0)} ms, ${run.fanoutInvocations} invocations, longest ${(run.longestInvocationMs / 1000).toFixed(1)} s`,
+          `  ${String(size).padStart(5)} subscribers, ${delayMs} ms posts: ${run.deliveries}/${expected} deliveries, ${run.deliveriesPerSecond.toFixed(0)}/s (${(standInRatio(run) ?? Number.NaN).toFixed(2)}× the stand-in loop's ${standInPerSecond.toFixed(0)}/s; ${(run.deliveriesPerCpuSecond ?? 0).toFixed(0)} per CPU-second), p50 ${latency.p50.toFixed(0)} ms, p99 ${latency.p99.toFixed(0)} ms, ${run.fanoutInvocations} invocations, longest ${(run.longestInvocationMs / 1000).toFixed(1)} s`,
         );
       }
     }

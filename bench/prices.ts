@@ -5,6 +5,8 @@
  * reduction. Free tiers and volume discounts are ignored. Check the pages before relying on
  * these figures: prices change.
  */
+import { STREAM_MEMORY_MB } from '../infra/constructs/stream-memory.ts';
+
 export const PRICE_TABLE_DATE = '2026-11-30';
 
 export interface Price {
@@ -27,7 +29,8 @@ export const PRICES = {
 } satisfies Record<string, Price>;
 
 /**
- * Function memory sizes (MB), an assumption taken from the deployment's function shapes
- * (infra/constructs/relay-functions.ts: 512 MB, the authorizer 256 MB, arm64).
+ * Function memory sizes (MB), taken from the deployment's function shapes
+ * (infra/constructs/relay-functions.ts: 512 MB, the authorizer 256 MB, arm64); the stream
+ * function's is measured (infra/constructs/stream-memory.ts, `npm run bench:sse-hour`).
  */
-export const MEMORY_MB = { http: 512, authorizer: 256, socket: 512, fanout: 512, stream: 512, bridges: 512, sinkretry: 256, fanoutlane: 1024 } as const;
+export const MEMORY_MB = { http: 512, authorizer: 256, socket: 512, fanout: 512, stream: STREAM_MEMORY_MB, bridges: 512, sinkretry: 256, fanoutlane: 1024 } as const;

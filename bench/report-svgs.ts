@@ -5,14 +5,14 @@ import type { Distribution } from './latency.ts';
 import { renderScaleSvg } from './scale-report.ts';
 import { lineChart, stackCharts } from './svg.ts';
 import type { Series } from './svg.ts';
-import { derive } from './results-model.ts';
+import { deriveAll } from './results-model.ts';
 import type { BenchResults, Derived } from './results-model.ts';
 
 export const PATHS: readonly IngestPath[] = ['single', 'batch100', 'websocket'];
 export const COLORS: Record<IngestPath, string> = { single: '#1f77b4', batch100: '#2ca02c', websocket: '#d62728' };
 
 export function renderSvgs(results: BenchResults): Record<string, string> {
-  const derived = results.costGrid.map(derive);
+  const derived = deriveAll(results);
   const counts = [...new Set(results.costGrid.map((run) => run.subscribers))].sort((a, b) => a - b);
   const categories = counts.map(String);
   const xAxis = { kind: 'category' as const, categories };

@@ -13,17 +13,30 @@ import { cpuMarkdown, cpuSummary } from './cpu-report.ts';
 import { bridgeCostLines } from './bridges.ts';
 import { MEMORY_MB, PRICE_TABLE_DATE, PRICES } from './prices.ts';
 import { TYPE_FILTERS } from './workload.ts';
-import { derive, sum } from './results-model.ts';
+import { deriveAll, sum } from './results-model.ts';
+import { billedReadUnits, billedWriteUnits } from './billed-units.ts';
+import { AWS_DYNAMO_CALL_MS, AWS_POST_MS } from './duration-model.ts';
+import { durationInputs } from './results-model.ts';
 import type { BenchResults } from './results-model.ts';
 import { dollars, fixed, grouped, ms, table } from './report-format.ts';
 import { PATHS } from './report-svgs.ts';
+import { sseStandingCells, sseStreamHourLines, usd } from './sse-stream-hour-report.ts';
+import type { SseStreamHour } from './sse-stream-hour-model.ts';
 
 export type { BenchResults } from './results-model.ts';
 export { renderSvgs } from './report-svgs.ts';
 
-export function renderMarkdown(results: BenchResults): string {
+/** The headline line for the SSE stream-hour. */
+function sseHeadline(hour: SseStreamHour): string {
+  const { before, after } = hour.hour;
+  return `- **An SSE stream held open an hour** (SSE stream-hour below, the deployed stream settings, every periodic cost in it): ${usd(after.usd.total)} now at ${after.memoryMb} MB (${grouped(Math.round(after.readUnits))} read units), ${usd(before.usd.total)} before the idle backoff and probe reads at ${before.memoryMb} MB (${grouped(Math.round(before.readUnits))}); an idle WebSocket ${usd(hour.websocketIdleHourUsd)} of connection minutes. Lambda duration is ${Math.round((after.usd.lambdaDuration / after.usd.total) * 100)}% of the SSE hour.`;
+}
+
+/** BENCHMARKS.md from the bench's results and the SSE stream-hour (bench/sse-stream-hour.json, measured by the same bench). */
+export function renderMarkdown(results: BenchResults, streamHour?: SseStreamHour): string {
   const { run } = results;
-  const derived = results.costGrid.map(derive);
+  const derived = deriveAll(results);
+  const model = durationInputs(results, results.fanoutScale?.[0]?.concurrency ?? 256);
   const find = (path: IngestPath, subscribers: number) => derived.find((row) => row.ingest === path && row.subscribers === subscribers);
   const counts = [...new Set(results.costGrid.map((row) => row.subscribers))].sort((a, b) => a - b);
   const maxCount = counts[counts.length - 1] ?? 0;
@@ -31,7 +44,7 @@ export function renderMarkdown(results: BenchResults): string {
   const wruPerEvent = (path: IngestPath) => sum(derived.filter((row) => row.ingest === path).map((row) => row.writeUnitsPerEvent)) / Math.max(1, derived.filter((row) => row.ingest === path).length);
   const sweep = (kind: SweepRun['kind']) => results.sweeps.filter((row) => row.kind === kind).sort((a, b) => a.unmatched - b.unmatched);
   const callsPerBatch = (row: SweepRun) => (row.usage.functions.fanout.invocations > 0 ? row.usage.functions.fanout.dynamoCalls / row.usage.functions.fanout.invocations : 0);
-  const perBatch = (row: SweepRun) => (row.usage.functions.fanout.invocations > 0 ? row.usage.functions.fanout.readUnits / row.usage.functions.fanout.invocations : 0);
+  const perBatch = (row: SweepRun) => (row.usage.functions.fanout.invocations > 0 ? billedReadUnits(row.usage.functions.fanout) / row.usage.functions.fanout.invocations : 0);
   const sessionSweep = sweep('session-unmatched');
   const typeSweep = sweep('type-unmatched');
   const { delivery, command } = results.latency;
@@ -53,10 +66,10 @@ export function renderMarkdown(results: BenchResults): string {
   );
   const headline: string[][] = [
     ['**Write units per ingested event**', ...PATHS.map((path) => `**${fixed(wruPerEvent(path))}**`)],
-    [`**Read units per delivered event**, ${midCount} subscribers`, ...PATHS.map((path) => `**${fixed(find(path, midCount)?.readUnitsPerDelivery)}**`)],
+    [`**Ingest read units per event** (token lookups, connection records), ${midCount} subscribers`, ...PATHS.map((path) => `**${fixed(find(path, midCount)?.ingestReadUnitsPerEvent)}**`)],
+    [`**Fan-out read units per delivery**, ${midCount} subscribers`, ...PATHS.map((path) => `**${fixed(find(path, midCount)?.fanoutReadUnitsPerDelivery, 3)}**`)],
   ];
-  if (maxCount !== midCount) headline.push([`Read units per delivered event, ${maxCount} subscribers`, ...PATHS.map((path) => fixed(find(path, maxCount)?.readUnitsPerDelivery))]);
-  headline.push([`Fan-out read units per delivered event, ${maxCount} subscribers`, ...PATHS.map((path) => fixed(find(path, maxCount)?.fanoutReadUnitsPerDelivery, 3))]);
+  if (maxCount !== midCount) headline.push([`Fan-out read units per delivery, ${maxCount} subscribers`, ...PATHS.map((path) => fixed(find(path, maxCount)?.fanoutReadUnitsPerDelivery, 3))]);
   for (const count of [...new Set([0, midCount, maxCount])]) {
     headline.push([`Estimated $ per million events, ${count} subscribers`, ...PATHS.map((path) => { const row = find(path, count); return row === undefined ? '–' : dollars(row.dollarsPerMillion.total); })]);
   }
@@ -66,8 +79,8 @@ export function renderMarkdown(results: BenchResults): string {
     if (run === undefined) return '–';
     const http = run.usage.functions.http;
     const messages = run.usage.socketRoutes['$default'] ?? 0;
-    if (path === 'websocket') return messages > 0 ? `${fixed(run.usage.functions.socket.readUnits / messages)} per message` : '–';
-    return http.invocations > 0 ? `${fixed(http.readUnits / http.invocations)} per request` : '–';
+    if (path === 'websocket') return messages > 0 ? `${fixed(billedReadUnits(run.usage.functions.socket) / messages)} per message` : '–';
+    return http.invocations > 0 ? `${fixed(billedReadUnits(http) / http.invocations)} per request` : '–';
   };
   headline.push(['**Read units per HTTP request / WebSocket message** (authentication and connection state)', ...PATHS.map((path) => `**${requestReads(path)}**`)]);
   push(table(['', ...PATHS.map((path) => INGEST_LABELS[path])], headline), '');
@@ -93,27 +106,28 @@ export function renderMarkdown(results: BenchResults): string {
   push(
     `- **Latency on the local stack** (stream poll every ${run.settings.AEP_LOCAL_POLL_MS} ms, SSE inbox poll every ${run.settings.AEP_SSE_POLL_MS} ms): POST → WebSocket p50/p95/p99 ${ms(delivery.websocket.p50)} / ${ms(delivery.websocket.p95)} / ${ms(delivery.websocket.p99)}; POST → SSE ${ms(delivery.sse.p50)} / ${ms(delivery.sse.p95)} / ${ms(delivery.sse.p99)}; command round trip ${ms(command.p50)} / ${ms(command.p95)} / ${ms(command.p99)}.`,
     cpuSummary(results.cpu),
+    ...(streamHour === undefined ? [] : [sseHeadline(streamHour)]),
     '',
     '## How to read this',
     '',
     '- Every figure comes from the real handlers running in-process against DynamoDB Local and the local API Gateway (`local/stack.ts`). Nothing here ran on AWS.',
     '- **Request units** are what DynamoDB reported through `ReturnConsumedCapacity` on every call the five functions made (`http`, `authorizer`, `socket`, `fanout`, `stream`), summed by the per-runtime `CapacityMeter`s. DynamoDB Local sizes consumed capacity by the service\'s rules: 1 WRU per KB written, for the item and for each index; 1 RRU per 4 KB read strongly consistently (every read here is).',
-    '- **Failed conditional writes are missing.** DynamoDB does not return `ConsumedCapacity` with a `ConditionalCheckFailedException`, yet bills the write. The counts below therefore omit, for example, a duplicate event\'s refused put or a session claim that already exists. In these scenarios, events are never duplicated, so that gap is small.',
-    '- **Reads that find nothing are reported as 0 units.** DynamoDB Local reports no capacity for a `Query` that reads no item, such as fan-out querying a subscription partition that is empty, or an idle SSE stream polling its inbox. DynamoDB may bill such a request a minimum (at most 1 RRU when strongly consistent). The tables therefore also count DynamoDB calls, so you can bound that gap.',
-    `- **Per 1,000 events:** every cost scenario ingests ${run.settings['events per cost scenario']} events into one session, and its totals are reported per 1,000 ingested events. **Write units per ingested event** = the ingest handlers' write units ÷ events (the durable write, plus the conditional session-owner claim the first concurrent events of a session each try: a few per session, not per event); fan-out's own writes per event (session summaries, order states, late entries) are in the cost table. **Read units per delivered event** = all read units (ingest + fan-out) ÷ events delivered to subscribers. Fan-out-only figures are given separately.`,
+    '- **Refused conditional writes are counted at what they are billed.** DynamoDB returns no `ConsumedCapacity` with a `ConditionalCheckFailedException`, yet bills the write: each refused write (a duplicate event\'s put, a session claim that already exists) is counted as a DynamoDB call and at 1 write unit, the least it is billed (`src/store/dynamo-client.ts`).',
+    '- **Reads that find nothing are counted at what they are billed.** DynamoDB bills every read request a minimum, 0.5 read unit eventually consistent and 1 strongly consistent, even when it finds nothing. DynamoDB Local reports that minimum for a missing item\'s `GetItem`, but 0 for a `Query` that matches nothing (fan-out querying an empty subscription partition, an idle SSE stream polling its inbox): the meter counts each such query at the minimum (`src/store/dynamo-client.ts`). Every read unit below includes those minimums (the cost table also shows how many reads found nothing).',
+    `- **Per 1,000 events:** every cost scenario ingests ${run.settings['events per cost scenario']} events into one session, and its totals are reported per 1,000 ingested events. **Write units per ingested event** = the ingest handlers' write units ÷ events (the durable write, plus the conditional session-owner claim the first concurrent events of a session each try: a few per session, not per event); fan-out's own writes per event (session summaries, order states, late entries) are in the cost table. **Ingest read units per event** = the ingest side\'s reads (HTTP, authorizer and socket functions: token lookups and connection records, paid per request or message whatever is delivered) ÷ ingested events; **fan-out read units per delivery** = fan-out\'s reads (subscription queries, order states) ÷ deliveries. The two are kept apart: dividing ingest reads by deliveries would make them look cheaper the more subscribers there are.`,
     `- **Subscribers** are WebSocket connections with one subscription each. Half are session-filtered: one is on the events\' session (so there are deliveries), and the rest are on sessions that never receive an event. The other half are type-filtered, cycling through ${TYPE_FILTERS.map((type) => `\`${type}\``).join(', ')}. The events alternate \`tool.requested\` / \`progress.status\`, so \`tool.*\` and \`progress.*\` each match half of them and the other patterns match none. One set of subscribers serves the three ingest paths in turn, each with its own counters. Opening them (connect, hello, subscribe) is measured separately as setup and is not in the per-event figures.`,
     '- **Posts** are PostToConnection calls to the `@connections` endpoint; **deliveries** are events the subscribers received (one post per matching connection and event).',
     '- Fan-out reads the subscriptions **once per stream batch**, not per event. Batch sizes depend on how fast events arrive and how often the stream is polled (here every ' +
       `${run.settings.AEP_LOCAL_POLL_MS} ms; on AWS, Lambda polls a shard about 4 times a second and batches up to 100 records), so fan-out reads per event fall as traffic rises.`,
-    '- **Measured:** request units, invocations, posts, deliveries, handler wall time, latency and CPU. **Assumed:** function memory sizes, Arm pricing, and that local handler durations stand in for Lambda\'s. DynamoDB Local answers more slowly than DynamoDB, so duration dollars are likely high. Prices are list prices (see the price table), with free tiers ignored.',
+    `- **Measured:** request units, invocations, posts, deliveries, latency and CPU. **Modelled:** Lambda duration (see the dollar estimate: posts at ${AWS_POST_MS} ms, DynamoDB calls at ${AWS_DYNAMO_CALL_MS} ms, the measured CPU per delivery). **Assumed:** function memory sizes, Arm pricing. Prices are list prices (see the price table), with free tiers ignored. Every timed figure (latency, CPU, rates) is this machine\'s; where a yardstick from the same run exists the figure is given as a ratio to it.`,
     '',
   );
 
   // Cost grid.
-  push('## Cost per 1,000 ingested events', '', `Each row is one scenario, scaled to 1,000 ingested events: an ingest path with ${counts.join(', ')} WebSocket subscribers. "DynamoDB calls" counts every request the handlers made, whatever it consumed.`, '');
+  push('## Cost per 1,000 ingested events', '', `Each row is one scenario, scaled to 1,000 ingested events: an ingest path with ${counts.join(', ')} WebSocket subscribers. "DynamoDB calls" counts every request the handlers made, refused conditional writes included; read and write units are as billed, reads that found nothing and refused writes at their minimum.`, '');
   push(
     table(
-      ['ingest', 'subscribers', 'write units', 'read units', 'of which fan-out', 'DynamoDB calls', 'http', 'authorizer', 'socket', 'fanout', 'posts', 'deliveries', 'ingest WRU / event', 'fan-out WRU / event', 'RRU / delivered', 'records / fan-out batch'],
+      ['ingest', 'subscribers', 'write units', 'read units', 'of which fan-out', 'DynamoDB calls', 'of which empty reads / refused writes', 'http', 'authorizer', 'socket', 'fanout', 'posts', 'deliveries', 'ingest WRU / event', 'fan-out WRU / event', 'ingest RRU / event', 'fan-out RRU / delivery', 'records / fan-out batch'],
       derived.map((row) => [
         INGEST_LABELS[row.ingest],
         String(row.subscribers),
@@ -121,6 +135,7 @@ export function renderMarkdown(results: BenchResults): string {
         grouped(row.readUnits, 1),
         grouped(row.fanoutReadUnits, 1),
         grouped(row.dynamoCalls),
+        `${grouped(row.emptyReads)} / ${grouped(row.refusedWrites)}`,
         grouped(row.invocations.http),
         grouped(row.invocations.authorizer),
         grouped(row.invocations.socket),
@@ -129,7 +144,8 @@ export function renderMarkdown(results: BenchResults): string {
         grouped(row.deliveries),
         fixed(row.writeUnitsPerEvent),
         fixed(row.fanoutWriteUnitsPerEvent),
-        fixed(row.readUnitsPerDelivery),
+        fixed(row.ingestReadUnitsPerEvent),
+        fixed(row.fanoutReadUnitsPerDelivery, 3),
         fixed(row.recordsPerFanoutBatch, 1),
       ]),
     ),
@@ -157,8 +173,8 @@ export function renderMarkdown(results: BenchResults): string {
       perFunctionRows.push([
         INGEST_LABELS[path],
         name,
-        grouped(usage.writeUnits * per1000, 1),
-        grouped(usage.readUnits * per1000, 1),
+        grouped(billedWriteUnits(usage) * per1000, 1),
+        grouped(billedReadUnits(usage) * per1000, 1),
         grouped(usage.dynamoCalls * per1000),
         grouped(usage.invocations * per1000),
         usage.invocations > 0 ? `${(usage.durationMs / usage.invocations).toFixed(1)} ms` : '–',
@@ -182,7 +198,7 @@ export function renderMarkdown(results: BenchResults): string {
       ['subscriptions that cannot match', 'session-filtered: fan-out RRU / batch', 'session-filtered: fan-out RRU / event', 'type-filtered: fan-out RRU / batch', 'type-filtered: fan-out RRU / event', 'fan-out batches (session / type)', 'fan-out DynamoDB calls / batch (session / type)'],
       sessionSweep.map((row, index) => {
         const other = typeSweep[index];
-        const perEvent = (entry: SweepRun | undefined) => (entry === undefined ? undefined : entry.usage.functions.fanout.readUnits / entry.events);
+        const perEvent = (entry: SweepRun | undefined) => (entry === undefined ? undefined : billedReadUnits(entry.usage.functions.fanout) / entry.events);
         return [
           grouped(row.unmatched),
           fixed(perBatch(row)),
@@ -204,9 +220,6 @@ export function renderMarkdown(results: BenchResults): string {
   // Setup and standing.
   const setupRun = results.costGrid.find((row) => row.ingest === 'single' && row.subscribers === maxCount);
   const standing = results.standing;
-  const sseReadsPerHour = (standing.usage.functions.stream.readUnits / standing.seconds) * 3600;
-  const sseCallsPerHour = (standing.usage.functions.stream.dynamoCalls / standing.seconds) * 3600;
-  const sseLambdaPerHour = 3600 * (MEMORY_MB.stream / 1024) * PRICES.lambdaArmGbSecond.usd;
   const connectionHour = (60 * PRICES.websocketConnectionMinute.usd) / 1e6;
   push('## Setup and standing costs', '');
   if (setupRun !== undefined && setupRun.subscribers > 0) {
@@ -223,18 +236,15 @@ export function renderMarkdown(results: BenchResults): string {
       ['held open, idle', 'measured', 'per hour'],
       [
         ['WebSocket subscriber', `${grouped(standing.usage.functions.socket.dynamoCalls)} DynamoDB calls in ${standing.seconds} s (nothing polls)`, `$${connectionHour.toFixed(6)} of connection minutes`],
-        [
-          'SSE stream (`GET /stream`)',
-          `${fixed(standing.usage.functions.stream.readUnits)} read units reported over ${grouped(standing.usage.functions.stream.dynamoCalls)} DynamoDB calls in ${standing.seconds} s (an inbox poll every ${run.settings.AEP_SSE_POLL_MS} ms)`,
-          `${grouped(sseCallsPerHour)} calls: ${dollars((sseReadsPerHour * PRICES.dynamoRead.usd) / 1e6)} as reported, at most ${dollars((sseCallsPerHour * PRICES.dynamoRead.usd) / 1e6)} if each empty poll were billed 1 RRU; plus ${dollars(sseLambdaPerHour)} of Lambda duration at ${MEMORY_MB.stream} MB (assumed: the function runs for the stream's whole life)`,
-        ],
+        ['SSE stream (`GET /stream`)', ...(streamHour === undefined ? ['not measured in these results (`npm run bench:sse-hour`)', '–'] : sseStandingCells(streamHour))],
       ],
       ['l', 'l', 'l'],
     ),
     '',
-    'An idle WebSocket subscriber costs only connection minutes. An SSE stream is a running function that polls its inbox, so it costs duration and reads for as long as it is open.',
+    'An idle WebSocket subscriber costs only connection minutes. An SSE stream is a running function that reads its inbox, so it costs duration and reads for as long as it is open; its row is the SSE stream-hour below (one measurement, not two).',
     '',
   );
+  if (streamHour !== undefined) push('## SSE stream-hour', '', 'Written by the SSE stream-hour stage (`bench/sse-stream-hour.ts`; `npm run bench:sse-hour` runs it alone), figures in [bench/sse-stream-hour.json](bench/sse-stream-hour.json).', '', ...sseStreamHourLines(streamHour), '');
 
   // Dollars.
   push(
@@ -248,7 +258,7 @@ export function renderMarkdown(results: BenchResults): string {
       ['l', 'r', 'l', 'l'],
     ),
     '',
-    `Assumed function memory: ${Object.entries(MEMORY_MB).map(([name, mb]) => `${name} ${mb} MB`).join(', ')}, on Arm (as \`infra/constructs/relay-functions.ts\` declares them). Duration is the measured local handler time, billed per invocation rounded up to 1 ms.`,
+    `Function memory: ${Object.entries(MEMORY_MB).map(([name, mb]) => `${name} ${mb} MB`).join(', ')}, on Arm (as \`infra/constructs/relay-functions.ts\` declares them: assumed, but for the stream function's, measured by the SSE stream-hour). Lambda duration is **modelled, not the local wall time** (locally a post answers in about 0 ms and DynamoDB Local is slower than DynamoDB): fan-out per invocation = its DynamoDB calls one after another at ${AWS_DYNAMO_CALL_MS} ms each + its posts ${model.concurrency} in flight at ${AWS_POST_MS} ms each (PostToConnection in-region), never less than the measured CPU per delivery (${fixed(model.cpuMsPerDelivery, 3)} ms, the fan-out scale stage's CPU-seconds of the process running fan-out ÷ its deliveries${model.cpuMsPerDelivery === 0 ? ': not measured in these results' : ''}) × its posts; every other function = its DynamoDB calls at ${AWS_DYNAMO_CALL_MS} ms + 1 ms, never more than its local wall time. The SSE stream function is priced in the SSE stream-hour (it runs for a stream's life).`,
     '',
     table(
       ['ingest', 'subscribers', 'DynamoDB writes', 'DynamoDB reads', 'Lambda requests', 'Lambda duration', 'WebSocket messages', 'HTTP API requests', 'total'],
@@ -266,7 +276,7 @@ export function renderMarkdown(results: BenchResults): string {
     ),
     '',
     '- **Measured:** the counts behind each column: request units, invocations, WebSocket messages received (`$default` invocations) and sent (delivered posts), HTTP requests, and handler durations on this machine.',
-    '- **Assumed:** the prices above, memory sizes, Arm, and that a local handler\'s duration equals Lambda\'s. The last one overstates duration, because DynamoDB Local is slower than DynamoDB and this machine has 2 cores shared with it. Messages are under 32 KB, so each counts once. DynamoDB Streams reads by the fan-out trigger are free. Connection minutes, storage, data transfer and CloudFront are not per-event, so they are left out (see standing costs).',
+    '- **Assumed:** the prices above, memory sizes (the stream function\'s is measured: SSE stream-hour), Arm, and the duration model\'s latencies (stated above). Messages are under 32 KB, so each counts once. DynamoDB Streams reads by the fan-out trigger are free. Connection minutes, storage, data transfer and CloudFront are not per-event, so they are left out (see standing costs).',
     '',
   );
 

@@ -9,7 +9,10 @@ import type { FanoutScaleRun } from './fanout-scale.ts';
 import type { HistoryBench } from './history.ts';
 import type { PausedConsumerResult } from './paused-consumer.ts';
 import type { BridgeCostRun } from './bridges.ts';
-import { MEMORY_MB, PRICES } from './prices.ts';
+import { PRICES } from './prices.ts';
+import { billedReadUnits, billedWriteUnits } from './billed-units.ts';
+import { modelledGbSeconds } from './duration-model.ts';
+import type { DurationModelInputs } from './duration-model.ts';
 
 export interface RunInfo {
   date: string;
@@ -22,7 +25,10 @@ export interface RunInfo {
 
 export interface StandingCost {
   seconds: number;
-  /** Usage while one idle SSE stream and one idle WebSocket subscriber stayed open. */
+  /**
+   * Usage while one idle WebSocket subscriber stayed open (results saved before the SSE
+   * stream-hour stage also held an idle SSE stream in it; the report no longer reads that).
+   */
   usage: StackUsage;
 }
 
@@ -57,10 +63,14 @@ export interface DollarBreakdown {
 export interface Derived {
   ingest: IngestPath;
   subscribers: number;
-  /** All per 1,000 ingested events. */
+  /** All per 1,000 ingested events; units as billed (empty reads and refused writes at their minimum). */
   writeUnits: number;
   readUnits: number;
   fanoutReadUnits: number;
+  /** Reads that found nothing and conditional writes refused, per 1,000 events (in the units above at their minimum). */
+  emptyReads: number;
+  refusedWrites: number;
+  /** Every DynamoDB call, refused conditional writes included. */
   dynamoCalls: number;
   invocations: Record<(typeof FUNCTION_NAMES)[number] | 'total', number>;
   posts: number;
@@ -69,7 +79,9 @@ export interface Derived {
   writeUnitsPerEvent: number;
   /** Write units fan-out spent per event (session summaries, order states, late entries), outside the ingest path. */
   fanoutWriteUnitsPerEvent: number;
-  readUnitsPerDelivery: number | undefined;
+  /** Read units the ingest side (HTTP, authorizer and socket functions) spent per ingested event: token lookups, connection records. */
+  ingestReadUnitsPerEvent: number;
+  /** Read units fan-out spent per delivery (subscription queries, order states), empty queries at their billed minimum. */
   fanoutReadUnitsPerDelivery: number | undefined;
   recordsPerFanoutBatch: number;
   dollarsPerMillion: DollarBreakdown;
@@ -77,13 +89,20 @@ export interface Derived {
 
 export const sum = (values: Iterable<number>) => [...values].reduce((total, value) => total + value, 0);
 
-export function dollarsPerMillion(usage: StackUsage, events: number): DollarBreakdown {
+/** What the duration model needs beyond the counts; without a fan-out scale stage, CPU per delivery is unmeasured (0). */
+export function durationInputs(results: Pick<BenchResults, 'fanoutScale'>, concurrency: number): DurationModelInputs {
+  const measured = (results.fanoutScale ?? []).filter((run) => run.processCpuMs !== undefined && run.deliveries > 0);
+  const cpuMsPerDelivery = measured.length === 0 ? 0 : Math.min(...measured.map((run) => (run.processCpuMs as number) / run.deliveries));
+  return { concurrency, cpuMsPerDelivery };
+}
+
+export function dollarsPerMillion(usage: StackUsage, events: number, model: DurationModelInputs): DollarBreakdown {
   const scale = 1_000_000 / events;
-  const gbSeconds = sum(FUNCTION_NAMES.map((name) => (usage.functions[name].billedMs / 1000) * (MEMORY_MB[name] / 1024)));
+  const gbSeconds = modelledGbSeconds(usage, model);
   const delivered = usage.postToConnection.byStatus['200'] ?? 0;
   const breakdown = {
-    dynamoWrites: (usage.dynamo.writeUnits * scale * PRICES.dynamoWrite.usd) / 1e6,
-    dynamoReads: (usage.dynamo.readUnits * scale * PRICES.dynamoRead.usd) / 1e6,
+    dynamoWrites: (billedWriteUnits(usage.dynamo) * scale * PRICES.dynamoWrite.usd) / 1e6,
+    dynamoReads: (billedReadUnits(usage.dynamo) * scale * PRICES.dynamoRead.usd) / 1e6,
     lambdaRequests: (sum(FUNCTION_NAMES.map((name) => usage.functions[name].invocations)) * scale * PRICES.lambdaRequest.usd) / 1e6,
     lambdaDuration: gbSeconds * scale * PRICES.lambdaArmGbSecond.usd,
     // Received: every inbound message invokes $default; sent: every delivered PostToConnection.
@@ -93,7 +112,7 @@ export function dollarsPerMillion(usage: StackUsage, events: number): DollarBrea
   return { ...breakdown, total: sum(Object.values(breakdown)) };
 }
 
-export function derive(run: CostRun): Derived {
+export function derive(run: CostRun, model: DurationModelInputs): Derived {
   const per1000 = 1000 / run.events;
   const { usage } = run;
   const invocations = Object.fromEntries(FUNCTION_NAMES.map((name) => [name, usage.functions[name].invocations * per1000])) as Derived['invocations'];
@@ -102,20 +121,28 @@ export function derive(run: CostRun): Derived {
   return {
     ingest: run.ingest,
     subscribers: run.subscribers,
-    writeUnits: usage.dynamo.writeUnits * per1000,
-    readUnits: usage.dynamo.readUnits * per1000,
-    fanoutReadUnits: usage.functions.fanout.readUnits * per1000,
+    writeUnits: billedWriteUnits(usage.dynamo) * per1000,
+    readUnits: billedReadUnits(usage.dynamo) * per1000,
+    fanoutReadUnits: billedReadUnits(usage.functions.fanout) * per1000,
+    emptyReads: (usage.dynamo.emptyReads ?? 0) * per1000,
+    refusedWrites: (usage.dynamo.refusedWrites ?? 0) * per1000,
     dynamoCalls: usage.dynamo.calls * per1000,
     invocations,
     posts: usage.postToConnection.calls * per1000,
     deliveries: deliveries * per1000,
-    writeUnitsPerEvent: (usage.functions.http.writeUnits + usage.functions.socket.writeUnits) / run.events,
-    fanoutWriteUnitsPerEvent: usage.functions.fanout.writeUnits / run.events,
-    readUnitsPerDelivery: deliveries > 0 ? usage.dynamo.readUnits / deliveries : undefined,
-    fanoutReadUnitsPerDelivery: deliveries > 0 ? usage.functions.fanout.readUnits / deliveries : undefined,
+    writeUnitsPerEvent: (billedWriteUnits(usage.functions.http) + billedWriteUnits(usage.functions.socket)) / run.events,
+    fanoutWriteUnitsPerEvent: billedWriteUnits(usage.functions.fanout) / run.events,
+    ingestReadUnitsPerEvent: (billedReadUnits(usage.functions.http) + billedReadUnits(usage.functions.authorizer) + billedReadUnits(usage.functions.socket)) / run.events,
+    fanoutReadUnitsPerDelivery: deliveries > 0 ? billedReadUnits(usage.functions.fanout) / deliveries : undefined,
     recordsPerFanoutBatch: usage.functions.fanout.invocations > 0 ? usage.fanoutRecords / usage.functions.fanout.invocations : 0,
-    dollarsPerMillion: dollarsPerMillion(usage, run.events),
+    dollarsPerMillion: dollarsPerMillion(usage, run.events, model),
   };
+}
+
+/** Every cost-grid row derived, with the duration model fed from the same results. */
+export function deriveAll(results: BenchResults): Derived[] {
+  const model = durationInputs(results, results.fanoutScale?.[0]?.concurrency ?? 256);
+  return results.costGrid.map((run) => derive(run, model));
 }
 
 // ---- formatting ----

@@ -9,8 +9,11 @@
  * (sessions listed, default 200), BENCH_QUICK=1 (a fast smoke run with fewer events and subscribers;
  * not for committing), BENCH_CPU_REPEATS (default 5), BENCH_CPU_MAX_LOAD / BENCH_CPU_WAIT_S (the
  * quiet machine the CPU stage waits for, below), BENCH_PAUSED_REPEATS (consecutive paused-consumer
- * runs, default 3). `--only cpu|paused|history|reconnect` measures that stage alone and merges it into
- * bench/results.json (`--history-only` is `--only history`); run it under the shared test lock.
+ * runs, default 3), BENCH_SSE_IDLE_S / BENCH_SSE_BURST (the SSE stream-hour's idle seconds and burst
+ * events, default 121 and 300). `--only cpu|paused|history|reconnect|fanout` measures that stage alone and merges it into
+ * bench/results.json (`--history-only` is `--only history`); `--only sse-hour` (also `npm run
+ * bench:sse-hour`) the SSE stream-hour alone, into bench/sse-stream-hour.json and .md, BENCHMARKS.md
+ * regenerated with it. Run a stage alone under the shared test lock.
  */
 import { execFileSync } from 'node:child_process';
 import { createWriteStream, mkdtempSync } from 'node:fs';
@@ -22,13 +25,15 @@ import type { CostRun, IngestPath, PhasePlan, SweepRun } from './cost.ts';
 import { runCpuBenchmarkRepeated } from './cpu.ts';
 import type { CpuResult, CpuTaking } from './cpu.ts';
 import { runFanoutScale } from './fanout-scale.ts';
-import { runPausedConsumerRepeated } from './paused-consumer.ts';
+import { runPausedConsumerRepeated, stackSaturated } from './paused-consumer.ts';
 import type { PausedConsumerResult } from './paused-consumer.ts';
 import { runBridgeCost } from './bridges.ts';
 import type { BridgeCostRun } from './bridges.ts';
 import { measureHistory } from './history.ts';
 import { measureCommandRoundTrip, measureDeliveryLatency } from './latency.ts';
-import { readSavedResults, repoRoot, writeOutputs } from './outputs.ts';
+import { readSavedResults, repoRoot, writeBenchmarksMd, writeOutputs, writeStreamHour } from './outputs.ts';
+import { measureSseStreamHour } from './sse-stream-hour.ts';
+import type { SseStreamHour } from './sse-stream-hour-model.ts';
 import { measureReconnectingConsumer } from './reconnecting-consumer.ts';
 import { waitForQuietMachine } from './quiet-machine.ts';
 import { derive } from './results-model.ts';
@@ -41,11 +46,13 @@ if (process.argv.includes('--report-only')) {
   for (const path of writeOutputs(readSavedResults())) process.stderr.write(`  ${path}\n`);
   process.exit(0);
 }
-// `--only <stage>` (`cpu`, `paused`, `history`; `--history-only` is `--only history`): measure
-// that stage alone and merge it into bench/results.json, every other stage's figures kept.
+// `--only <stage>` (`cpu`, `paused`, `history`, `reconnect`, `fanout`; `--history-only` is
+// `--only history`): measure that stage alone and merge it into bench/results.json, every other
+// stage's figures kept. `--only sse-hour`: the SSE stream-hour alone, into its own files.
+const ONLY_STAGES = ['cpu', 'paused', 'history', 'reconnect', 'fanout', 'sse-hour'];
 const onlyIndex = process.argv.indexOf('--only');
 const only = process.argv.includes('--history-only') ? 'history' : onlyIndex === -1 ? undefined : process.argv[onlyIndex + 1];
-if (only !== undefined && !['cpu', 'paused', 'history', 'reconnect'].includes(only)) throw new Error(`--only takes cpu, paused, history or reconnect, not ${only ?? 'nothing'}`);
+if (only !== undefined && !ONLY_STAGES.includes(only)) throw new Error(`--only takes ${ONLY_STAGES.join(', ')}, not ${only ?? 'nothing'}`);
 const quick = process.env.BENCH_QUICK === '1';
 const positive = (name: string, fallback: number) => {
   const value = Number(process.env[name] ?? fallback);
@@ -74,15 +81,22 @@ const CPU_REPEATS = positive('BENCH_CPU_REPEATS', quick ? 3 : 5);
 const CPU_MAX_LOAD = Number(process.env.BENCH_CPU_MAX_LOAD ?? 0.5);
 const CPU_WAIT_S = Number(process.env.BENCH_CPU_WAIT_S ?? (only === 'cpu' ? 1800 : 120));
 const PAUSED_REPEATS = positive('BENCH_PAUSED_REPEATS', quick ? 1 : 3);
-const IDLE_SECONDS = quick ? 2 : 5;
+// The standing window, for an idle WebSocket subscriber (nothing polls for it). The idle SSE
+// stream's standing cost is the SSE stream-hour stage's, at the deployed stream settings.
+const IDLE_SECONDS = quick ? 5 : 30;
+// The SSE stream-hour's idle phase: long enough for the periodic costs (the token re-check every
+// 30 s, the slot renewal every 40 s) to come round several times (121 s: 4 re-checks, 3 renewals).
+const SSE_HOUR = { idleSeconds: positive('BENCH_SSE_IDLE_S', quick ? 45 : 121), burstEvents: positive('BENCH_SSE_BURST', quick ? 100 : 300) };
 const RECONNECT = { rounds: quick ? 2 : 5, events: 200 };
 
 const settings = {
   AEP_LOCAL_POLL_MS: 100,
   AEP_LOCAL_WS_JITTER_MS: 5,
-  AEP_SSE_POLL_MS: 100,
-  // A stream whose client left polls on until its idle end (Lambda is not told the client went);
-  // 10 s (over the 5 s standing window) keeps the streams of earlier stages off later ones' CPU.
+  // The deployed inbox poll (infra/constructs/relay-functions.ts), so the SSE latency is what a
+  // deployment sees (the SSE stream-hour serves its streams at every deployed stream setting).
+  AEP_SSE_POLL_MS: 250,
+  // A stream whose client left polls on until its idle end (Lambda is not told the client went):
+  // short, so the few abandoned streams of the latency stage stop soon after it.
   AEP_SSE_IDLE_END_MS: 10_000,
   'events per cost scenario': SINGLE_EVENTS === EVENTS ? String(EVENTS) : `${SINGLE_EVENTS} (single POSTs), ${EVENTS} (NDJSON batches, WebSocket emits)`,
   'events per sweep scenario': SWEEP_EVENTS,
@@ -92,7 +106,8 @@ const settings = {
   'WebSocket emit window (messages in flight)': 8,
   'latency events / pace': `${LATENCY_EVENTS} / one every ${PACE_MS} ms`,
   'commands timed (random pause between them)': `${COMMANDS} (0–100 ms)`,
-  'idle window for standing costs': `${IDLE_SECONDS} s`,
+  'idle window for standing costs (WebSocket)': `${IDLE_SECONDS} s`,
+  'SSE stream-hour: idle / burst': `${SSE_HOUR.idleSeconds} s / ${SSE_HOUR.burstEvents} events`,
   'history session events / sessions listed': `${HISTORY_EVENTS} / ${HISTORY_SESSIONS}`,
   'fan-out scale: subscribers / post round trips': `${SCALE_SIZES.join(', ')} / ${SCALE_DELAYS.join(', ')} ms`,
   'paused consumer: events / batch / pace / bytes': `${PAUSED.events} / ${PAUSED.batch} / ${PAUSED.paceMs} ms / ${PAUSED.eventBytes}`,
@@ -112,6 +127,12 @@ process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
   if (text.startsWith('{"level":') || text.startsWith('{"_aws":')) return handlerLog.write(text);
   return (writeStdout as (...args: unknown[]) => boolean)(chunk, ...rest);
 }) as typeof process.stdout.write;
+
+/**
+ * Whether the tracked tree differs from the commit measured. Untracked files are not counted: a
+ * worktree's node_modules symlink (or a scratch file) would mark every run dirty.
+ */
+const treeDirty = () => git(['status', '--porcelain', '--untracked-files=no']) !== '';
 
 function git(args: string[]): string {
   try {
@@ -139,11 +160,25 @@ async function measureReconnect(stack: Parameters<typeof measureReconnectingCons
   return result;
 }
 
+/** The fan-out scale stage, each run with its same-run yardsticks. */
+async function measureFanoutScale(stack: Parameters<typeof runFanoutScale>[0]) {
+  log(`fan-out at scale: ${SCALE_SIZES.join(', ')} subscribers, posts of ${SCALE_DELAYS.join(' / ')} ms, each beside a stand-in post loop`);
+  return runFanoutScale(stack, { sizes: SCALE_SIZES, delaysMs: SCALE_DELAYS, eventsFor: scaleEvents, log });
+}
+
+/** The SSE stream-hour stage, written to its own files (BENCHMARKS.md quotes them). */
+async function measureStreamHour(stack: Parameters<typeof measureSseStreamHour>[0]): Promise<SseStreamHour> {
+  const head = git(['rev-parse', 'HEAD']);
+  const hour = await measureSseStreamHour(stack, { ...SSE_HOUR, ...(head === '' ? {} : { commit: head }), dirty: treeDirty(), log });
+  for (const path of writeStreamHour(hour)) process.stderr.write(`  ${path}\n`);
+  return hour;
+}
+
 /** The paused-consumer stage, PAUSED_REPEATS consecutive runs. */
 async function measurePaused(stack: Parameters<typeof runPausedConsumerRepeated>[0], warmUps: number): Promise<PausedConsumerResult> {
   log(`paused consumer: ${PAUSED.events} notice events of ${PAUSED.eventBytes} bytes, ${warmUps} warm-up runs then ${PAUSED_REPEATS} runs`);
   const result = await runPausedConsumerRepeated(stack, PAUSED, PAUSED_REPEATS, (run, index) =>
-    log(`  run ${index + 1}: healthy p50 ${run.healthyAlone.p50.toFixed(0)} -> ${run.healthyBesidePaused.p50.toFixed(0)} ms (${(run.healthyBesidePaused.p50 / run.healthyAlone.p50).toFixed(2)}x), p99 ${run.healthyAlone.p99.toFixed(0)} -> ${run.healthyBesidePaused.p99.toFixed(0)} ms (${(run.healthyBesidePaused.p99 / run.healthyAlone.p99).toFixed(2)}x); closing ${run.paused.closingReceived}, matches last event ${run.paused.closingMatchesLastEvent}, closed after ${run.paused.closedAfterClosing}`),
+    log(`  run ${index + 1}: ${stackSaturated(run, PAUSED.paceMs) ? 'STACK SATURATED (no ratio): ' : ''}healthy p50 ${run.healthyAlone.p50.toFixed(0)} -> ${run.healthyBesidePaused.p50.toFixed(0)} ms (${(run.healthyBesidePaused.p50 / run.healthyAlone.p50).toFixed(2)}x), p99 ${run.healthyAlone.p99.toFixed(0)} -> ${run.healthyBesidePaused.p99.toFixed(0)} ms (${(run.healthyBesidePaused.p99 / run.healthyAlone.p99).toFixed(2)}x); closing ${run.paused.closingReceived}, matches last event ${run.paused.closingMatchesLastEvent}, closed after ${run.paused.closedAfterClosing}`),
     warmUps,
   );
   return result;
@@ -184,8 +219,13 @@ let results: BenchResults;
 if (only !== undefined) {
   try {
     const saved = readSavedResults();
-    if (only === 'reconnect') {
+    if (only === 'sse-hour') {
+      await measureStreamHour(stack);
+    } else if (only === 'reconnect') {
       saved.reconnectingConsumer = await measureReconnect(stack);
+    } else if (only === 'fanout') {
+      saved.fanoutScale = await measureFanoutScale(stack);
+      saved.run.settings = { ...saved.run.settings, 'fan-out scale: subscribers / post round trips': settings['fan-out scale: subscribers / post round trips'] };
     } else if (only === 'history') {
       log(`history only: ${HISTORY_EVENTS} events, ${HISTORY_SESSIONS} sessions`);
       saved.history = await measureHistory(stack, HISTORY_EVENTS, HISTORY_SESSIONS);
@@ -200,7 +240,8 @@ if (only !== undefined) {
       };
     }
     if (stack.streamFailures.length > 0) throw new Error(`the fan-out mapping discarded ${stack.streamFailures.length} batches; see ${logDir}`);
-    for (const path of writeOutputs(saved)) process.stderr.write(`  ${path}\n`);
+    // The stream-hour lives in its own files: bench/results.json stays as it was.
+    for (const path of only === 'sse-hour' ? writeBenchmarksMd(saved) : writeOutputs(saved)) process.stderr.write(`  ${path}\n`);
   } finally {
     await stack.stop();
     handlerLog.end();
@@ -225,8 +266,8 @@ try {
   for (const subscribers of SUBSCRIBER_COUNTS) {
     for (const run of await runCostGroup(stack, subscribers, phases)) {
       costGrid.push(run);
-      const row = derive(run);
-      log(`cost ${String(subscribers).padStart(3)} subscribers, ${INGEST_LABELS[run.ingest].padEnd(21)}: ${row.writeUnitsPerEvent.toFixed(2)} ingest WRU/event (fan-out ${row.fanoutWriteUnitsPerEvent.toFixed(2)}), ${row.readUnits.toFixed(0)} RRU/1000, ${run.receivedDeliveries}/${run.expectedDeliveries} deliveries, ${(run.wallMs / 1000).toFixed(1)} s`);
+      const row = derive(run, { concurrency: stack.config.fanout.concurrency, cpuMsPerDelivery: 0 });
+      log(`cost ${String(subscribers).padStart(3)} subscribers, ${INGEST_LABELS[run.ingest].padEnd(21)}: ${row.writeUnitsPerEvent.toFixed(2)} ingest WRU/event (fan-out ${row.fanoutWriteUnitsPerEvent.toFixed(2)}), ${row.readUnits.toFixed(0)} RRU/1000 (${row.emptyReads.toFixed(0)} empty reads), ${run.receivedDeliveries}/${run.expectedDeliveries} deliveries, ${(run.wallMs / 1000).toFixed(1)} s`);
     }
   }
   const pathOrder: IngestPath[] = ['single', 'batch100', 'websocket'];
@@ -249,8 +290,9 @@ try {
     log(`bridges ${scenario.padEnd(19)}: ${((run.bridges.invocations * 1000) / run.events).toFixed(1)} invocations, ${((run.bridges.readUnits * 1000) / run.events).toFixed(1)} RRU, ${((run.sinkRequests * 1000) / run.events).toFixed(1)} sink requests per 1000 events`);
   }
 
-  log(`standing costs: idle SSE stream and WebSocket subscriber for ${IDLE_SECONDS} s`);
+  log(`standing costs: idle WebSocket subscriber for ${IDLE_SECONDS} s`);
   const standing = await measureStanding(stack, IDLE_SECONDS);
+  await measureStreamHour(stack);
 
   log(`latency: ${LATENCY_EVENTS} POSTs to a WebSocket subscriber and an SSE stream`);
   const delivery = await measureDeliveryLatency(stack, LATENCY_EVENTS, PACE_MS);
@@ -258,8 +300,7 @@ try {
   log(`latency: ${COMMANDS} command round trips`);
   const command = await measureCommandRoundTrip(stack, COMMANDS, settings.AEP_LOCAL_POLL_MS);
   log(`  p50 ${command.p50.toFixed(0)} ms`);
-  log(`fan-out at scale: ${SCALE_SIZES.join(', ')} subscribers, posts of ${SCALE_DELAYS.join(' / ')} ms`);
-  const fanoutScale = await runFanoutScale(stack, { sizes: SCALE_SIZES, delaysMs: SCALE_DELAYS, eventsFor: scaleEvents, log });
+  const fanoutScale = await measureFanoutScale(stack);
   const pausedConsumer = await measurePaused(stack, 0);
   const reconnectingConsumer = await measureReconnect(stack);
   log(`history: ${HISTORY_EVENTS} events read back, ${HISTORY_SESSIONS} sessions listed`);
@@ -267,7 +308,7 @@ try {
   if (stack.streamFailures.length > 0) throw new Error(`the fan-out mapping discarded ${stack.streamFailures.length} batches; see ${logDir}`);
 
   const head = git(['rev-parse', 'HEAD']);
-  const dirty = git(['status', '--porcelain']) !== '';
+  const dirty = treeDirty();
   const cpuInfo = cpus();
   results = {
     run: {

@@ -4,6 +4,8 @@
  */
 import type { FanoutScaleRun } from './fanout-scale.ts';
 import type { PausedConsumerResult } from './paused-consumer.ts';
+import { SATURATION_PACES, stackSaturated } from './paused-consumer.ts';
+import { standInRatio } from './fanout-scale.ts';
 import { lineChart } from './svg.ts';
 
 const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd'];
@@ -29,6 +31,9 @@ export function renderScaleSvg(runs: readonly FanoutScaleRun[]): string {
   );
 }
 
+/** Relay ÷ stand-in at or above which the local stack's posting path is the limit rather than the relay. */
+const STACK_LIMIT_RATIO = 0.8;
+
 /** Largest session (matching subscribers) one invocation carries in `budgetMs` at a measured rate. */
 function carries(run: FanoutScaleRun, recordsPerBatch: number, budgetMs: number): number {
   return Math.floor((run.deliveriesPerSecond * (budgetMs / 1000)) / recordsPerBatch);
@@ -44,12 +49,15 @@ export function renderScaleMarkdown(runs: readonly FanoutScaleRun[], paused: Pau
       '',
       `One session, N WebSocket subscribers that all match it (in a child process of their own), PostToConnection slowed by the local \`@connections\` endpoint to a simulated round trip (\`AEP_LOCAL_POST_DELAY_MS\`), the events POSTed in one NDJSON request. Fan-out keeps ${concurrency} posts in flight (\`AEP_FANOUT_CONCURRENCY\`), each connection's own deliveries in order. Latency runs from the POST's start to a subscriber's receipt; deliveries per second = deliveries ÷ (last receipt − POST start). The local poller enforces the deployed fan-out timeout (${ms(timeoutMs)}).`,
       '',
-      '| post round trip | subscribers | events | deliveries (expected / received) | deliveries / s | latency p50 / p99 | fan-out invocations | longest invocation | share of timeout |',
-      '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
-      ...runs.map(
-        (run) =>
-          `| ${run.postDelayMs} ms | ${grouped(run.subscribers)} | ${run.events} | ${grouped(run.expectedDeliveries)} / ${grouped(run.deliveries)} | **${grouped(run.deliveriesPerSecond)}** | ${ms(run.latency.p50)} / ${ms(run.latency.p99)} | ${run.fanoutInvocations} | ${(run.longestInvocationMs / 1000).toFixed(1)} s | ${((100 * run.longestInvocationMs) / run.timeoutMs).toFixed(0)}% |`,
-      ),
+      `Deliveries per second move with the host, so each run has two yardsticks from the same run. **Relay ÷ stand-in** divides the relay's rate by that of a stand-in post loop: the same number of posts through the same poster (\`managementApiPoster\`, ${concurrency} in flight) to the same connections at the same simulated round trip, with none of the relay in between (no ingest, no stream, no DynamoDB, no matching). Near 1 (at or above ${STACK_LIMIT_RATIO}) the local stack's posting path, not the relay, is the limit, and the row says so. **Deliveries per CPU-second** divides deliveries by the CPU time of the process running fan-out (with the gateway and the \`@connections\` endpoint, which share it). The other columns are this machine's only.`,
+      '',
+      '| post round trip | subscribers | events | deliveries (expected / received) | **relay ÷ stand-in** (same run) | deliveries per CPU-second | this machine: deliveries / s (stand-in) | this machine: latency p50 / p99 | fan-out invocations | longest invocation | share of timeout |',
+      '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+      ...runs.map((run) => {
+        const ratio = standInRatio(run);
+        const ratioCell = ratio === undefined ? '–' : `**${ratio.toFixed(2)}×**${ratio >= STACK_LIMIT_RATIO ? ' (stack-limited)' : ''}`;
+        return `| ${run.postDelayMs} ms | ${grouped(run.subscribers)} | ${run.events} | ${grouped(run.expectedDeliveries)} / ${grouped(run.deliveries)} | ${ratioCell} | ${run.deliveriesPerCpuSecond === undefined ? '–' : grouped(run.deliveriesPerCpuSecond)} | ${grouped(run.deliveriesPerSecond)} (${run.standInPerSecond === undefined ? '–' : grouped(run.standInPerSecond)}) | ${ms(run.latency.p50)} / ${ms(run.latency.p99)} | ${run.fanoutInvocations} | ${(run.longestInvocationMs / 1000).toFixed(1)} s | ${((100 * run.longestInvocationMs) / run.timeoutMs).toFixed(0)}% |`;
+      }),
       '',
       '![Fan-out deliveries per second against subscribers](bench/fanout-scale.svg)',
       '',
@@ -62,6 +70,8 @@ export function renderScaleMarkdown(runs: readonly FanoutScaleRun[], paused: Pau
   }
   if (paused !== undefined) {
     const ratio = (key: 'p50' | 'p99') => paused.healthyBesidePaused[key] / paused.healthyAlone[key];
+    const saturated = stackSaturated(paused, paused.paceMs);
+    const ratioCell = (key: 'p50' | 'p99') => (saturated ? '**stack saturated**' : `${ratio(key).toFixed(2)}×`);
     lines.push(
       '## A paused consumer beside a healthy one',
       '',
@@ -71,18 +81,20 @@ export function renderScaleMarkdown(runs: readonly FanoutScaleRun[], paused: Pau
       '| :--- | ---: | ---: | ---: | ---: |',
       `| alone | ${ms(paused.healthyAlone.p50)} | ${ms(paused.healthyAlone.p95)} | ${ms(paused.healthyAlone.p99)} | ${ms(paused.healthyAlone.max)} |`,
       `| beside the paused consumer | ${ms(paused.healthyBesidePaused.p50)} | ${ms(paused.healthyBesidePaused.p95)} | ${ms(paused.healthyBesidePaused.p99)} | ${ms(paused.healthyBesidePaused.max)} |`,
-      `| ratio | ${ratio('p50').toFixed(2)}× | | ${ratio('p99').toFixed(2)}× | |`,
+      `| ratio (same run) | ${ratioCell('p50')} | | ${ratioCell('p99')} | |`,
+      '',
+      `The ratio is the figure: both halves run on the same stack minutes apart. When the healthy consumer alone lags its emitter by more than ${SATURATION_PACES} rounds at the median (p50 over ${ms(SATURATION_PACES * paused.paceMs)}), the local stack itself is saturated (one Node process and DynamoDB Local on shared cores), both halves measure its backlog, and the run is reported as **stack saturated** instead of as a ratio; the table above is the worst ratio among the runs the stack carried${saturated ? ' (here none did: every run was saturated, so no ratio stands for this machine)' : ''}.`,
       '',
       ...(paused.runs === undefined || paused.runs.length < 2
         ? []
         : [
-            `The stage ran ${paused.runs.length} consecutive times on one stack; the table above is the run with the largest ratio. Every run (healthy consumer alone → beside the paused one):`,
+            `The stage ran ${paused.runs.length} consecutive times on one stack; the table above is the run with the largest ratio among those the stack carried. Every run (healthy consumer alone → beside the paused one):`,
             '',
             '| run | p50 | p50 ratio | p99 | p99 ratio | closing frame, naming the last event, then the close |',
             '| ---: | ---: | ---: | ---: | ---: | :--- |',
             ...paused.runs.map(
               (run, index) =>
-                `| ${index + 1} | ${ms(run.healthyAlone.p50)} → ${ms(run.healthyBesidePaused.p50)} | ${(run.healthyBesidePaused.p50 / run.healthyAlone.p50).toFixed(2)}× | ${ms(run.healthyAlone.p99)} → ${ms(run.healthyBesidePaused.p99)} | ${(run.healthyBesidePaused.p99 / run.healthyAlone.p99).toFixed(2)}× | ${run.paused.closingReceived && run.paused.closingMatchesLastEvent && run.paused.closedAfterClosing ? `yes (code ${run.paused.closeCode ?? '?'})` : '**no**'} |`,
+                `| ${index + 1} | ${ms(run.healthyAlone.p50)} → ${ms(run.healthyBesidePaused.p50)} | ${stackSaturated(run, paused.paceMs) ? 'stack saturated' : `${(run.healthyBesidePaused.p50 / run.healthyAlone.p50).toFixed(2)}×`} | ${ms(run.healthyAlone.p99)} → ${ms(run.healthyBesidePaused.p99)} | ${stackSaturated(run, paused.paceMs) ? 'stack saturated' : `${(run.healthyBesidePaused.p99 / run.healthyAlone.p99).toFixed(2)}×`} | ${run.paused.closingReceived && run.paused.closingMatchesLastEvent && run.paused.closedAfterClosing ? `yes (code ${run.paused.closeCode ?? '?'})` : '**no**'} |`,
             ),
             '',
           ]),

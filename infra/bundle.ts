@@ -31,7 +31,7 @@ export const DEFAULT_BUNDLE_DIR = join(PROJECT_ROOT, 'dist', 'functions');
  * banner provides one. Only `require` is defined: declaring `__dirname` here too could clash
  * with a bundled module's own declaration.
  */
-const ESM_REQUIRE_BANNER = "import { createRequire as __aepCreateRequire } from 'node:module';\nconst require = __aepCreateRequire(import.meta.url);";
+export const ESM_REQUIRE_BANNER = "import { createRequire as __aepCreateRequire } from 'node:module';\nconst require = __aepCreateRequire(import.meta.url);";
 
 export interface BundleOptions {
   /** Output root; each function goes to `<outDir>/<name>/index.mjs`. */

@@ -107,6 +107,8 @@ export interface RunningStack {
   resetUsage(): void;
   /** Changes the simulated PostToConnection round trip for the posts that follow. */
   setPostDelayMs(ms: number): void;
+  /** Ids of the WebSocket connections open now (the bench's stand-in post loop posts to them). */
+  connectionIds(): string[];
   stop(): Promise<void>;
 }
 
@@ -350,6 +352,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       setPostDelayMs: (ms) => {
         postDelayMs = ms;
       },
+      connectionIds: () => (websocketApi as WebSocketApi).connections.all().map((connection) => connection.connectionId),
       stop: stopAll,
     };
   } catch (error) {

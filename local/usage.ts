@@ -29,6 +29,12 @@ export interface FunctionUsage {
   writeUnits: number;
   /** DynamoDB calls, refused ones (a failed conditional write) included. */
   dynamoCalls: number;
+  /** Reads that found nothing (reported 0 units) and what DynamoDB bills them at least. */
+  emptyReads: number;
+  emptyReadUnits: number;
+  /** Refused conditional writes and what DynamoDB bills them at least. */
+  refusedWrites: number;
+  refusedWriteUnits: number;
 }
 
 export interface StackUsage {
@@ -43,7 +49,7 @@ export interface StackUsage {
   dynamo: CapacityTotals;
 }
 
-const emptyFunction = (): FunctionUsage => ({ invocations: 0, completed: 0, errors: 0, durationMs: 0, billedMs: 0, maxDurationMs: 0, readUnits: 0, writeUnits: 0, dynamoCalls: 0 });
+const emptyFunction = (): FunctionUsage => ({ invocations: 0, completed: 0, errors: 0, durationMs: 0, billedMs: 0, maxDurationMs: 0, readUnits: 0, writeUnits: 0, dynamoCalls: 0, emptyReads: 0, emptyReadUnits: 0, refusedWrites: 0, refusedWriteUnits: 0 });
 
 export class UsageCounters {
   private readonly meters = new Map<FunctionName, CapacityMeter>();
@@ -102,13 +108,21 @@ export class UsageCounters {
           usage.readUnits += totals.readUnits;
           usage.writeUnits += totals.writeUnits;
           usage.dynamoCalls += totals.calls;
+          usage.emptyReads += totals.emptyReads;
+          usage.emptyReadUnits += totals.emptyReadUnits;
+          usage.refusedWrites += totals.refusedWrites;
+          usage.refusedWriteUnits += totals.refusedWriteUnits;
         }
         return [name, usage];
       }),
     ) as Record<FunctionName, FunctionUsage>;
     const dynamo = [...this.meters.values()]
       .map((meter) => meter.snapshot())
-      .reduce((sum, totals) => ({ readUnits: sum.readUnits + totals.readUnits, writeUnits: sum.writeUnits + totals.writeUnits, calls: sum.calls + totals.calls }), { readUnits: 0, writeUnits: 0, calls: 0 });
+      .reduce((sum, totals) => {
+        const total = { ...sum };
+        for (const key of Object.keys(sum) as Array<keyof CapacityTotals>) total[key] += totals[key];
+        return total;
+      }, new CapacityMeter().snapshot());
     const byStatus = Object.fromEntries([...this.posts].map(([status, count]) => [String(status), count]));
     return {
       functions,

@@ -18,6 +18,7 @@ import type { TableNames } from '../../src/store/table-definitions.ts';
 import { BUNDLE_HANDLER, FUNCTION_NAMES } from '../bundle.ts';
 import type { FunctionName } from '../bundle.ts';
 import type { RelayLogLevel, TenantLimits } from '../relay-settings.ts';
+import { STREAM_MEMORY_MB } from './stream-memory.ts';
 import type { ConnectionManager, ManagementVerb } from './websocket-api.ts';
 
 /**
@@ -58,8 +59,9 @@ const SHAPES: Record<FunctionName, FunctionShape> = {
   bridges: { description: 'AEP relay: AEP-0005 bridges (sinks fed from the event log stream)', memorySize: 512, timeout: Duration.seconds(BRIDGES_TIMEOUT_SECONDS) },
   // One attempt per letter of an SQS batch, with the full 10 s request timeout.
   sinkretry: { description: 'AEP relay: AEP-0005 bridges sink-retry worker (retry queue)', memorySize: 256, timeout: Duration.seconds(SINK_RETRY_TIMEOUT_SECONDS) },
-  // An SSE stream lives as long as the invocation: Lambda's maximum, 15 minutes.
-  stream: { description: 'AEP relay: SSE stream (function URL, response streaming)', memorySize: 512, timeout: Duration.minutes(15) },
+  // An SSE stream lives as long as the invocation: Lambda's maximum, 15 minutes; its memory is
+  // billed for all of it, so it is sized from the bench's measured peak (stream-memory.ts).
+  stream: { description: 'AEP relay: SSE stream (function URL, response streaming)', memorySize: STREAM_MEMORY_MB, timeout: Duration.minutes(15) },
   // The minute sweep and near deadlines: waits at most the sweep's horizon (2 min), mostly
   // asleep, so small (infra/constructs/deadlines.ts).
   deadline: { description: 'AEP relay: closes WebSocket connections when their token expires (minute sweep, near deadlines)', memorySize: 128, timeout: Duration.seconds(DEADLINE_TIMEOUT_SECONDS) },

@@ -102,8 +102,16 @@ export interface RelayConfig {
 export interface SseSettings {
   /** Heartbeat comment interval (AEP-0003 §3.3.4: at least every 30 s). */
   heartbeatMs: number;
-  /** How often a live stream reads its inbox. */
+  /** How often a live stream reads its inbox while deliveries come (the base rate of `poll-backoff.ts`). */
   pollMs: number;
+  /**
+   * The longest wait between inbox reads, reached by an idle stream backing off (`poll-backoff.ts`);
+   * at or below `pollMs`, no backoff. The first event after a quiet period waits at most this
+   * minus `pollMs` longer than at the base rate.
+   */
+  idlePollMs: number;
+  /** Empty inbox reads in a row at the base rate before the wait starts doubling. */
+  backoffAfterPolls: number;
   /** The stream ends cleanly this long before the function's time runs out. */
   endMarginMs: number;
   /** Upper bound on one stream's duration, below Lambda's 15 minutes. */
@@ -266,6 +274,8 @@ export function readRelayConfig(env: Environment): RelayConfig {
     sse: {
       heartbeatMs: positiveInteger(env, SSE_VARIABLES.heartbeatMs, 15_000),
       pollMs: positiveInteger(env, SSE_VARIABLES.pollMs, 100),
+      idlePollMs: positiveInteger(env, SSE_VARIABLES.idlePollMs, 2_000),
+      backoffAfterPolls: nonNegativeInteger(env, SSE_VARIABLES.backoffAfterPolls, 8),
       endMarginMs: positiveInteger(env, SSE_VARIABLES.endMarginMs, 10_000),
       maxDurationMs: positiveInteger(env, SSE_VARIABLES.maxDurationMs, 14 * 60_000),
       flushPaddingBytes: nonNegativeInteger(env, SSE_VARIABLES.flushPaddingBytes, 0),

@@ -49,6 +49,8 @@ export const LIMIT_VARIABLES: Readonly<Record<keyof RelayLimits, string>> = {
 export const SSE_VARIABLES: Readonly<Record<keyof SseSettings, string>> = {
   heartbeatMs: 'AEP_SSE_HEARTBEAT_MS',
   pollMs: 'AEP_SSE_POLL_MS',
+  idlePollMs: 'AEP_SSE_IDLE_POLL_MS',
+  backoffAfterPolls: 'AEP_SSE_BACKOFF_AFTER_POLLS',
   endMarginMs: 'AEP_SSE_END_MARGIN_MS',
   maxDurationMs: 'AEP_SSE_MAX_DURATION_MS',
   flushPaddingBytes: 'AEP_SSE_FLUSH_PADDING_BYTES',

@@ -43,13 +43,15 @@ export function createDynamoClient(options: DynamoClientOptions): DynamoDBClient
         try {
           result = await next(args);
         } catch (error) {
-          // A refused conditional write reports no capacity (DynamoDB still bills it): counted as a call.
-          if (kind !== undefined) meter.record(0, 0);
+          // A refused conditional write reports no capacity, yet DynamoDB bills it (at least 1 WRU).
+          if (kind !== undefined) meter.record(kind === 'write' && (error as { name?: unknown }).name === 'ConditionalCheckFailedException' ? { kind: 'refused-write', billedWriteUnits: 1 } : { kind: 'failed' });
           throw error;
         }
         if (kind !== undefined) {
           const units = totalUnits((result.output as { ConsumedCapacity?: unknown }).ConsumedCapacity);
-          meter.record(kind === 'read' ? units : 0, kind === 'write' ? units : 0);
+          // A read that finds nothing reports 0 here (DynamoDB Local), yet is billed a minimum.
+          if (kind === 'read' && units === 0) meter.record({ kind: 'empty-read', billedReadUnits: (args.input as { ConsistentRead?: boolean }).ConsistentRead === true ? 1 : 0.5 });
+          else meter.record(kind === 'read' ? units : 0, kind === 'write' ? units : 0);
         }
         return result;
       },

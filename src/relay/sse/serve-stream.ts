@@ -7,8 +7,8 @@
  * Why this live path: polling the log would cost a query per session per poll and cannot
  * serve a filter that pins no session without scanning the tenant; the fan-out path costs one
  * inbox write per delivery plus the stream's polls, and shares every rule with the socket.
- * Measured on the local stack (BENCHMARKS.md): POST to SSE p50/p95/p99 157/246/286 ms, POST to
- * WebSocket 105/173/213 ms; the difference is the inbox poll interval.
+ * POST to SSE delivery is slower than POST to WebSocket by about the inbox poll interval
+ * (BENCHMARKS.md, latency).
  *
  * The end of the replay is marked with the comment `: replay-complete`.
  *
@@ -28,6 +28,7 @@ import { acceptStream } from './accept-stream.ts';
 import type { AcceptedStream, StreamHttpRequest } from './accept-stream.ts';
 import { replayExhaustedComment, sseComment, sseEventMessage } from './sse-format.ts';
 import { SseWriter } from './sse-writer.ts';
+import { PollBackoff, waitBeforeNextRead } from './poll-backoff.ts';
 
 export type { StreamHttpRequest } from './accept-stream.ts';
 
@@ -115,6 +116,8 @@ async function streamEvents(runtime: RelayRuntime, logger: Logger, invocation: S
     if (!(await goLive(runtime, subscription, delivered, output))) return;
     writer.write(REPLAY_COMPLETE);
     const readInbox = runtime.inbox.reader(tenant, streamId);
+    // An idle stream reads its inbox less and less often, down to `idlePollMs` (poll-backoff.ts).
+    const backoff = new PollBackoff(sse);
     const endAt = startedAt + sse.maxDurationMs;
     let validatedAt = runtime.now();
     let renewedAt = runtime.now();
@@ -165,7 +168,17 @@ async function streamEvents(runtime: RelayRuntime, logger: Logger, invocation: S
         return;
       }
       if (writer.idleMs >= sse.heartbeatMs) writer.write(sseComment('ping'));
-      await new Promise((resolve) => setTimeout(resolve, sse.pollMs));
+      const now = runtime.now();
+      const wait = waitBeforeNextRead(backoff.afterRead(delivered.length), [
+        sse.heartbeatMs - writer.idleMs,
+        sse.slotLeaseMs / 3 - (now - renewedAt),
+        sse.revalidateMs - (now - validatedAt),
+        endAt - now,
+        invocation.remainingMs() - sse.endMarginMs,
+        ...(accepted.expiresAtMs === undefined ? [] : [accepted.expiresAtMs - now]),
+        ...(sse.idleEndMs > 0 ? [deliveredAt + sse.idleEndMs - now] : []),
+      ]);
+      await new Promise((resolve) => setTimeout(resolve, wait));
       writer.flushIfIdle();
     }
   } catch (error) {

@@ -1,0 +1,59 @@
+/**
+ * The CPU yardstick: a fixed reference pipeline over the same corpus, timed in alternation
+ * with the relay's pipeline in the same run, so the CPU figure can be stated as a ratio that
+ * does not move with the host (a slower or busier machine slows both alike).
+ *
+ * It does what the relay's pipeline does in kind, with none of the relay's code: parse each
+ * event's text, walk the parsed value (every key and string looked at), and serialize it again.
+ * Do not change it: a changed reference makes every earlier ratio incomparable.
+ */
+export function referencePipeline(texts: readonly string[]): number {
+  let sink = 0;
+  for (const text of texts) {
+    const value = JSON.parse(text) as unknown;
+    sink += walk(value);
+    sink += JSON.stringify(value).length;
+  }
+  return sink;
+}
+
+function walk(value: unknown): number {
+  if (typeof value === 'string') return value.length;
+  if (typeof value !== 'object' || value === null) return 1;
+  if (Array.isArray(value)) return value.reduce((total: number, item: unknown) => total + walk(item), 0);
+  let total = 0;
+  for (const [key, item] of Object.entries(value)) total += key.length + walk(item);
+  return total;
+}
+
+/**
+ * Times `subject` and `reference` in `slices` alternating pairs of slices of about `sliceMs`
+ * each (the order swapped every pair), so both see the same machine; answers each one's ms per
+ * round over all slices, and the median over the pairs of subject ÷ reference: a burst of other
+ * work on the shared cores spoils a pair or two, not the median.
+ */
+export function alternate(subject: () => void, reference: () => void, sliceMs: number, slices: number): { subjectMsPerRound: number; referenceMsPerRound: number; medianPairRatio: number } {
+  const totals = { subject: { ms: 0, rounds: 0 }, reference: { ms: 0, rounds: 0 } };
+  const slice = (which: 'subject' | 'reference'): number => {
+    const body = which === 'subject' ? subject : reference;
+    const started = performance.now();
+    let rounds = 0;
+    while (rounds < 10 || performance.now() - started < sliceMs) {
+      body();
+      rounds += 1;
+    }
+    const ms = performance.now() - started;
+    totals[which].ms += ms;
+    totals[which].rounds += rounds;
+    return ms / rounds;
+  };
+  const pairRatios: number[] = [];
+  for (let index = 0; index < slices; index += 1) {
+    const order: Array<'subject' | 'reference'> = index % 2 === 0 ? ['subject', 'reference'] : ['reference', 'subject'];
+    const perRound = Object.fromEntries(order.map((which) => [which, slice(which)])) as Record<'subject' | 'reference', number>;
+    pairRatios.push(perRound.subject / perRound.reference);
+  }
+  pairRatios.sort((a, b) => a - b);
+  const medianPairRatio = pairRatios.length % 2 === 1 ? (pairRatios[(pairRatios.length - 1) / 2] as number) : ((pairRatios[pairRatios.length / 2 - 1] as number) + (pairRatios[pairRatios.length / 2] as number)) / 2;
+  return { subjectMsPerRound: totals.subject.ms / totals.subject.rounds, referenceMsPerRound: totals.reference.ms / totals.reference.rounds, medianPairRatio };
+}

@@ -1,0 +1,72 @@
+/**
+ * The SSE stream-hour in Markdown: its section of BENCHMARKS.md, bench/sse-stream-hour.md (the
+ * same text on its own), and the SSE row of the standing-cost table, all from one result
+ * (bench/sse-stream-hour.json), so they cannot disagree.
+ */
+import { DEPLOYED_STREAM, MB_PER_VCPU } from './sse-stream-hour-model.ts';
+import type { SseStreamHour, StreamHourRow } from './sse-stream-hour-model.ts';
+import { fixed, grouped, table } from './report-format.ts';
+
+/** Dollars to four places, or six below a tenth of a cent (an idle WebSocket hour). */
+export const usd = (value: number) => `$${value.toFixed(value < 0.001 ? 6 : 4)}`;
+const round = (value: number) => grouped(Math.round(value));
+
+/** The deployed stream settings the hour was measured at, in words. */
+export function streamSettingsText(hour: SseStreamHour): string {
+  const s = { ...DEPLOYED_STREAM, ...hour.settings };
+  return (
+    `inbox poll every ${s.pollMs} ms, backing off after ${s.backoffAfterPolls} empty reads to one every ${grouped(s.idlePollMs)} ms; heartbeat every ${s.heartbeatMs / 1000} s; ` +
+    `token re-check every ${s.revalidateMs / 1000} s; slot lease ${s.slotLeaseMs / 1000} s renewed every ${s.slotLeaseMs / 3000} s (pool of ${s.maxLiveStreams} streams, a tenant's share ${s.maxStreamsPerTenant}); idle end ${s.idleEndMs / 60_000} min; flush padding ${grouped(s.flushPaddingBytes)} bytes`
+  );
+}
+
+/** The SSE row of the standing-cost table: the stream-hour's "after" hour. */
+export function sseStandingCells(hour: SseStreamHour): [string, string] {
+  const after = hour.hour.after;
+  const calls = after.byCommand.map((entry) => `${entry.call} ${round(entry.callsPerHour)}`).join(', ');
+  return [
+    `the SSE stream-hour stage (below): ${round(after.idleCallsPerHour)} DynamoDB calls an idle hour (${calls}), ${round(after.heartbeatsPerHour)} heartbeats, and the setup and cleanup of ${hour.settings.streamsPerHour} streams (one per idle end); ${streamSettingsText(hour)}`,
+    `${round(after.readUnits)} read units and ${round(after.writeUnits)} write units: ${usd(after.usd.dynamoReads + after.usd.dynamoWrites)}; plus ${usd(after.usd.lambdaDuration)} of Lambda duration at ${after.memoryMb} MB (measured: peak RSS ${fixed(hour.memory.peakRssMb, 1)} MB) and ${usd(after.usd.lambdaRequests)} of requests: **${usd(after.usd.total)}**`,
+  ];
+}
+
+function hourRow(label: string, row: StreamHourRow): string[] {
+  return [label, `${row.memoryMb} MB`, round(row.readUnits), round(row.writeUnits), usd(row.usd.lambdaDuration), usd(row.usd.lambdaRequests), usd(row.usd.dynamoReads), usd(row.usd.dynamoWrites), `**${usd(row.usd.total)}**`];
+}
+
+/** The stream-hour's tables and the lines that say what was measured. */
+export function sseStreamHourLines(hour: SseStreamHour): string[] {
+  const { memory, settings } = hour;
+  const rows = hour.hour;
+  const lines: string[] = [];
+  lines.push(
+    `Measured ${hour.measuredAt}${hour.commit === undefined ? '' : ` on \`${hour.commit.slice(0, 12)}\`${hour.dirty === true ? ' (dirty)' : ''}`}: one stream per variant served by the bundled stream handler alone in a process (as one Lambda execution environment serves it), at the deployed stream settings (${streamSettingsText(hour)}); idle ${settings.idleSeconds} s, then ${settings.burstEvents} deliveries of 1 KB, then its client leaves. Every DynamoDB call is priced at what DynamoDB bills for it (0.5 read unit at least eventually consistent, 1 strongly, 1 write unit per item). "Before" is the previous path run in the same stage (every read strongly consistent, no backoff) at the previous 512 MB; "after" the relay as it runs now at the size the stack sets.`,
+    '',
+  );
+  const ratio = memory.cpuRatioToReference === undefined ? '' : `, ${fixed(memory.cpuRatioToReference, 1)}× the reference pipeline's CPU per event in the same process (bench/cpu-reference.ts, ${fixed(memory.referenceCpuMsPerEvent, 4)} ms here)`;
+  lines.push(
+    `**Memory, measured:** peak RSS over a stream's life before ${fixed(memory.before.peakMb, 1)} MB, after ${fixed(memory.after.peakMb, 1)} MB (${fixed(memory.after.beforeStreamMb, 1)} MB loaded, before the stream); sized at ${memory.sizedMb} MB (the peak and half again, in 64 MB steps, at least 128 MB; the stack sets ${memory.setMb} MB). Burst CPU per delivery ${fixed(memory.cpuMsPerDelivery, 2)} ms on this machine${ratio}; at ${memory.setMb} MB (${fixed(memory.setMb / MB_PER_VCPU, 2)} vCPU) that is about ${round(memory.deliveriesPerSecondAtSize)} deliveries/s per stream if a Lambda vCPU does what this machine's core does.`,
+    '',
+    table(
+      ['one stream held open an hour', 'memory', 'read units', 'write units', 'Lambda duration', 'Lambda requests', 'DynamoDB reads', 'DynamoDB writes', 'total'],
+      [hourRow('SSE, before', rows.before), hourRow('SSE, after', rows.after), ['WebSocket, idle', '', '0', '0', '', '', '', '', `**${usd(hour.websocketIdleHourUsd)}** (connection minutes)`]],
+    ),
+    '',
+  );
+  const calls = [...new Set([...rows.before.byCommand, ...rows.after.byCommand].map((entry) => entry.call))].sort();
+  const find = (row: StreamHourRow, call: string) => row.byCommand.find((entry) => entry.call === call);
+  lines.push(
+    table(
+      ['idle-phase call, per hour', 'before: calls', 'before: units', 'after: calls', 'after: units'],
+      calls.map((call) => [call, round(find(rows.before, call)?.callsPerHour ?? 0), round(find(rows.before, call)?.unitsPerHour ?? 0), round(find(rows.after, call)?.callsPerHour ?? 0), round(find(rows.after, call)?.unitsPerHour ?? 0)]),
+    ),
+    '',
+    `Setup and cleanup per stream (${settings.streamsPerHour} an hour, each a Lambda request): before ${fixed(rows.before.setupAndCleanup.readUnits, 1)} RRU, ${fixed(rows.before.setupAndCleanup.writeUnits, 1)} WRU; after ${fixed(rows.after.setupAndCleanup.readUnits, 1)} RRU, ${fixed(rows.after.setupAndCleanup.writeUnits, 1)} WRU. Heartbeats cost no call: ${round(rows.after.heartbeatsPerHour)} an hour (${hour.heartbeats.after} in the idle phase)${rows.after.idleBytesPerHour === undefined ? '' : `, with their flush padding ${fixed(rows.after.idleBytesPerHour / 1e6, 1)} MB of response an idle hour, not priced here (data transfer is outside the price table, as everywhere in this report)`}.`,
+  );
+  return lines;
+}
+
+/** bench/sse-stream-hour.md. */
+export function sseStreamHourMarkdown(hour: SseStreamHour): string {
+  return ['# SSE stream-hour', '', 'Written by `npm run bench` and `npm run bench:sse-hour` (bench/sse-stream-hour.ts); the figures are in bench/sse-stream-hour.json.', '', ...sseStreamHourLines(hour), ''].join('\n');
+}

@@ -1,0 +1,121 @@
+/**
+ * The SSE stream-hour stage (`npm run bench --only sse-hour`, `npm run bench:sse-hour`, and a
+ * stage of the full `npm run bench`): what an SSE stream costs held open for an hour, every
+ * periodic cost in it, before and after the idle backoff and the probe reads, beside an idle
+ * WebSocket; and the stream function's memory measured rather than assumed.
+ *
+ * On a running local stack, one stream per variant is served by the stream handler alone in a
+ * process of its own (bench/sse-stream-process.ts, bundled with esbuild as the deployed function
+ * is, run with plain node), like one Lambda execution environment, at the deployed stream
+ * settings (`DEPLOYED_STREAM`: poll 250 ms backing off to 2 s after 8 empty reads, heartbeat
+ * 15 s, token re-check 30 s, slot lease 120 s renewed every 40 s, the stream pool of 180 with a
+ * tenant's share, idle end 5 min, flush padding 16 KB), whatever the stack's own settings: opened,
+ * left idle for `idleSeconds` (121 s by default: 4 re-checks and 3 renewals), sent a burst of
+ * `burstEvents` events (1 KB each), then left by its client. Every DynamoDB call is priced at the
+ * units DynamoDB bills for it (never below the least a call is billed: 0.5 RRU eventually
+ * consistent, 1 RRU strongly, 1 WRU per item). The hour is `hourOf` (sse-stream-hour-model.ts).
+ * "Before" runs the previous code path (every read strongly consistent, no backoff) at the
+ * previous 512 MB; "after" the current one at the size the stack sets.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { ESM_REQUIRE_BANNER } from '../infra/bundle.ts';
+import { STREAM_MEMORY_MB } from '../infra/constructs/stream-memory.ts';
+import type { RunningStack } from '../local/stack.ts';
+import { uniqueName } from './clients.ts';
+import { benchEvents } from './workload.ts';
+import { DEPLOYED_STREAM_ENV, streamHourOf } from './sse-stream-hour-model.ts';
+import type { SseStreamHour, StreamProcessReport } from './sse-stream-hour-model.ts';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+export interface SseStreamHourOptions {
+  idleSeconds: number;
+  burstEvents: number;
+  /** The commit measured, recorded with the figures. */
+  commit?: string;
+  dirty?: boolean;
+  log: (message: string) => void;
+}
+
+/** The stream process, bundled as the deployed function is. */
+async function bundleStreamProcess(): Promise<string> {
+  const bundle = join(mkdtempSync(join(tmpdir(), 'aep-sse-hour-')), 'index.mjs');
+  await build({
+    entryPoints: [join(here, 'sse-stream-process.ts')],
+    outfile: bundle,
+    bundle: true,
+    platform: 'node',
+    target: 'node22',
+    format: 'esm',
+    mainFields: ['module', 'main'],
+    banner: { js: ESM_REQUIRE_BANNER },
+    legalComments: 'none',
+    logLevel: 'warning',
+    tsconfig: join(here, '..', 'tsconfig.json'),
+  });
+  return bundle;
+}
+
+/** One stream of `variant` served in its own process; the burst is posted when it says it is idle no more. */
+async function serveOne(stack: RunningStack, bundle: string, variant: 'before' | 'after', options: SseStreamHourOptions): Promise<StreamProcessReport> {
+  const session = uniqueName('sse-hour');
+  const events = benchEvents(session, options.burstEvents);
+  // The burst's texts, for the CPU yardstick the process times over the same events.
+  const referenceFile = join(dirname(bundle), `${variant}-events.ndjson`);
+  writeFileSync(referenceFile, events.map((event) => JSON.stringify(event)).join('\n'));
+  const child = spawn(process.execPath, [bundle], {
+    // The stack set the tables and the DynamoDB endpoint in this process's environment; the
+    // stream settings are the deployed ones, whatever the stack's.
+    env: { ...process.env, ...DEPLOYED_STREAM_ENV, BENCH_VARIANT: variant, BENCH_TOKEN: stack.devToken, BENCH_SESSION: session, BENCH_IDLE_MS: String(options.idleSeconds * 1000), BENCH_BURST_EVENTS: String(options.burstEvents), BENCH_REFERENCE_FILE: referenceFile },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let output = '';
+  let posted: Promise<void> | undefined;
+  const done = new Promise<StreamProcessReport>((resolvePromise, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      if (posted === undefined && output.includes('BENCH_IDLE_DONE')) posted = postBurst(stack, events).catch(reject);
+      const report = /BENCH_REPORT (.*)\n/.exec(output)?.[1];
+      if (report !== undefined) resolvePromise(JSON.parse(report) as StreamProcessReport);
+    });
+    child.on('exit', (code) => setTimeout(() => reject(new Error(`stream process (${variant}) exited ${code} without a report`)), 100));
+  });
+  const timeout = setTimeout(() => child.kill('SIGTERM'), (options.idleSeconds + 240) * 1000);
+  try {
+    return await done;
+  } finally {
+    clearTimeout(timeout);
+  }
+}
+
+/** The burst: the stream's session's events, in NDJSON batches of 50, one every 100 ms. */
+async function postBurst(stack: RunningStack, events: ReadonlyArray<Record<string, unknown>>): Promise<void> {
+  for (let start = 0; start < events.length; start += 50) {
+    const body = events.slice(start, start + 50).map((event) => JSON.stringify(event)).join('\n') + '\n';
+    const response = await fetch(`${stack.baseUrl}/events`, { method: 'POST', headers: { authorization: `Bearer ${stack.devToken}`, 'content-type': 'application/x-ndjson', 'aep-version': '0.1' }, body });
+    if (response.status !== 202) throw new Error(`burst refused: ${response.status} ${await response.text()}`);
+    await new Promise((resolveSleep) => setTimeout(resolveSleep, 100));
+  }
+}
+
+export async function measureSseStreamHour(stack: RunningStack, options: SseStreamHourOptions): Promise<SseStreamHour> {
+  const { log } = options;
+  const bundle = await bundleStreamProcess();
+  log(`SSE stream-hour: one stream per variant in a process of its own, ${options.idleSeconds} s idle, then ${options.burstEvents} events`);
+  const before = await serveOne(stack, bundle, 'before', options);
+  log(`  before: ${before.delivered} delivered, peak RSS ${before.rss.peakMb.toFixed(1)} MB`);
+  const after = await serveOne(stack, bundle, 'after', options);
+  log(`  after: ${after.delivered} delivered, peak RSS ${after.rss.peakMb.toFixed(1)} MB`);
+  for (const report of [before, after]) {
+    if (report.delivered !== options.burstEvents) throw new Error(`the ${report.variant} stream delivered ${report.delivered} of ${options.burstEvents} events`);
+  }
+  const hour = streamHourOf(before, after, STREAM_MEMORY_MB, { measuredAt: new Date().toISOString(), ...(options.commit === undefined ? {} : { commit: options.commit }), ...(options.dirty === undefined ? {} : { dirty: options.dirty }), idleSeconds: options.idleSeconds, burstEvents: options.burstEvents });
+  if (hour.memory.sizedMb !== STREAM_MEMORY_MB) log(`  the measured peak sizes the stream function at ${hour.memory.sizedMb} MB; infra/constructs/stream-memory.ts says ${STREAM_MEMORY_MB} MB: update it`);
+  log(`  hour: before $${hour.hour.before.usd.total.toFixed(4)} (${Math.round(hour.hour.before.readUnits)} RRU), after $${hour.hour.after.usd.total.toFixed(4)} (${Math.round(hour.hour.after.readUnits)} RRU)`);
+  return hour;
+}

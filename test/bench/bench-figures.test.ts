@@ -1,0 +1,80 @@
+/**
+ * The bench's derived figures: units as billed, ingest and delivery reads kept apart, the
+ * modelled Lambda duration, and the same-run yardsticks (CPU reference, stand-in post loop,
+ * a saturated stack reported as such).
+ */
+import { describe, expect, it } from 'vitest';
+import { FUNCTION_NAMES } from '../../local/usage.ts';
+import type { FunctionUsage, StackUsage } from '../../local/usage.ts';
+import type { CostRun } from '../../bench/cost.ts';
+import { alternate, referencePipeline } from '../../bench/cpu-reference.ts';
+import { AWS_DYNAMO_CALL_MS, AWS_POST_MS, modelledGbSeconds } from '../../bench/duration-model.ts';
+import { standInRatio } from '../../bench/fanout-scale.ts';
+import type { FanoutScaleRun } from '../../bench/fanout-scale.ts';
+import { stackSaturated } from '../../bench/paused-consumer.ts';
+import type { PausedConsumerRun } from '../../bench/paused-consumer.ts';
+import { derive } from '../../bench/results-model.ts';
+
+const fn = (overrides: Partial<FunctionUsage> = {}): FunctionUsage => ({ invocations: 0, completed: 0, errors: 0, durationMs: 0, billedMs: 0, maxDurationMs: 0, readUnits: 0, writeUnits: 0, dynamoCalls: 0, emptyReads: 0, emptyReadUnits: 0, refusedWrites: 0, refusedWriteUnits: 0, ...overrides });
+
+function usageOf(functions: Partial<Record<(typeof FUNCTION_NAMES)[number], FunctionUsage>>, posts: number): StackUsage {
+  const all = Object.fromEntries(FUNCTION_NAMES.map((name) => [name, functions[name] ?? fn()])) as StackUsage['functions'];
+  const sum = (key: keyof FunctionUsage) => Object.values(all).reduce((total, usage) => total + usage[key], 0);
+  return {
+    functions: all,
+    socketRoutes: {},
+    fanoutRecords: 100,
+    postToConnection: { calls: posts, byStatus: { '200': posts } },
+    dynamo: { readUnits: sum('readUnits'), writeUnits: sum('writeUnits'), calls: sum('dynamoCalls'), emptyReads: sum('emptyReads'), emptyReadUnits: sum('emptyReadUnits'), refusedWrites: sum('refusedWrites'), refusedWriteUnits: sum('refusedWriteUnits') },
+  };
+}
+
+describe('bench figures', () => {
+  // 100 events in one NDJSON request to 10 subscribers: 1 token read, 1,000 deliveries, fan-out 5 calls of which 3 found nothing.
+  const usage = usageOf(
+    {
+      http: fn({ invocations: 1, billedMs: 40, readUnits: 1, writeUnits: 100, dynamoCalls: 101, refusedWrites: 1, refusedWriteUnits: 1 }),
+      fanout: fn({ invocations: 1, billedMs: 10, readUnits: 2, dynamoCalls: 5, emptyReads: 3, emptyReadUnits: 3 }),
+    },
+    1000,
+  );
+  const run: CostRun = { ingest: 'batch100', subscribers: 10, mix: { sessionMatching: 1, sessionOther: 4, typeFiltered: 5 }, events: 100, expectedDeliveries: 1000, receivedDeliveries: 1000, wallMs: 1000, usage, setup: usage };
+
+  it('keeps ingest reads per event apart from fan-out reads per delivery, empty reads and refused writes at their billed minimum', () => {
+    const row = derive(run, { concurrency: 256, cpuMsPerDelivery: 0 });
+    expect(row.ingestReadUnitsPerEvent).toBeCloseTo(0.01);
+    expect(row.fanoutReadUnitsPerDelivery).toBeCloseTo(5 / 1000);
+    expect(row.writeUnitsPerEvent).toBeCloseTo(1.01);
+    expect(row.readUnits).toBeCloseTo(60);
+    expect(row.emptyReads).toBe(30);
+    expect(row.refusedWrites).toBe(10);
+    expect(row.dynamoCalls).toBe(1060);
+  });
+
+  it('models fan-out duration from posts in flight at the AWS post latency, or the measured CPU per delivery when that is slower', () => {
+    const posting = (1000 * AWS_POST_MS) / 256;
+    const fanoutMs = 5 * AWS_DYNAMO_CALL_MS + posting + 1;
+    const httpMs = Math.min(40, 101 * AWS_DYNAMO_CALL_MS + 1);
+    expect(modelledGbSeconds(usage, { concurrency: 256, cpuMsPerDelivery: 0 })).toBeCloseTo((fanoutMs / 1000) * 0.5 + (httpMs / 1000) * 0.5, 6);
+    const cpuBound = 5 * AWS_DYNAMO_CALL_MS + 1000 * 0.2 + 1;
+    expect(modelledGbSeconds(usage, { concurrency: 256, cpuMsPerDelivery: 0.2 })).toBeCloseTo((cpuBound / 1000) * 0.5 + (httpMs / 1000) * 0.5, 6);
+  });
+
+  it('states fan-out against the stand-in loop of the same run, and a paused-consumer run with a lagging healthy consumer as a saturated stack', () => {
+    const scale = { deliveriesPerSecond: 2000, standInPerSecond: 2500 } as FanoutScaleRun;
+    expect(standInRatio(scale)).toBeCloseTo(0.8);
+    expect(standInRatio({ deliveriesPerSecond: 2000 } as FanoutScaleRun)).toBeUndefined();
+    const distribution = (p50: number) => ({ count: 1, min: p50, p50, p95: p50, p99: p50, max: p50, mean: p50 });
+    const paused = (p50: number): PausedConsumerRun => ({ healthyAlone: distribution(p50), healthyBesidePaused: distribution(p50), paused: { eventsReceived: 0, closingReceived: true, closingMatchesLastEvent: true, closedAfterClosing: true, closeCode: 1000 } });
+    expect(stackSaturated(paused(3000), 100)).toBe(true);
+    expect(stackSaturated(paused(120), 100)).toBe(false);
+  });
+
+  it('times a subject and the reference pipeline in alternation', () => {
+    const texts = ['{"a":1,"b":["x","yz"]}', '{"c":{"d":"e"}}'];
+    expect(referencePipeline(texts)).toBeGreaterThan(0);
+    const timed = alternate(() => referencePipeline(texts), () => referencePipeline(texts), 5, 4);
+    expect(timed.subjectMsPerRound).toBeGreaterThan(0);
+    expect(timed.referenceMsPerRound).toBeGreaterThan(0);
+  });
+});

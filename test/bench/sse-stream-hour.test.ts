@@ -1,0 +1,92 @@
+/**
+ * The SSE stream-hour's arithmetic: an idle phase scaled to an hour with the setup and cleanup of
+ * each stream the hour holds, calls named by what they are for, the memory size from the peak,
+ * and the report's standing row and stream-hour section quoting the same hour.
+ */
+import { describe, expect, it } from 'vitest';
+import { BEFORE_MEMORY_MB, callPurpose, DEPLOYED_STREAM, hourOf, sizeFromPeak, STREAMS_PER_HOUR, streamHourOf } from '../../bench/sse-stream-hour-model.ts';
+import type { CallRecord, StreamProcessReport } from '../../bench/sse-stream-hour-model.ts';
+import { sseStandingCells, sseStreamHourLines, usd } from '../../bench/sse-stream-hour-report.ts';
+import { PRICES } from '../../bench/prices.ts';
+
+const call = (phase: CallRecord['phase'], command: string, table: string, kind: CallRecord['kind'], consistent: boolean, billedUnits: number): CallRecord => ({ phase, command, table, kind, consistent, billedUnits });
+const times = (count: number, record: CallRecord) => Array.from({ length: count }, () => record);
+
+/** 120 s idle: 60 probes, 8 strong reads, 4 token re-checks, 3 renewals of 3 slots; setup 5 RRU and 9 WRU, cleanup 3 WRU. */
+function report(overrides: Partial<StreamProcessReport> = {}): StreamProcessReport {
+  return {
+    variant: 'after',
+    calls: [
+      ...times(5, call('setup', 'GetItemCommand', 'tenants', 'read', true, 1)),
+      ...times(9, call('setup', 'UpdateItemCommand', 'connections', 'write', false, 1)),
+      ...times(60, call('idle', 'QueryCommand', 'connections', 'read', false, 0.5)),
+      ...times(8, call('idle', 'QueryCommand', 'connections', 'read', true, 1)),
+      ...times(4, call('idle', 'GetItemCommand', 'tenants', 'read', true, 1)),
+      ...times(9, call('idle', 'UpdateItemCommand', 'connections', 'write', false, 1)),
+      ...times(40, call('burst', 'QueryCommand', 'connections', 'read', true, 2)),
+      ...times(3, call('cleanup', 'DeleteItemCommand', 'connections', 'write', false, 1)),
+    ],
+    phaseMs: { setup: 300, idle: 120_000, burst: 4000, cleanup: 50 },
+    delivered: 300,
+    heartbeats: 8,
+    idleBytes: 8 * 16_400,
+    rss: { atStartMb: 70, beforeStreamMb: 70.5, peakMb: 85, peakHeapUsedMb: 18 },
+    burstCpuMs: 90,
+    referenceCpuMsPerEvent: 0.01,
+    ...overrides,
+  };
+}
+
+describe('SSE stream-hour', () => {
+  it('scales the idle phase to an hour and adds the setup and cleanup of each stream the hour holds, the burst left out', () => {
+    const row = hourOf(report(), 128);
+    expect(STREAMS_PER_HOUR).toBe(3600 / (DEPLOYED_STREAM.idleEndMs / 1000));
+    // Idle reads 30 + 8 + 4 = 42 units in 120 s: 1,260 an hour; setup 5 a stream.
+    expect(row.readUnits).toBeCloseTo(42 * 30 + 5 * STREAMS_PER_HOUR);
+    expect(row.writeUnits).toBeCloseTo(9 * 30 + 12 * STREAMS_PER_HOUR);
+    expect(row.idleCallsPerHour).toBeCloseTo(81 * 30);
+    expect(row.heartbeatsPerHour).toBeCloseTo(240);
+    expect(row.idleBytesPerHour).toBeCloseTo(8 * 16_400 * 30);
+    expect(row.usd.lambdaDuration).toBeCloseTo(3600 * (128 / 1024) * PRICES.lambdaArmGbSecond.usd, 10);
+    expect(row.usd.lambdaRequests).toBeCloseTo((STREAMS_PER_HOUR * PRICES.lambdaRequest.usd) / 1e6, 12);
+    expect(row.usd.total).toBeCloseTo(row.usd.lambdaDuration + row.usd.lambdaRequests + row.usd.dynamoReads + row.usd.dynamoWrites, 12);
+  });
+
+  it('names each idle-phase call by what it is for: inbox probe and read, token re-check, slot renewal', () => {
+    const byCall = Object.fromEntries(hourOf(report(), 128).byCommand.map((entry) => [entry.call, entry]));
+    expect(Object.keys(byCall).sort()).toEqual(['inbox probe (Query, eventual)', 'inbox read (Query, strong)', 'slot renewal (UpdateItem)', 'token re-check (GetItem, strong)']);
+    expect(byCall['inbox probe (Query, eventual)']).toEqual({ call: 'inbox probe (Query, eventual)', callsPerHour: 1800, unitsPerHour: 900 });
+    expect(byCall['slot renewal (UpdateItem)']?.callsPerHour).toBeCloseTo(270);
+    expect(callPurpose({ command: 'ScanCommand', kind: 'read', consistent: false })).toBe('Scan, eventual');
+  });
+
+  it('sizes the memory from the peak RSS and half again in 64 MB steps, at least 128 MB', () => {
+    expect(sizeFromPeak(40)).toBe(128);
+    expect(sizeFromPeak(85)).toBe(128);
+    expect(sizeFromPeak(90)).toBe(192);
+    expect(sizeFromPeak(200)).toBe(320);
+  });
+
+  it('prices before at the previous 512 MB and after at the size the stack sets, and states CPU beside its yardstick', () => {
+    const hour = streamHourOf(report({ variant: 'before', rss: { atStartMb: 70, beforeStreamMb: 70.5, peakMb: 86, peakHeapUsedMb: 18 } }), report(), 128, { measuredAt: '2026-12-02T00:00:00.000Z', commit: 'abc', idleSeconds: 120, burstEvents: 300 });
+    expect(hour.hour.before.memoryMb).toBe(BEFORE_MEMORY_MB);
+    expect(hour.hour.after.memoryMb).toBe(128);
+    expect(hour.memory.peakRssMb).toBe(86);
+    expect(hour.memory.cpuMsPerDelivery).toBeCloseTo(0.3);
+    expect(hour.memory.cpuRatioToReference).toBeCloseTo(30);
+    expect(hour.settings).toMatchObject({ pollMs: 250, idlePollMs: 2000, backoffAfterPolls: 8, revalidateMs: 30_000, slotLeaseMs: 120_000, idleSeconds: 120 });
+  });
+
+  it('gives the standing table and the stream-hour section the same hour, with the deployed poll settings', () => {
+    const hour = streamHourOf(report({ variant: 'before' }), report(), 128, { measuredAt: '2026-12-02T00:00:00.000Z', idleSeconds: 120, burstEvents: 300 });
+    const [measured, perHour] = sseStandingCells(hour);
+    const section = sseStreamHourLines(hour).join('\n');
+    expect(perHour).toContain(`**${usd(hour.hour.after.usd.total)}**`);
+    expect(section).toContain(`**${usd(hour.hour.after.usd.total)}**`);
+    expect(section).toContain(`**${usd(hour.hour.before.usd.total)}**`);
+    for (const text of [measured, section]) {
+      expect(text).toContain('inbox poll every 250 ms, backing off after 8 empty reads to one every 2,000 ms');
+      expect(text).toContain('token re-check every 30 s; slot lease 120 s renewed every 40 s');
+    }
+  });
+});
