@@ -9,6 +9,7 @@ import type { FanoutScaleRun } from './fanout-scale.ts';
 import type { HistoryBench } from './history.ts';
 import type { PausedConsumerResult } from './paused-consumer.ts';
 import type { BridgeCostRun } from './bridges.ts';
+import type { LanesStageResult } from './fanout-lanes.ts';
 import { MEMORY_MB, PRICES } from './prices.ts';
 
 export interface RunInfo {
@@ -42,6 +43,8 @@ export interface BenchResults {
   history?: HistoryBench;
   /** The reconnecting consumer (`bench/reconnecting-consumer.ts`); absent in results saved before it existed. */
   reconnectingConsumer?: ReconnectingConsumerResult;
+  /** The fan-out lanes stage (`bench/fanout-lanes.ts`, `--only lanes`); absent in results saved before it existed. */
+  fanoutLanes?: LanesStageResult;
 }
 
 export interface DollarBreakdown {
