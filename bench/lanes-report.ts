@@ -17,6 +17,7 @@
  *   (lanes − 1 per batch; lane 0 runs in the fan-out invocation) and the WebSocket messages.
  */
 import type { LanesRun, LanesStageResult } from './fanout-lanes.ts';
+import { LAMBDA_INVOKE_URL, LAMBDA_SYNC_PAYLOAD_BYTES, laneWorkBytes } from './lane-work-size.ts';
 import { MEMORY_MB, PRICES } from './prices.ts';
 import { dollars, fixed, grouped, table } from './report-format.ts';
 
@@ -128,6 +129,19 @@ export function lanesModel(inputs: LaneModelInputs): LaneModel {
   };
 }
 
+/**
+ * The rate a run would reach if, from its first delivery on, every delivering process kept
+ * `concurrency` posts in flight, bounded by each connection's own posts one after another
+ * (events × post latency): deliveries ÷ (first delivery + max(deliveries ÷ (W × concurrency ÷
+ * post latency), events × post latency)). What is left between it and the run is the batch
+ * barrier (a second batch waits for the first), lanes that end unevenly, and CPU.
+ */
+export function postingBound(run: LanesRun, settings: Pick<LanesStageResult['settings'], 'concurrency' | 'postMs'>): number {
+  const postSeconds = settings.postMs / 1000;
+  const posting = Math.max(run.deliveries / ((run.workers * settings.concurrency) / postSeconds), run.events * postSeconds);
+  return run.deliveries / (run.firstDeliveryMs / 1000 + posting);
+}
+
 /** CPU per delivery of a run (ms): the delivering processes' CPU ÷ its deliveries. */
 export const cpuMsPerDelivery = (run: LanesRun) => (run.cpuMs.stack + run.cpuMs.laneWorkers) / Math.max(1, run.deliveries);
 
@@ -164,12 +178,13 @@ export function lanesMarkdown(result: LanesStageResult | undefined): string[] {
     '',
     `\`npm run bench -- --only lanes\` (\`bench/fanout-lanes.ts\`), ${result.date.slice(0, 16).replace('T', ' ')} UTC, commit \`${result.commit.slice(0, 7)}\`, ${grouped(result.durationSeconds)} s. One tenant's session with S subscribers, a burst of events POSTed at once (${grouped(settings.deliveriesPerRun)} deliveries per run at every S, so runs compare), delivered by W processes: W = 1 is the fan-out invocation alone (\`AEP_FANOUT_MAX_LANES=1\`, no lane workers); W = 2 and 4 add W − 1 lane worker processes (\`AEP_LOCAL_LANE_WORKERS\`) with at most W lanes per batch. \`AEP_FANOUT_LANE_DELIVERIES=${settings.laneDeliveries}\`, so every batch of every run (at least ${grouped(Math.min(...sizes))} deliveries) splits into W lanes; ${settings.concurrency} posts in flight per lane (\`AEP_FANOUT_CONCURRENCY\`). Each stack is fresh (one per W) and runs a discarded warm-up burst first.`,
     '',
-    `Posts go to a stand-in (\`local/stand-in-poster.ts\`): ${settings.postMs} ms of simulated round trip, then \`sent\` and the completion time recorded. Real sockets by the thousand would make the local gateway's one process the limit at every W; the stand-in also leaves out a real post's own CPU (request signing, the HTTPS write), so CPU per delivery here is the relay's share of it. The subscriptions are written straight into the connections table as live index entries, before the timed window. Latency runs from the POST's start to each post's completion; deliveries/s = deliveries ÷ (last completion − POST start). CPU is user + system time from the POST until the last delivery was read back, of the delivering processes (the stack's own process, where fan-out, the HTTP ingest and the stream pollers run, and the lane workers), of DynamoDB Local, and of the whole machine (this machine's ${cores} cores, shared with other work).`,
+    `Posts go to a stand-in (\`local/stand-in-poster.ts\`): ${settings.postMs} ms of simulated round trip, then \`sent\` and the completion time recorded. Real sockets by the thousand would make the local gateway's one process the limit at every W; the stand-in also leaves out a real post's own CPU (request signing, the HTTPS write), so CPU per delivery here is the relay's share of it. The subscriptions are written straight into the connections table as live index entries, before the timed window. Latency runs from the POST's start to each post's completion; deliveries/s = deliveries ÷ (last completion − POST start). CPU is user + system time from the POST until the last delivery was read back, of the delivering processes (the stack's own process, where fan-out, the HTTP ingest and the stream pollers run, and the lane workers), of DynamoDB Local, and of the whole machine (this machine's ${cores} cores, shared with other work). The posting bound is the rate the run would reach if, from its first delivery on, each of the W processes kept ${settings.concurrency} posts in flight, no connection faster than its own posts one after another (events × ${settings.postMs} ms): deliveries ÷ (first delivery + the longer of the two).`,
     '',
     table(
-      ['subscribers', 'W', 'events', 'deliveries', 'deliveries / s (this machine)', 'ratio to W = 1', 'first delivery', 'p50 / p99', 'fan-out / lane invocations', 'CPU: stack + lane workers', 'deliveries per CPU-second', 'DynamoDB Local CPU', 'machine busy', '1-min load before'],
+      ['subscribers', 'W', 'events', 'deliveries', 'deliveries / s (this machine)', 'ratio to W = 1', 'posting bound / s', 'of the bound', 'first delivery', 'p50 / p99', 'fan-out / lane invocations', 'CPU: stack + lane workers', 'deliveries per CPU-second', 'DynamoDB Local CPU', 'machine busy', '1-min load before'],
       ordered.map((run) => {
         const ratio = ratioToOne(runs, run);
+        const bound = postingBound(run, settings);
         return [
           grouped(run.subscribers),
           String(run.workers),
@@ -177,6 +192,8 @@ export function lanesMarkdown(result: LanesStageResult | undefined): string[] {
           `${grouped(run.deliveries)} / ${grouped(run.expectedDeliveries)}`,
           grouped(run.deliveriesPerSecond),
           ratio === undefined ? '–' : `**${fixed(ratio)}×**`,
+          grouped(bound),
+          `${fixed((100 * run.deliveriesPerSecond) / bound, 0)}%`,
           ms(run.firstDeliveryMs),
           `${ms(run.latency.p50)} / ${ms(run.latency.p99)}`,
           `${run.fanoutInvocations} / ${run.laneInvocations}${run.laneFailures > 0 ? ` (${run.laneFailures} failed)` : ''}`,
@@ -197,29 +214,33 @@ export function lanesMarkdown(result: LanesStageResult | undefined): string[] {
 
 /** What the measured runs say about scaling, each sentence chosen by the figures it states. */
 function scalingFindings(result: LanesStageResult): string[] {
-  const { runs } = result;
+  const { runs, settings } = result;
   const cores = result.machineCores;
   const most = Math.max(...runs.map((run) => run.workers));
   const widest = runs.filter((run) => run.workers === most);
-  const ratios = widest.map((run) => ({ run, ratio: ratioToOne(runs, run) })).filter((entry): entry is { run: LanesRun; ratio: number } => entry.ratio !== undefined);
+  const ones = runs.filter((run) => run.workers === 1);
+  const ratios = widest.map((run) => ratioToOne(runs, run)).filter((ratio): ratio is number => ratio !== undefined);
   if (ratios.length === 0 || most === 1) return [];
-  const lines: string[] = [];
-  const best = Math.max(...ratios.map((entry) => entry.ratio));
-  const worst = Math.min(...ratios.map((entry) => entry.ratio));
-  const onePerCpu = runs.filter((run) => run.workers === 1);
+  const ofBound = (set: readonly LanesRun[]) => set.map((run) => (100 * run.deliveriesPerSecond) / postingBound(run, settings));
+  const percentRange = (values: readonly number[]) => {
+    const [low, high] = [Math.min(...values), Math.max(...values)];
+    return fixed(low, 0) === fixed(high, 0) ? `${fixed(low, 0)}%` : `${fixed(low, 0)}–${fixed(high, 0)}%`;
+  };
   const cpuPerDelivery = (set: readonly LanesRun[]) => set.reduce((sum, run) => sum + cpuMsPerDelivery(run), 0) / Math.max(1, set.length);
   const busiest = Math.max(...widest.map((run) => run.cpuMs.machine / run.windowMs));
-  const oneLatencyBound = result.settings.concurrency / (result.settings.postMs / 1000);
-  lines.push(
-    `**Scaling.** ${most} delivering processes reached ${range(worst, best)} the deliveries/s of one (same S, same stage run; the issue's goal is 3×). One process can post at most ${grouped(oneLatencyBound)} deliveries/s at ${result.settings.postMs} ms with ${result.settings.concurrency} in flight; it reached ${onePerCpu.map((run) => grouped(run.deliveriesPerSecond)).join(', ')} at S = ${onePerCpu.map((run) => grouped(run.subscribers)).join(', ')}.`,
-  );
-  lines.push(
-    `CPU per delivery of the delivering processes: ${us(cpuPerDelivery(onePerCpu))} with W = 1 and ${us(cpuPerDelivery(widest))} with W = ${most} (the lane hand-off: encoding each lane's work, the Invoke request, decoding it in the worker), averaged over the sizes. ` +
+  const postSeconds = settings.postMs / 1000;
+  const perProcess = settings.concurrency / postSeconds;
+  // Runs whose connections' own posts (events × post latency) take about as long as the lanes' posting.
+  const chained = widest.filter((run) => run.events * postSeconds >= 0.9 * (run.deliveries / (run.workers * perProcess)));
+  const firsts = runs.map((run) => run.firstDeliveryMs);
+  return [
+    `**Scaling.** ${most} delivering processes reached ${range(Math.min(...ratios), Math.max(...ratios))} the deliveries/s of one (same S, same stage run; the issue's goal is 3×). One process posts at most ${grouped(perProcess)} deliveries/s (${settings.concurrency} in flight at ${settings.postMs} ms), ${most} at most ${grouped(most * perProcess)}. Every run reached ${percentRange([...ofBound(ones), ...ofBound(widest)])} of its posting bound (${percentRange(ofBound(ones))} with W = 1, ${percentRange(ofBound(widest))} with W = ${most}): the posting itself grows with the processes. What keeps the ratio under ${most} is the time before the first delivery (${grouped(Math.min(...firsts))}–${grouped(Math.max(...firsts))} ms: the POST, the ${settings.pollMs} ms stream poll, ordering, reading S subscriptions, planning and the lane hand-off), the same whatever W and a larger share of a shorter run${chained.length === 0 ? '' : `, and at ${chained.map((run) => grouped(run.subscribers)).join(', ')} subscribers each connection's own posts one after another (${chained.map((run) => `${run.events} events × ${settings.postMs} ms = ${grouped(run.events * settings.postMs)} ms`).join(', ')}), as long as the lanes' posting`}; below the bound, a run split into two batches waits for the first (the batch barrier) and the lanes end unevenly.`,
+    '',
+    `CPU per delivery of the delivering processes: ${us(cpuPerDelivery(ones))} with W = 1 and ${us(cpuPerDelivery(widest))} with W = ${most}, averaged over the sizes; the latter includes the lane hand-off (encoding each lane's work, the Invoke request, decoding it in the worker), and the stack process's standing work (the two stream pollers) runs for a shorter window. ` +
       (busiest >= 0.85 * cores
-        ? `With W = ${most} the machine's ${cores} cores were up to ${fixed(busiest)} busy during the runs: the rate is bounded by CPU, not by posts in flight, so more worker processes cannot add throughput here; on ${cores} cores the most this stage can show is about ${cores} ÷ (CPU per delivery) deliveries/s in total, shared with DynamoDB Local and the stack's other work.`
-        : `With W = ${most} the machine's ${cores} cores were at most ${fixed(busiest)} busy during the runs, so the cores were not the limit.`),
-  );
-  return lines;
+        ? `With W = ${most} the machine's ${cores} cores were up to ${fixed(busiest)} busy (other work on the machine included): the rate is bounded by CPU there, not by posts in flight, so more worker processes cannot add throughput; on ${cores} cores the most this stage can show is about ${cores} ÷ (CPU per delivery) deliveries/s in total, shared with DynamoDB Local and the stack's other work.`
+        : `With W = ${most} the machine's ${cores} cores were at most ${fixed(busiest)} busy during the runs (other work on the machine included), so the cores were not the limit.`),
+  ];
 }
 
 function awsModelLines(result: LanesStageResult): string[] {
@@ -228,6 +249,10 @@ function awsModelLines(result: LanesStageResult): string[] {
   const cpu = cpuMsPerDelivery(run);
   const memory = MEMORY_MB.fanoutlane;
   const base = { subscribers: TARGET.subscribers, eventsPerSecond: TARGET.eventsPerSecond, postsPerLane: result.settings.concurrency, laneMemoryMb: memory, cpuMsPerDelivery: cpu, batchFixedMs: ASSUMED_BATCH_FIXED_MS };
+  // One lane's Invoke payload, as the relay encodes it (`encodeLaneWork` of the bench's events).
+  const laneWork = (model: LaneModel) => laneWorkBytes(Math.ceil(model.recordsPerBatch), Math.ceil(TARGET.subscribers / model.lanes));
+  const fullBatchAtDefault = laneWorkBytes(MAX_RECORDS_PER_BATCH, Math.ceil(TARGET.subscribers / DEFAULT_MAX_LANES));
+  const mb = (bytes: number) => `${fixed(bytes / 1e6, 2)} MB`;
   const columns = [20, 10].map((postMs) => ({ postMs, model: lanesModel({ ...base, postMs }) }));
   const row = (label: string, value: (model: LaneModel, postMs: number) => string): string[] => [label, ...columns.map(({ model, postMs }) => value(model, postMs))];
   const at20 = columns[0]?.model as LaneModel;
@@ -256,13 +281,14 @@ function awsModelLines(result: LanesStageResult): string[] {
         [...row('$ per million: lane requests', (model) => usd(model.dollarsPerMillion.laneRequests)), `at $${PRICES.lambdaRequest.usd} per million invocations`],
         [...row('$ per million: WebSocket messages', (model) => usd(model.dollarsPerMillion.websocketMessages)), `one message per delivery at $${PRICES.websocketMessage.usd} per million`],
         [...row('**$ per million deliveries**', (model) => `**${usd(model.dollarsPerMillion.total)}**`), 'the three above (fan-out\'s own invocation and DynamoDB reads are per batch, not per delivery: the cost grid)'],
+        [...row('lane work per lane invocation', (model) => mb(laneWork(model))), `the Invoke payload (\`encodeLaneWork\`) of records per batch × subscribers ÷ lanes; Lambda takes at most ${fixed(LAMBDA_SYNC_PAYLOAD_BYTES / 2 ** 20, 0)} MB`],
         [...row('`@connections` requests / s', (model) => `${grouped(model.apiGatewayRps)} (${grouped(model.apiGatewayQuotaMultiple)}× the default quota)`), `one PostToConnection per delivery, against ${grouped(API_GATEWAY_ACCOUNT_RPS)} requests/s per account and Region`],
       ],
       ['l', 'r', 'r', 'l'],
     ),
     '',
     `**What binds.** ${at20.sustainable ? `At 20 ms the model keeps up with a p99 of about ${ms(at20.p99Ms)}.` : `At a 20 ms post the target cannot be met by adding lanes: each connection would need a post in flight ${fixed(100 * at20.connectionBusy, 0)}% of the time, and fan-out posts to a connection one at a time to keep its order (AEP-0003 §3.5: one Event or frame per WebSocket text frame, so events cannot share a post). The batches grow to their ${MAX_RECORDS_PER_BATCH}-record cap and fall behind. Meeting it takes a post latency well under 20 ms per connection${at10.sustainable ? ` (at 10 ms: ${at10.lanes} lanes, p99 about ${ms(at10.p99Ms)})` : ''}, or fewer events per subscriber.`} ` +
-      `Lanes: \`-c fanoutLanes\` (at most ${DEFAULT_MAX_LANES} lanes per batch by default, \`AEP_FANOUT_MAX_LANES\`) must be raised to the lanes the model needs (${at10.lanes} at 10 ms), and the lane function's concurrency must allow as many at once. ` +
+      `Lanes: \`-c fanoutLanes\` (at most ${DEFAULT_MAX_LANES} lanes per batch by default, \`AEP_FANOUT_MAX_LANES\`) must be raised to the lanes the model needs (${at10.lanes} at 10 ms), and the lane function's concurrency must allow as many at once. Lane work travels in the Invoke request, and Lambda refuses a synchronous payload over ${fixed(LAMBDA_SYNC_PAYLOAD_BYTES / 2 ** 20, 0)} MB ([Invoke](${LAMBDA_INVOKE_URL})): a full ${MAX_RECORDS_PER_BATCH}-record batch to ${grouped(TARGET.subscribers)} subscribers in the default ${DEFAULT_MAX_LANES} lanes is ${mb(fullBatchAtDefault)} per lane${fullBatchAtDefault > LAMBDA_SYNC_PAYLOAD_BYTES ? ', over that limit: such a lane fails at every worker attempt and runs in the fan-out invocation itself (slower, never lost), so more lanes are needed for the payload as well as for the rate' : ''}. ` +
       `The binding AWS quota is API Gateway's throttle: ${grouped(API_GATEWAY_ACCOUNT_RPS)} requests per second per account and Region, shared by REST, HTTP, WebSocket and WebSocket callback (\`@connections\`) APIs, adjustable ([Amazon API Gateway quotas](${API_GATEWAY_QUOTAS_URL})). Every delivery is one PostToConnection, so ${grouped(at20.deliveriesPerSecond)} deliveries/s needs a quota increase of that order (${grouped(at20.apiGatewayQuotaMultiple)}× the default), before any lane count matters.`,
     '',
   ];

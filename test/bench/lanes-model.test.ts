@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { LanesRun, LanesStageResult } from '../../bench/fanout-lanes.ts';
 import { eventsFor } from '../../bench/fanout-lanes.ts';
-import { cpuMsPerDelivery, lanesMarkdown, lanesModel, modelRun, ratioToOne } from '../../bench/lanes-report.ts';
+import { LAMBDA_SYNC_PAYLOAD_BYTES, laneWorkBytes } from '../../bench/lane-work-size.ts';
+import { cpuMsPerDelivery, lanesMarkdown, lanesModel, modelRun, postingBound, ratioToOne } from '../../bench/lanes-report.ts';
 
 const target = { subscribers: 10_000, eventsPerSecond: 50, postsPerLane: 256, laneMemoryMb: 1024, cpuMsPerDelivery: 0.025, batchFixedMs: 200 };
 
@@ -86,6 +87,16 @@ function run(workers: number, subscribers: number, deliveriesPerSecond: number, 
   };
 }
 
+describe('laneWorkBytes', () => {
+  it('is the relay\'s own encoding, and a full batch to 10,000 subscribers in 8 lanes is over Lambda\'s synchronous payload', () => {
+    const small = laneWorkBytes(2, 3);
+    expect(small).toBeGreaterThan(0);
+    expect(laneWorkBytes(4, 3)).toBeGreaterThan(small);
+    expect(laneWorkBytes(100, 1250)).toBeGreaterThan(LAMBDA_SYNC_PAYLOAD_BYTES);
+    expect(laneWorkBytes(20, 250)).toBeLessThan(LAMBDA_SYNC_PAYLOAD_BYTES / 10);
+  });
+});
+
 describe('the measured figures', () => {
   const runs = [run(1, 1000, 10_000), run(2, 1000, 18_000), run(4, 1000, 31_000), run(1, 10_000, 9_000), run(4, 10_000, 27_000)];
 
@@ -99,6 +110,14 @@ describe('the measured figures', () => {
     const chosen = modelRun(runs) as LanesRun;
     expect([chosen.subscribers, chosen.workers]).toEqual([10_000, 4]);
     expect(cpuMsPerDelivery(chosen)).toBeCloseTo((2000 + 1500) / 100_000, 12);
+  });
+
+  it('bounds each run by W × 256 posts in flight from its first delivery, or by one connection\'s posts in a row', () => {
+    const settings = { concurrency: 256, postMs: 20 };
+    // 100,000 deliveries by 4 × 12,800/s = 1.953 s after 150 ms; the 10 posts per connection take only 200 ms.
+    expect(postingBound(run(4, 10_000, 1), settings)).toBeCloseTo(100_000 / (0.15 + 100_000 / 51_200), 6);
+    // 100 events per connection in a row: 2 s, longer than 4 processes' 0.39 s for 20,000 deliveries.
+    expect(postingBound(run(4, 200, 1, { events: 100, deliveries: 20_000 }), settings)).toBeCloseTo(20_000 / (0.15 + 2), 6);
   });
 
   it('spreads the same deliveries over every size', () => {
@@ -121,6 +140,8 @@ describe('the measured figures', () => {
     expect(text).toContain('| 10,000 | 4 | 10 | 100,000 / 100,000 | 27,000 | **3.00×** |');
     expect(text).toContain('reached 3.00× to 3.10× the deliveries/s of one');
     expect(text).toMatch(/\| delivery p99 \| \*\*unbounded\*\* \| \*\*\d[\d,]* ms\*\* \|/);
+    expect(text).toContain('in the default 8 lanes is 7.');
+    expect(text).toContain('over that limit');
     expect(text).toContain('500,000 deliveries/s needs a quota increase of that order (50× the default)');
     expect(lanesMarkdown(undefined)).toEqual([]);
   });
