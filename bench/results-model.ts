@@ -3,13 +3,13 @@ import type { ReconnectingConsumerResult } from './reconnecting-consumer.ts';
 import type { StackUsage } from '../local/usage.ts';
 import { FUNCTION_NAMES } from '../local/usage.ts';
 import type { CpuResult } from './cpu.ts';
+import type { LanesStageResult } from './fanout-lanes.ts';
 import type { CostRun, IngestPath, SweepRun } from './cost.ts';
 import type { DeliveryLatency, Distribution } from './latency.ts';
 import type { FanoutScaleRun } from './fanout-scale.ts';
 import type { HistoryBench } from './history.ts';
 import type { PausedConsumerResult } from './paused-consumer.ts';
 import type { BridgeCostRun } from './bridges.ts';
-import type { LanesStageResult } from './fanout-lanes.ts';
 import { MEMORY_MB, PRICES } from './prices.ts';
 
 export interface RunInfo {
