@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 /** The Lambda entry points, one per folder under `functions/` (`functions/<name>/handler.ts`). */
-export const FUNCTION_NAMES = ['http', 'authorizer', 'socket', 'fanout', 'stream', 'deadline', 'bridges', 'sinkretry'] as const;
+export const FUNCTION_NAMES = ['http', 'authorizer', 'socket', 'fanout', 'stream', 'deadline', 'bridges', 'sinkretry', 'fanoutlane'] as const;
 export type FunctionName = (typeof FUNCTION_NAMES)[number];
 
 /** File every bundle is written to inside its folder; the Lambda handler is `index.handler`. */

@@ -6,7 +6,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Node } from 'constructs';
-import { DEFAULT_FANOUT_TENANT_DELIVERIES, DEFAULT_LIMITS, defaultStreamsPerTenant } from '../src/config/relay-config.ts';
+import { DEFAULT_FANOUT_LANE_DELIVERIES, DEFAULT_FANOUT_MAX_LANES, DEFAULT_FANOUT_TENANT_DELIVERIES, DEFAULT_LIMITS, defaultStreamsPerTenant } from '../src/config/relay-config.ts';
 import { parseCorsOrigins } from './constructs/cors-rules.ts';
 
 export type RelayLogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -99,6 +99,19 @@ export interface RelaySettings {
   throttling: StageThrottling;
   /** What one tenant or one connection may take of the shared lanes (README "Tenant isolation"). */
   tenantLimits: TenantLimits;
+  /** How a big fan-out batch is split over lane workers (infra/constructs/delivery-lanes.ts). */
+  deliveryLanes: DeliveryLaneSettings;
+}
+
+export interface DeliveryLaneSettings {
+  /**
+   * Lanes one fan-out batch is split into at most (`-c fanoutLanes=8`, `AEP_FANOUT_MAX_LANES`):
+   * the fan-out invocation and up to this less one lane workers post it at once. 1 keeps every
+   * delivery in the fan-out invocation, which may then not invoke the worker.
+   */
+  maxLanes: number;
+  /** Planned deliveries one lane takes before the batch is split into another (`-c fanoutLaneDeliveries=2000`, `AEP_FANOUT_LANE_DELIVERIES`). */
+  laneDeliveries: number;
 }
 
 export interface TenantLimits {
@@ -171,6 +184,7 @@ export const DEFAULT_SETTINGS: RelaySettings = {
     socketFrameBurst: DEFAULT_LIMITS.socketFrameBurst,
     fanoutTenantDeliveries: DEFAULT_FANOUT_TENANT_DELIVERIES,
   },
+  deliveryLanes: { maxLanes: DEFAULT_FANOUT_MAX_LANES, laneDeliveries: DEFAULT_FANOUT_LANE_DELIVERIES },
 };
 
 /**
@@ -256,6 +270,10 @@ export function settingsFromContext(node: Node): RelaySettings {
       socketFramesPerSecond: positiveInteger(read('socketFramesPerSecond'), 'socketFramesPerSecond', tenantDefaults.socketFramesPerSecond),
       socketFrameBurst: positiveInteger(read('socketFrameBurst'), 'socketFrameBurst', tenantDefaults.socketFrameBurst),
       fanoutTenantDeliveries: positiveInteger(read('fanoutTenantDeliveries'), 'fanoutTenantDeliveries', tenantDefaults.fanoutTenantDeliveries),
+    },
+    deliveryLanes: {
+      maxLanes: positiveInteger(read('fanoutLanes'), 'fanoutLanes', DEFAULT_SETTINGS.deliveryLanes.maxLanes),
+      laneDeliveries: positiveInteger(read('fanoutLaneDeliveries'), 'fanoutLaneDeliveries', DEFAULT_SETTINGS.deliveryLanes.laneDeliveries),
     },
     ...(domainName === undefined ? {} : { domainName }),
     ...(certificateArn === undefined ? {} : { certificateArn }),

@@ -16,6 +16,7 @@ import { RelayEdge, SOCKET_PATH } from './constructs/edge.ts';
 import { RelayEdgeAccessLogs } from './constructs/edge-access-logs.ts';
 import { RelayBridges } from './constructs/bridges.ts';
 import { RelayDeadlines } from './constructs/deadlines.ts';
+import { RelayDeliveryLanes } from './constructs/delivery-lanes.ts';
 import { RelayFanout } from './constructs/fanout.ts';
 import { OPERATOR_TENANT, RelayFunctions } from './constructs/relay-functions.ts';
 import { RelayHttpApi } from './constructs/http-api.ts';
@@ -44,6 +45,7 @@ export class RelayStack extends Stack {
   public readonly webSocketApi: RelayWebSocketApi;
   public readonly streamEndpoint: RelayStreamEndpoint;
   public readonly fanout: RelayFanout;
+  public readonly deliveryLanes: RelayDeliveryLanes;
   public readonly bridges: RelayBridges;
   public readonly deadlines: RelayDeadlines;
   public readonly edge: RelayEdge;
@@ -93,6 +95,13 @@ export class RelayStack extends Stack {
     this.functions.useManagementEndpoint(this.webSocketApi.managementEndpoint);
     this.streamEndpoint = new RelayStreamEndpoint(this, 'StreamEndpoint', { handler: this.functions.stream, corsOrigins: settings.corsOrigins });
     this.fanout = new RelayFanout(this, 'Fanout', { events: this.tables.events, handler: this.functions.fanout, removalPolicy: settings.removalPolicy });
+    this.deliveryLanes = new RelayDeliveryLanes(this, 'DeliveryLanes', {
+      fanout: this.functions.fanout,
+      worker: this.functions.fanoutlane,
+      connections: this.tables.connections,
+      maxLanes: settings.deliveryLanes.maxLanes,
+      laneDeliveries: settings.deliveryLanes.laneDeliveries,
+    });
     this.bridges = new RelayBridges(this, 'Bridges', {
       events: this.tables.events,
       tenants: this.tables.tenants,
@@ -134,7 +143,7 @@ export class RelayStack extends Stack {
     });
 
     this.observability = new RelayObservability(this, 'Observability', {
-      functions: { Http: this.functions.http, Authorizer: this.functions.authorizer, Socket: this.functions.socket, Fanout: this.functions.fanout, Stream: this.functions.stream, Deadline: this.functions.deadline, Bridges: this.functions.bridges, SinkRetry: this.functions.sinkretry },
+      functions: { Http: this.functions.http, Authorizer: this.functions.authorizer, Socket: this.functions.socket, Fanout: this.functions.fanout, Stream: this.functions.stream, Deadline: this.functions.deadline, Bridges: this.functions.bridges, SinkRetry: this.functions.sinkretry, FanoutLane: this.functions.fanoutlane },
       fanout: this.functions.fanout,
       failedBatches: this.fanout.failedBatches.metricFailedBatches(),
       httpApi: this.httpApi.api,
@@ -174,7 +183,7 @@ export class RelayStack extends Stack {
    *   keeps its slots; reads tokens and quotas.
    * - deadline: reads the deadline index and a connection's record, takes the deadline and
    *   removes the connection's state when its token expires.
-   * The bridges' grants (tenants only) are in bridges.ts.
+   * The bridges' grants (tenants only) are in bridges.ts, the lane worker's (connections only) in delivery-lanes.ts.
    */
   private grantTableAccess(): void {
     const { events, connections, tenants } = this.tables;

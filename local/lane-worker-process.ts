@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
 import { readRelayConfig } from '../src/config/relay-config.ts';
 import { createRuntime } from '../functions/runtime/create-runtime.ts';
-import { LANE_TIMEOUT_SECONDS } from '../src/config/function-timeouts.ts';
+import { FANOUT_LANE_TIMEOUT_SECONDS } from '../src/config/function-timeouts.ts';
 import { lambdaContext } from './lambda-context.ts';
 import { standInPosterFromEnv } from './stand-in-poster.ts';
 
@@ -43,7 +43,7 @@ async function loadHandler(): Promise<LaneHandler> {
 const handler = await loadHandler();
 process.on('message', (message: { type: string; id: number; payload: string }) => {
   if (message.type !== 'invoke') return;
-  handler(JSON.parse(message.payload), lambdaContext('fanoutlane', LANE_TIMEOUT_SECONDS * 1000)).then(
+  handler(JSON.parse(message.payload), lambdaContext('fanoutlane', FANOUT_LANE_TIMEOUT_SECONDS * 1000)).then(
     (result) => process.send?.({ type: 'result', id: message.id, ok: true, body: JSON.stringify(result ?? null) }),
     (error: unknown) => process.send?.({ type: 'result', id: message.id, ok: false, body: JSON.stringify({ errorType: error instanceof Error ? error.name : 'Error', errorMessage: error instanceof Error ? error.message : String(error) }) }),
   );

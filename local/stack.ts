@@ -68,7 +68,7 @@ import type { StreamingHandler } from './gateway/response-streaming.ts';
 import type { StreamPoller } from './stream-poller.ts';
 import { UsageCounters } from './usage.ts';
 import type { SQSRecord } from 'aws-lambda';
-import { BRIDGES_TIMEOUT_SECONDS, DEADLINE_TIMEOUT_SECONDS, LANE_TIMEOUT_SECONDS, SINK_RETRY_TIMEOUT_SECONDS } from '../src/config/function-timeouts.ts';
+import { BRIDGES_TIMEOUT_SECONDS, DEADLINE_TIMEOUT_SECONDS, FANOUT_LANE_TIMEOUT_SECONDS, SINK_RETRY_TIMEOUT_SECONDS } from '../src/config/function-timeouts.ts';
 import { localRetryQueue } from '../src/gateway/local-retry-queue.ts';
 import type { LocalRetryQueue } from '../src/gateway/local-retry-queue.ts';
 import type { SinkRetryWakeUp } from '../src/relay/ports/sink-retry-queue.ts';
@@ -183,7 +183,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       const crashAfter = nonNegativeInteger('AEP_LOCAL_LANE_CRASH_AFTER_POSTS', 0);
       laneWorkers = await startLaneWorkers({
         workers: laneWorkerCount,
-        timeoutMs: LANE_TIMEOUT_SECONDS * 1000,
+        timeoutMs: FANOUT_LANE_TIMEOUT_SECONDS * 1000,
         ...(crashAfter > 0 ? { crashFirstAfterPosts: crashAfter } : {}),
         invoke: (run) => usage.invoke('fanoutlane', run),
       });

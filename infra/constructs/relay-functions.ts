@@ -12,7 +12,7 @@ import { ApplicationLogLevel, Architecture, Code, Function as LambdaFunction, Lo
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { BRIDGES_TIMEOUT_SECONDS, DEADLINE_TIMEOUT_SECONDS, FANOUT_TIMEOUT_SECONDS, SINK_RETRY_TIMEOUT_SECONDS } from '../../src/config/function-timeouts.ts';
+import { BRIDGES_TIMEOUT_SECONDS, DEADLINE_TIMEOUT_SECONDS, FANOUT_LANE_TIMEOUT_SECONDS, FANOUT_TIMEOUT_SECONDS, SINK_RETRY_TIMEOUT_SECONDS } from '../../src/config/function-timeouts.ts';
 import { RELAY_VARIABLES, relayEnvironment } from '../../src/config/relay-environment.ts';
 import type { TableNames } from '../../src/store/table-definitions.ts';
 import { BUNDLE_HANDLER, FUNCTION_NAMES } from '../bundle.ts';
@@ -45,6 +45,14 @@ const SHAPES: Record<FunctionName, FunctionShape> = {
   socket: { description: 'AEP relay: WebSocket routes ($connect, $default, $disconnect)', memorySize: 512, timeout: Duration.seconds(28) },
   // A stream batch posts to every matching connection; bounded well below the stream's 24 h retention.
   fanout: { description: 'AEP relay: event log stream fan-out', memorySize: 512, timeout: Duration.seconds(FANOUT_TIMEOUT_SECONDS) },
+  // A delivery lane of a big batch (infra/constructs/delivery-lanes.ts): posts, CPU-bound at
+  // 512 MB. By the bench's CPU per delivery a full lane (2,000 posts) takes about 0.4 s of CPU
+  // at 512 MB (0.29 vCPU; Lambda gives one vCPU at 1,769 MB) against 0.16 s of waiting on the
+  // network (256 posts in flight at 20 ms). 1024 MB (0.58 vCPU) halves that to about 0.2 s, near
+  // the wait, at the same cost per delivery (twice the memory for half the time); past it the
+  // wait dominates and more memory costs more than it saves. The timeout leaves fan-out time to
+  // run a timed-out lane again and then itself (src/config/function-timeouts.ts).
+  fanoutlane: { description: 'AEP relay: fan-out delivery lane worker (invoked by fan-out for big batches)', memorySize: 1024, timeout: Duration.seconds(FANOUT_LANE_TIMEOUT_SECONDS) },
   // A stream batch goes to every sink of its tenants at once, one attempt per request within
   // AEP_BRIDGE_LIVE_BUDGET_MS (the reader keeps it within half this timeout), then parks the rest.
   bridges: { description: 'AEP relay: AEP-0005 bridges (sinks fed from the event log stream)', memorySize: 512, timeout: Duration.seconds(BRIDGES_TIMEOUT_SECONDS) },
@@ -100,6 +108,7 @@ export interface RelayFunctionsProps {
  *   recounts a tenant at its connection quota by asking whether the sockets holding slots
  *   still exist (GET, src/relay/connection-slots.ts `reclaimLostSlots`).
  * - fanout: delivers (POST), disconnects a consumer that cannot keep up (DELETE).
+ * - fanoutlane: the same for the lanes fan-out hands it (POST, DELETE; never GET).
  * - http: its admin routes end a revoked token's sockets (POST `closing`, DELETE; src/relay/revocation.ts).
  * - deadline: ends a socket whose token expired (POST, DELETE).
  * - stream: only the slot recount (GET).
@@ -107,6 +116,7 @@ export interface RelayFunctionsProps {
 export const MANAGEMENT_VERBS: Readonly<Partial<Record<FunctionName, readonly ManagementVerb[]>>> = {
   socket: ['POST', 'GET', 'DELETE'],
   fanout: ['POST', 'DELETE'],
+  fanoutlane: ['POST', 'DELETE'],
   http: ['POST', 'DELETE'],
   deadline: ['POST', 'DELETE'],
   stream: ['GET'],
@@ -121,6 +131,8 @@ export class RelayFunctions extends Construct {
   public readonly deadline: LambdaFunction;
   public readonly bridges: LambdaFunction;
   public readonly sinkretry: LambdaFunction;
+  /** The delivery lane worker fan-out invokes for the extra lanes of a big batch (infra/constructs/delivery-lanes.ts). */
+  public readonly fanoutlane: LambdaFunction;
   /** Each function's log group, by function. */
   public readonly logGroups: Readonly<Record<FunctionName, LogGroup>>;
 
@@ -170,12 +182,13 @@ export class RelayFunctions extends Construct {
     this.deadline = functions.deadline;
     this.bridges = functions.bridges;
     this.sinkretry = functions.sinkretry;
+    this.fanoutlane = functions.fanoutlane;
     this.logGroups = logGroups;
     this.wireDeadlines();
   }
 
   get all(): readonly LambdaFunction[] {
-    return [this.http, this.authorizer, this.socket, this.fanout, this.stream, this.deadline, this.bridges, this.sinkretry];
+    return [this.http, this.authorizer, this.socket, this.fanout, this.stream, this.deadline, this.bridges, this.sinkretry, this.fanoutlane];
   }
 
   /**

@@ -10,6 +10,16 @@
 export const FANOUT_TIMEOUT_SECONDS = 60;
 
 /**
+ * The delivery lane worker's timeout (`functions/fanoutlane`). A lane whose worker times out is
+ * run again by a fresh worker, then by the fan-out invocation itself (`LANE_WORKER_ATTEMPTS`,
+ * 2, in `src/relay/fanout/delivery-lanes.ts`): 2 × 15 s = 30 s of fan-out's 60 s, which leaves
+ * the other half for that last run (twice what each worker had) and the batch's own writes.
+ * A full lane (`fanout.laneDeliveries`, 2,000 posts) takes well under a second, so 15 s
+ * times out a lane that is stuck, not one that is slow.
+ */
+export const FANOUT_LANE_TIMEOUT_SECONDS = 15;
+
+/**
  * The bridges function's timeout. A stream batch gives each sink request one attempt within
  * `AEP_BRIDGE_LIVE_BUDGET_MS` (all tenants and sinks at once), then parks what was not accepted
  * as retry letters; the rest of the time is headroom for those DynamoDB and SQS writes.
@@ -37,11 +47,3 @@ export const DEADLINE_HORIZON_MS = 120_000;
 
 /** The deadline function's timeout: the horizon, and margin for the closes at its end. */
 export const DEADLINE_TIMEOUT_SECONDS = 180;
-
-/**
- * The lane worker function's timeout (`functions/fanoutlane`). A lane is sized to post in well
- * under a second (`fanout.laneDeliveries`); a worker that hangs is given up on after this, run
- * once more, then run by the fan-out invocation itself: 2 × 15 s leaves half of fan-out's 60 s
- * for that last run (`fanout/delivery-lanes.ts`, LANE_WORKER_ATTEMPTS).
- */
-export const LANE_TIMEOUT_SECONDS = 15;

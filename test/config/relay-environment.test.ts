@@ -24,6 +24,8 @@ describe('relayEnvironment', () => {
       tables,
       dynamoEndpoint: 'http://127.0.0.1:8000',
       managementEndpoint: 'https://abc.execute-api.eu-west-1.amazonaws.com/dev',
+      laneFunction: 'aep-relay-prod-fanoutlane',
+      laneEndpoint: 'http://127.0.0.1:9001',
       helloWaitMs: 11,
       connectionLifetimeSeconds: 12,
       maxPendingBytes: 13,
@@ -37,7 +39,7 @@ describe('relayEnvironment', () => {
       originSecrets: ['current-value', 'previous-value'],
       limits: { maxBodyBytes: 21, maxBatchEvents: 22, maxEventBytes: 23, maxFromPositions: 24, maxSubscriptionsPerConnection: 25, defaultEventsPerSecond: 26, socketFramesPerSecond: 27, socketFrameBurst: 28 },
       sse: { heartbeatMs: 31, pollMs: 32, endMarginMs: 33, maxDurationMs: 34, flushPaddingBytes: 0, backpressureBytes: 36, revalidateMs: 37, slotLeaseMs: 38, maxLiveStreams: 39, maxStreamsPerTenant: 35, idleEndMs: 40 },
-      fanout: { concurrency: 41, closingGraceMs: 42, orderWaitMs: 43, orderAdoptMs: 44, tenantDeliveriesPerBatch: 45 },
+      fanout: { concurrency: 41, closingGraceMs: 42, orderWaitMs: 43, orderAdoptMs: 44, tenantDeliveriesPerBatch: 45, laneDeliveries: 46, maxLanes: 47 },
     };
     const sealKey = Buffer.alloc(32, 9);
     const bridges = {

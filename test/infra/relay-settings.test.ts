@@ -5,6 +5,7 @@ import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SETTINGS, settingsFromContext, stackNameOf } from '../../infra/relay-settings.ts';
+import { DEFAULT_FANOUT_LANE_DELIVERIES, DEFAULT_FANOUT_MAX_LANES } from '../../src/config/relay-config.ts';
 
 const settingsOf = (context: Record<string, string>) => settingsFromContext(new App({ context }).node);
 
@@ -17,6 +18,9 @@ describe('settingsFromContext', () => {
     expect(DEFAULT_SETTINGS.alarmEmail).toBeUndefined();
     // What one tenant or connection may take of the shared lanes (README "Tenant isolation").
     expect(DEFAULT_SETTINGS.tenantLimits).toEqual({ eventsPerSecond: 1000, streamsPerTenant: 45, socketFramesPerSecond: 100, socketFrameBurst: 500, fanoutTenantDeliveries: 5000 });
+    // A big fan-out batch in up to 8 lanes of 2,000 deliveries, as the fan-out function reads by default.
+    expect(DEFAULT_SETTINGS.deliveryLanes).toEqual({ maxLanes: DEFAULT_FANOUT_MAX_LANES, laneDeliveries: DEFAULT_FANOUT_LANE_DELIVERIES });
+    expect(DEFAULT_SETTINGS.deliveryLanes).toEqual({ maxLanes: 8, laneDeliveries: 2000 });
   });
 
   it("derives a tenant's stream share from the pool when not set: a quarter, rounded up", () => {
@@ -91,6 +95,8 @@ describe('settingsFromContext', () => {
         socketFramesPerSecond: '20',
         socketFrameBurst: '60',
         fanoutTenantDeliveries: '700',
+        fanoutLanes: '4',
+        fanoutLaneDeliveries: '1500',
         alarmEmail: 'ops@example.com',
         tracing: 'true',
         edgeAccessLogs: 'false',
@@ -121,6 +127,7 @@ describe('settingsFromContext', () => {
       reserveSinkRetryConcurrency: true,
       throttling: { http: { rateLimit: 500, burstLimit: 900 }, socketMessages: { rateLimit: 300, burstLimit: 600 }, socketConnects: { rateLimit: 20, burstLimit: 40 } },
       tenantLimits: { eventsPerSecond: 250, streamsPerTenant: 30, socketFramesPerSecond: 20, socketFrameBurst: 60, fanoutTenantDeliveries: 700 },
+      deliveryLanes: { maxLanes: 4, laneDeliveries: 1500 },
     });
   });
 
@@ -157,6 +164,8 @@ describe('settingsFromContext', () => {
     [{ tracing: 'yes' }, /tracing must be true or false/],
     [{ edgeAccessLogs: 'on' }, /edgeAccessLogs must be true or false/],
     [{ originSecretRotation: '1' }, /originSecretRotation must be true or false/],
+    [{ fanoutLanes: '0' }, /fanoutLanes must be a positive integer/],
+    [{ fanoutLaneDeliveries: 'many' }, /fanoutLaneDeliveries must be a positive integer/],
   ])('refuses %o, naming the key', (context, message) => {
     expect(() => settingsOf(context)).toThrow(message);
   });

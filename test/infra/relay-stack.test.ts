@@ -198,7 +198,7 @@ describe('functions', () => {
   it('points the functions that post to, close or look up WebSocket connections at the execute-api stage, never at CloudFront', () => {
     const { stack, template } = defaults;
     const expected = `https://\${${logicalIdOf(stack.webSocketApi.api)}}.execute-api.\${AWS::Region}.\${AWS::URLSuffix}/dev`;
-    for (const fn of [stack.functions.socket, stack.functions.fanout, stack.functions.http, stack.functions.stream]) {
+    for (const fn of [stack.functions.socket, stack.functions.fanout, stack.functions.fanoutlane, stack.functions.http, stack.functions.stream]) {
       const variables = (propertiesOf(template, fn).Environment as { Variables: Json }).Variables;
       expect(render(variables.AEP_WS_MANAGEMENT_ENDPOINT)).toBe(expected);
       expect(refersTo(variables.AEP_WS_MANAGEMENT_ENDPOINT, logicalIdOf(stack.edge.distribution))).toBe(false);
@@ -593,6 +593,8 @@ describe('least privilege', () => {
     ['fanout', { events: 'write', connections: 'write', tenants: 'read' }],
     ['stream', { events: 'read', connections: 'write', tenants: 'read' }],
     ['deadline', { connections: 'write' }],
+    // The lane worker: deliveries' state in the connections table only (infra/constructs/delivery-lanes.ts).
+    ['fanoutlane', { connections: 'write' }],
   ] as const)('gives the %s function only its tables', (name, expected) => {
     const fn = defaults.stack.functions[name];
     expect(tableAccess(defaults, statementsOfRole(defaults.template, fn.role!))).toEqual(expected);
@@ -605,6 +607,7 @@ describe('least privilege', () => {
     const expected: Partial<Record<FunctionName, string[]>> = {
       socket: ['POST', 'GET', 'DELETE'],
       fanout: ['POST', 'DELETE'],
+      fanoutlane: ['POST', 'DELETE'],
       http: ['POST', 'DELETE'],
       deadline: ['POST', 'DELETE'],
       stream: ['GET'],
@@ -641,13 +644,14 @@ describe('least privilege', () => {
     }
   });
 
-  it('lets the socket function start near deadlines, invoking only the deadline function (which hands nothing on)', () => {
+  it('lets the socket function start near deadlines and fan-out hand lanes to the lane worker, each invoking only that function (which hands nothing on)', () => {
     const { stack, template } = defaults;
-    const deadlineArn = `\${${logicalIdOf(stack.functions.deadline)}.Arn}`;
+    const arnOf = (fn: LambdaFunction) => `\${${logicalIdOf(fn)}.Arn}`;
+    const invoked = new Map<LambdaFunction, LambdaFunction>([[stack.functions.socket, stack.functions.deadline], [stack.functions.fanout, stack.functions.fanoutlane]]);
     for (const fn of stack.functions.all) {
       const invokes = statementsOfRole(template, fn.role!).filter((statement) => actionsOf(statement).includes('lambda:InvokeFunction'));
-      if (fn === stack.functions.socket) expect(invokes.flatMap(resourcesOf).map(render)).toEqual([deadlineArn]);
-      else expect(invokes).toEqual([]);
+      const target = invoked.get(fn);
+      expect(invokes.flatMap(resourcesOf).map(render), fn.node.id).toEqual(target === undefined ? [] : [arnOf(target)]);
     }
     expect((propertiesOf(template, stack.functions.socket).Environment as { Variables: Json }).Variables[RELAY_VARIABLES.deadlineFunction]).toEqual({ Ref: logicalIdOf(stack.functions.deadline) });
   });

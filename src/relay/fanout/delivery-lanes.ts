@@ -28,6 +28,7 @@ import { addCounts, deliverLane } from './deliver-lane.ts';
 import type { LaneRuntime } from './deliver-lane.ts';
 import type { ConnectionPlan } from './delivery-plan.ts';
 import { encodeLaneWork } from './lane-work.ts';
+import type { LaneWork } from './lane-work.ts';
 
 /** Worker runs of one lane before the fan-out invocation runs it itself. */
 export const LANE_WORKER_ATTEMPTS = 2;
@@ -82,15 +83,40 @@ export async function deliverInLanes(runtime: LanesRuntime, logger: Logger, plan
   return total;
 }
 
+/**
+ * Lambda takes at most 6 MB in a synchronous invocation; a lane's work is kept under 5 MB (JSON
+ * bytes). A lane over it goes as several invocations, one after another (its connections split,
+ * each still whole in one part); a single connection whose work alone is over it (a batch of
+ * very large events) is delivered by the fan-out invocation.
+ */
+export const LANE_PAYLOAD_BYTES = 5 * 1024 * 1024;
+
 async function runElsewhere(runtime: LaneRuntime, runner: DeliveryLanesPort, logger: Logger, lane: Map<string, ConnectionPlan>, laneIndex: number): Promise<FanoutCounts> {
-  const work = encodeLaneWork(lane);
+  const total: FanoutCounts = { posted: 0, dropped: 0, disconnected: 0, closed: 0 };
+  for (const part of partsUnder(lane, LANE_PAYLOAD_BYTES)) {
+    addCounts(total, part.work === undefined ? await deliverLane(runtime, logger, part.plans) : await runPart(runtime, runner, logger, part.plans, part.work, laneIndex));
+  }
+  return total;
+}
+
+async function runPart(runtime: LaneRuntime, runner: DeliveryLanesPort, logger: Logger, plans: Map<string, ConnectionPlan>, work: LaneWork, laneIndex: number): Promise<FanoutCounts> {
   for (let attempt = 1; attempt <= LANE_WORKER_ATTEMPTS; attempt += 1) {
     try {
       return await runner.deliver(work);
     } catch (error) {
-      logger.error('a delivery lane worker failed; its lane runs again from its start', { lane: laneIndex, attempt, connections: lane.size, error: error instanceof Error ? error.message : String(error) });
+      logger.error('a delivery lane worker failed; its lane runs again from its start', { lane: laneIndex, attempt, connections: plans.size, error: error instanceof Error ? error.message : String(error) });
     }
   }
   // The workers could not take it: this invocation delivers the lane itself (slower, never lost).
-  return deliverLane(runtime, logger, lane);
+  return deliverLane(runtime, logger, plans);
+}
+
+/** The lane as parts whose work is under `limit` bytes; a part without work is one connection too big to send. */
+export function partsUnder(lane: Map<string, ConnectionPlan>, limit: number): Array<{ plans: Map<string, ConnectionPlan>; work?: LaneWork }> {
+  const work = encodeLaneWork(lane);
+  if (Buffer.byteLength(JSON.stringify(work), 'utf8') <= limit) return [{ plans: lane, work }];
+  if (lane.size <= 1) return [{ plans: lane }];
+  const entries = [...lane];
+  const half = Math.ceil(entries.length / 2);
+  return [...partsUnder(new Map(entries.slice(0, half)), limit), ...partsUnder(new Map(entries.slice(half)), limit)];
 }

@@ -10,7 +10,7 @@ import type { Deliverable } from '../../../src/relay/domain/deliverable.ts';
 import type { StoredSubscription } from '../../../src/relay/domain/subscription.ts';
 import type { FanoutCounts } from '../../../src/relay/fanout/connection-delivery.ts';
 import { deliverLane } from '../../../src/relay/fanout/deliver-lane.ts';
-import { deliverInLanes, laneCountFor, laneOf, LANE_WORKER_ATTEMPTS, splitIntoLanes } from '../../../src/relay/fanout/delivery-lanes.ts';
+import { deliverInLanes, laneCountFor, laneOf, LANE_WORKER_ATTEMPTS, partsUnder, splitIntoLanes } from '../../../src/relay/fanout/delivery-lanes.ts';
 import type { LanesRuntime } from '../../../src/relay/fanout/delivery-lanes.ts';
 import type { ConnectionPlan } from '../../../src/relay/fanout/delivery-plan.ts';
 import { decodeLaneWork, encodeLaneWork, LaneWorkError } from '../../../src/relay/fanout/lane-work.ts';
@@ -185,5 +185,25 @@ describe('delivering in lanes', () => {
     expect(calls).toBe(2 * LANE_WORKER_ATTEMPTS);
     expect(counts.posted).toBe(120);
     expectEveryConnectionInOrder(received, 30, 4);
+  });
+});
+
+describe('lane payloads', () => {
+  it('splits a lane whose work is over the limit into parts under it, each connection whole in one', () => {
+    const lane = plans(50, deliverables(20));
+    const whole = Buffer.byteLength(JSON.stringify(encodeLaneWork(lane)), 'utf8');
+    const parts = partsUnder(lane, Math.ceil(whole / 3));
+    expect(parts.length).toBeGreaterThanOrEqual(3);
+    expect(parts.flatMap((part) => [...part.plans.keys()])).toEqual([...lane.keys()]);
+    for (const part of parts) {
+      expect(part.work).toBeDefined();
+      expect(Buffer.byteLength(JSON.stringify(part.work), 'utf8')).toBeLessThanOrEqual(Math.ceil(whole / 3));
+    }
+  });
+
+  it('leaves a single connection too big to send without work, for the coordinator to deliver', () => {
+    const parts = partsUnder(plans(1, deliverables(5)), 100);
+    expect(parts).toHaveLength(1);
+    expect(parts[0]?.work).toBeUndefined();
   });
 });
