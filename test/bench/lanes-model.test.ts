@@ -141,7 +141,7 @@ describe('the measured figures', () => {
     expect(text).toContain('reached 3.00× to 3.10× the deliveries/s of one');
     expect(text).toMatch(/\| delivery p99 \| \*\*unbounded\*\* \| \*\*\d[\d,]* ms\*\* \|/);
     expect(text).toContain('in the default 8 lanes is 7.');
-    expect(text).toContain('over that limit');
+    expect(text).toContain('2 parts in a row');
     expect(text).toContain('500,000 deliveries/s needs a quota increase of that order (50× the default)');
     expect(lanesMarkdown(undefined)).toEqual([]);
   });
