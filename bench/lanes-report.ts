@@ -229,6 +229,7 @@ function scalingFindings(result: LanesStageResult): string[] {
   };
   const cpuPerDelivery = (set: readonly LanesRun[]) => set.reduce((sum, run) => sum + cpuMsPerDelivery(run), 0) / Math.max(1, set.length);
   const busiest = Math.max(...widest.map((run) => run.cpuMs.machine / run.windowMs));
+  const share = (set: readonly LanesRun[], cpu: (run: LanesRun) => number) => Math.max(...set.map((run) => cpu(run) / run.windowMs));
   const postSeconds = settings.postMs / 1000;
   const perProcess = settings.concurrency / postSeconds;
   // Runs whose connections' own posts (events × post latency) take about as long as the lanes' posting.
@@ -239,7 +240,7 @@ function scalingFindings(result: LanesStageResult): string[] {
     '',
     `CPU per delivery of the delivering processes: ${us(cpuPerDelivery(ones))} with W = 1 and ${us(cpuPerDelivery(widest))} with W = ${most}, averaged over the sizes; the latter includes the lane hand-off (encoding each lane's work, the Invoke request, decoding it in the worker), and the stack process's standing work (the two stream pollers) runs for a shorter window. ` +
       (busiest >= 0.85 * cores
-        ? `With W = ${most} the machine's ${cores} cores were up to ${fixed(busiest)} busy (other work on the machine included): the rate is bounded by CPU there, not by posts in flight, so more worker processes cannot add throughput; on ${cores} cores the most this stage can show is about ${cores} ÷ (CPU per delivery) deliveries/s in total, shared with DynamoDB Local and the stack's other work.`
+        ? `With W = ${most} the machine's ${cores} cores were up to ${fixed(busiest)} busy, of which the delivering processes ${fixed(share(widest, (run) => run.cpuMs.stack + run.cpuMs.laneWorkers))} and DynamoDB Local ${fixed(share(widest, (run) => run.cpuMs.dynamoDbLocal))} at most: the rest was other work on the machine. On contended cores a process does not get a core the moment it needs one, which shows as a lower share of the posting bound${share(widest, (run) => run.cpuMs.stack + run.cpuMs.laneWorkers) < 0.5 * cores ? `; the delivering processes' own CPU (at most ${fixed(share(widest, (run) => run.cpuMs.stack + run.cpuMs.laneWorkers))} of ${cores} cores) was not the limit` : ''}.`
         : `With W = ${most} the machine's ${cores} cores were at most ${fixed(busiest)} busy during the runs (other work on the machine included), so the cores were not the limit.`),
   ];
 }

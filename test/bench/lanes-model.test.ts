@@ -143,6 +143,23 @@ describe('the measured figures', () => {
     expect(text).toContain('in the default 8 lanes is 7.');
     expect(text).toContain('2 parts in a row');
     expect(text).toContain('500,000 deliveries/s needs a quota increase of that order (50× the default)');
+    expect(text).toContain('were at most 1.50 busy during the runs (other work on the machine included), so the cores were not the limit');
     expect(lanesMarkdown(undefined)).toEqual([]);
+  });
+
+  it('says how much of a busy machine was the delivering processes and how much other work', () => {
+    const busy = runs.map((entry) => ({ ...entry, cpuMs: { ...entry.cpuMs, machine: 3800 } }));
+    const result: LanesStageResult = {
+      date: '2026-12-02T04:00:00.000Z',
+      commit: 'abcdef0123',
+      durationSeconds: 200,
+      machineCores: 2,
+      settings: { postMs: 20, laneDeliveries: 250, concurrency: 256, tenantDeliveriesPerBatch: 1_000_000, deliveriesPerRun: 100_000, pollMs: 100, workers: [1, 4], subscribers: [1000, 10_000] },
+      runs: busy,
+    };
+    const text = lanesMarkdown(result).join('\n');
+    // W = 4: (2,000 + 1,500) ms of the delivering processes and 300 ms of DynamoDB Local in a 2,000 ms window.
+    expect(text).toContain('cores were up to 1.90 busy, of which the delivering processes 1.75 and DynamoDB Local 0.15 at most: the rest was other work on the machine');
+    expect(text).not.toContain('was not the limit');
   });
 });
