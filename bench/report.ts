@@ -9,6 +9,7 @@ import { INGEST_LABELS } from './cost.ts';
 import type { Distribution } from './latency.ts';
 import { historyMarkdown } from './history.ts';
 import { renderScaleMarkdown } from './scale-report.ts';
+import { lanesMarkdown } from './lanes-report.ts';
 import { cpuMarkdown, cpuSummary } from './cpu-report.ts';
 import { bridgeCostLines } from './bridges.ts';
 import { MEMORY_MB, PRICE_TABLE_DATE, PRICES } from './prices.ts';
@@ -298,6 +299,7 @@ export function renderMarkdown(results: BenchResults, streamHour?: SseStreamHour
   push(...cpuMarkdown(results.cpu, `${run.machine.cpus} × ${run.machine.cpuModel}, ${run.machine.os}`));
 
   push(...renderScaleMarkdown(results.fanoutScale ?? [], results.pausedConsumer));
+  push(...lanesMarkdown(results.fanoutLanes));
 
   if (results.history !== undefined) push(...historyMarkdown(results.history));
 

@@ -3,6 +3,7 @@ import type { ReconnectingConsumerResult } from './reconnecting-consumer.ts';
 import type { StackUsage } from '../local/usage.ts';
 import { FUNCTION_NAMES } from '../local/usage.ts';
 import type { CpuResult } from './cpu.ts';
+import type { LanesStageResult } from './fanout-lanes.ts';
 import type { CostRun, IngestPath, SweepRun } from './cost.ts';
 import type { DeliveryLatency, Distribution } from './latency.ts';
 import type { FanoutScaleRun } from './fanout-scale.ts';
@@ -48,6 +49,8 @@ export interface BenchResults {
   history?: HistoryBench;
   /** The reconnecting consumer (`bench/reconnecting-consumer.ts`); absent in results saved before it existed. */
   reconnectingConsumer?: ReconnectingConsumerResult;
+  /** The fan-out lanes stage (`bench/fanout-lanes.ts`, `--only lanes`); absent in results saved before it existed. */
+  fanoutLanes?: LanesStageResult;
 }
 
 export interface DollarBreakdown {

@@ -41,6 +41,13 @@ import type { BenchResults } from './report.ts';
 
 const startedAt = performance.now();
 
+// `--only lanes`: the fan-out lanes stage on stacks of its own (bench/lanes-stage.ts, which
+// merges its figures into bench/results.json; also `npm run bench:lanes`).
+if (process.argv.includes('--only') && process.argv[process.argv.indexOf('--only') + 1] === 'lanes') {
+  await import('./lanes-stage.ts');
+  process.exit(0);
+}
+
 // `--report-only`: re-render BENCHMARKS.md and the plots from bench/results.json, measuring nothing.
 if (process.argv.includes('--report-only')) {
   for (const path of writeOutputs(readSavedResults())) process.stderr.write(`  ${path}\n`);

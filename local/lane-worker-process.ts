@@ -11,6 +11,7 @@ import { readRelayConfig } from '../src/config/relay-config.ts';
 import { createRuntime } from '../functions/runtime/create-runtime.ts';
 import { FANOUT_LANE_TIMEOUT_SECONDS } from '../src/config/function-timeouts.ts';
 import { lambdaContext } from './lambda-context.ts';
+import { standInPosterFromEnv } from './stand-in-poster.ts';
 
 type LaneHandler = (work: unknown, context: Context) => Promise<unknown>;
 
@@ -19,7 +20,9 @@ async function loadHandler(): Promise<LaneHandler> {
   if (bundles !== undefined && bundles !== '') {
     return ((await import(pathToFileURL(join(bundles, 'fanoutlane', 'index.mjs')).href)) as { handler: LaneHandler }).handler;
   }
-  const runtime = createRuntime({ config: readRelayConfig(process.env) });
+  // AEP_LOCAL_STANDIN_POST_MS: the bench's stand-in poster, as in the stack's fan-out (stand-in-poster.ts).
+  const standIn = standInPosterFromEnv(process.env, `lane${process.env.AEP_LOCAL_LANE_WORKER ?? ''}`);
+  const runtime = createRuntime({ config: readRelayConfig(process.env), ...(standIn === undefined ? {} : { poster: standIn }) });
   const crashAfter = Number(process.env.AEP_LOCAL_LANE_CRASH_AFTER_POSTS ?? 0);
   if (crashAfter > 0) {
     // The injected fault: this environment dies in the middle of its lane, posts in flight.

@@ -10,6 +10,8 @@
  * AEP_LOCAL_WS_HELLO_DELAY_MS (extra delay before invoking a `hello` frame, standing in for a
  * cold start of that invocation; default 0),
  * AEP_LOCAL_POST_DELAY_MS (simulated PostToConnection round trip, default 0),
+ * AEP_LOCAL_STANDIN_POST_MS with AEP_LOCAL_STANDIN_POST_LOG (fan-out and lane workers post to a
+ * stand-in that records delivery times, no socket involved: local/stand-in-poster.ts),
  * AEP_LOCAL_WS_BUFFER_BYTES (unsent bytes toward a client above which a post answers 429,
  * default 1 MiB) and AEP_CORS_ORIGINS (origins browsers may call from, applied by the gateway
  * as API Gateway and the function URL apply `-c corsOrigins`). In front of everything runs the
@@ -26,6 +28,7 @@ import type { RelayConfig } from '../src/config/relay-config.ts';
 import { readRelayConfig } from '../src/config/relay-config.ts';
 import { BRIDGE_VARIABLES, PLATFORM_VARIABLES, RELAY_VARIABLES, relayEnvironment } from '../src/config/relay-environment.ts';
 import { startLaneWorkers } from './lane-workers.ts';
+import { standInPosterFromEnv } from './stand-in-poster.ts';
 import type { LaneWorkers } from './lane-workers.ts';
 import { HTTP_CORS_METHODS, STREAM_CORS_METHODS, parseCorsOrigins } from '../infra/constructs/cors-rules.ts';
 import { hashTokenSecret, mintTokenSecret } from '../src/auth/token-secret.ts';
@@ -208,6 +211,9 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       maxReceives: SINK_RETRY_MAX_RECEIVES,
       onDeadMessage: (wakeUp) => console.error(JSON.stringify({ level: 'error', component: 'local-sink-retry-queue', message: 'wake-up sent to the retry DLQ', wakeUp })),
     });
+    // AEP_LOCAL_STANDIN_POST_MS: fan-out posts to a stand-in instead of the @connections
+    // endpoint (the bench's lanes stage, local/stand-in-poster.ts).
+    const standIn = standInPosterFromEnv(process.env, 'fanout');
     // Each function gets a runtime of its own, as in Lambda: its DynamoDB client reports to that
     // function's capacity meter and, with AEP_FAULTS, goes through the fault layer.
     const runtimeOf = (name: FunctionName): RelayRuntime => {
@@ -216,7 +222,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       // would use up a plan meant for a request path, so it runs undecorated (its own failures are
       // tested with failing receivers, test/integration/bridges.test.ts).
       if (name !== 'bridges') faults?.decorateDynamo(client, name);
-      return createRuntime({ config, dynamo: client, sinkRetryQueue, metrics: createRelayMetrics({ service: `aep-relay-${name}`, namespace: config.metricsNamespace }) });
+      return createRuntime({ config, dynamo: client, sinkRetryQueue, metrics: createRelayMetrics({ service: `aep-relay-${name}`, namespace: config.metricsNamespace }), ...(name === 'fanout' && standIn !== undefined ? { poster: standIn } : {}) });
     };
     // AEP_LOCAL_BUNDLES=<dir> runs the esbuild bundles that deploy (infra/bundle.ts) instead of
     // the sources: their own handlers, built from the environment (so neither metered nor faulted).

@@ -1,0 +1,56 @@
+/**
+ * `npm run bench:lanes` (also `npm run bench -- --only lanes`): the fan-out lanes stage alone
+ * (`fanout-lanes.ts`), on stacks of its own (one per worker count), merged into
+ * bench/results.json as `fanoutLanes` with every other stage's figures kept, and BENCHMARKS.md
+ * re-rendered. Environment: BENCH_LANES_DELIVERIES (deliveries per run, default 100,000),
+ * BENCH_LANES_SIZES (subscribers, default 1000,5000,10000), BENCH_LANES_WORKERS (default 1,2,4),
+ * BENCH_LANES_POST_MS (the stand-in's round trip, default 20), BENCH_LANES_LANE_DELIVERIES
+ * (`AEP_FANOUT_LANE_DELIVERIES`, default 250: below a quarter of the smallest batch, so every
+ * batch splits into W lanes). Not part of the full `npm run bench` (it starts three stacks).
+ */
+import { createWriteStream, mkdtempSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runFanoutLanes } from './fanout-lanes.ts';
+import { readSavedResults, writeOutputs } from './outputs.ts';
+
+const startedAt = performance.now();
+const log = (message: string) => process.stderr.write(`[lanes ${((performance.now() - startedAt) / 1000).toFixed(0).padStart(3)} s] ${message}\n`);
+
+const list = (name: string, fallback: string) => {
+  const values = (process.env[name] ?? fallback).split(',').map(Number);
+  if (values.length === 0 || values.some((value) => !Number.isSafeInteger(value) || value <= 0)) throw new Error(`${name} must be a comma-separated list of positive integers`);
+  return values;
+};
+const positive = (name: string, fallback: number) => {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
+  return value;
+};
+
+// The handlers log a JSON line per request and their metrics as EMF lines; keep those in a file.
+const logDir = mkdtempSync(join(tmpdir(), 'aep-bench-lanes-'));
+const handlerLog = createWriteStream(join(logDir, 'handlers.log'));
+const writeStdout = process.stdout.write.bind(process.stdout);
+process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+  const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+  if (text.startsWith('{"level":') || text.startsWith('{"_aws":')) return handlerLog.write(text);
+  return (writeStdout as (...args: unknown[]) => boolean)(chunk, ...rest);
+}) as typeof process.stdout.write;
+
+log(`1-minute load average ${(loadavg()[0] ?? 0).toFixed(2)}`);
+const result = await runFanoutLanes({
+  workers: list('BENCH_LANES_WORKERS', '1,2,4'),
+  sizes: list('BENCH_LANES_SIZES', '1000,5000,10000'),
+  deliveriesPerRun: positive('BENCH_LANES_DELIVERIES', 100_000),
+  postMs: positive('BENCH_LANES_POST_MS', 20),
+  laneDeliveries: positive('BENCH_LANES_LANE_DELIVERIES', 250),
+  log,
+});
+const saved = readSavedResults();
+saved.fanoutLanes = result;
+for (const path of writeOutputs(saved)) process.stderr.write(`  ${path}\n`);
+log(`done in ${result.durationSeconds.toFixed(0)} s (1-minute load average now ${(loadavg()[0] ?? 0).toFixed(2)}); handler logs: ${join(logDir, 'handlers.log')}`);
+handlerLog.end();
+// DynamoDB Local's JVM and keep-alive sockets are gone; exit without waiting on stray timers.
+process.exit(0);
