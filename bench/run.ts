@@ -31,7 +31,7 @@ import { runBridgeCost } from './bridges.ts';
 import type { BridgeCostRun } from './bridges.ts';
 import { measureHistory } from './history.ts';
 import { measureCommandRoundTrip, measureDeliveryLatency } from './latency.ts';
-import { readSavedResults, repoRoot, writeBenchmarksMd, writeOutputs, writeStreamHour } from './outputs.ts';
+import { readSavedResults, repoRoot, writeBenchmarksMd, writeOutputs, writeRendered, writeStreamHour } from './outputs.ts';
 import { measureSseStreamHour } from './sse-stream-hour.ts';
 import type { SseStreamHour } from './sse-stream-hour-model.ts';
 import { measureReconnectingConsumer } from './reconnecting-consumer.ts';
@@ -41,9 +41,10 @@ import type { BenchResults } from './report.ts';
 
 const startedAt = performance.now();
 
-// `--report-only`: re-render BENCHMARKS.md and the plots from bench/results.json, measuring nothing.
+// `--report-only`: re-render BENCHMARKS.md and the plots from bench/results.json, measuring
+// nothing and writing nothing there.
 if (process.argv.includes('--report-only')) {
-  for (const path of writeOutputs(readSavedResults())) process.stderr.write(`  ${path}\n`);
+  for (const path of writeRendered(readSavedResults())) process.stderr.write(`  ${path}\n`);
   process.exit(0);
 }
 // `--only <stage>` (`cpu`, `paused`, `history`, `reconnect`, `fanout`; `--history-only` is

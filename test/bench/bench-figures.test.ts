@@ -14,6 +14,8 @@ import type { FanoutScaleRun } from '../../bench/fanout-scale.ts';
 import { stackSaturated } from '../../bench/paused-consumer.ts';
 import type { PausedConsumerRun } from '../../bench/paused-consumer.ts';
 import { derive } from '../../bench/results-model.ts';
+import type { BenchResults } from '../../bench/results-model.ts';
+import { withEveryFunction } from '../../bench/outputs.ts';
 
 const fn = (overrides: Partial<FunctionUsage> = {}): FunctionUsage => ({ invocations: 0, completed: 0, errors: 0, durationMs: 0, billedMs: 0, maxDurationMs: 0, readUnits: 0, writeUnits: 0, dynamoCalls: 0, emptyReads: 0, emptyReadUnits: 0, refusedWrites: 0, refusedWriteUnits: 0, ...overrides });
 
@@ -68,6 +70,17 @@ describe('bench figures', () => {
     const paused = (p50: number): PausedConsumerRun => ({ healthyAlone: distribution(p50), healthyBesidePaused: distribution(p50), paused: { eventsReceived: 0, closingReceived: true, closingMatchesLastEvent: true, closedAfterClosing: true, closeCode: 1000 } });
     expect(stackSaturated(paused(3000), 100)).toBe(true);
     expect(stackSaturated(paused(120), 100)).toBe(false);
+  });
+
+  it('fills functions missing from older results in a copy for the report, what was measured left as it was', () => {
+    const old = { ...usage, functions: { http: usage.functions.http, fanout: usage.functions.fanout } } as unknown as StackUsage;
+    const results = { costGrid: [{ ...run, usage: old, setup: old }] } as unknown as BenchResults;
+    const before = JSON.stringify(results);
+    const filled = withEveryFunction(results);
+    expect(Object.keys(filled.costGrid[0]?.usage.functions ?? {}).sort()).toEqual([...FUNCTION_NAMES].sort());
+    expect(filled.costGrid[0]?.usage.functions.sinkretry.invocations).toBe(0);
+    expect(filled.costGrid[0]?.setup.functions.fanoutlane.invocations).toBe(0);
+    expect(JSON.stringify(results)).toBe(before);
   });
 
   it('times a subject and the reference pipeline in alternation', () => {
