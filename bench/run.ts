@@ -89,7 +89,7 @@ const IDLE_SECONDS = quick ? 5 : 30;
 // The SSE stream-hour's idle phase: long enough for the periodic costs (the token re-check every
 // 30 s, the slot renewal every 40 s) to come round several times (121 s: 4 re-checks, 3 renewals).
 // Its CPU per delivery: slices of 50 events (one POST each) alternated with the yardstick on the
-// "after" stream, after its burst; 20 pairs add about 20 s to the stage (of about 4.5 min).
+// "after" stream, after its burst; 20 slices add about 20 s to the stage (of about 4.5 min).
 const SSE_HOUR = { idleSeconds: positive('BENCH_SSE_IDLE_S', quick ? 45 : 121), burstEvents: positive('BENCH_SSE_BURST', quick ? 100 : 300), cpuSlices: positive('BENCH_SSE_CPU_SLICES', quick ? 6 : 20), sliceEvents: 50 };
 const RECONNECT = { rounds: quick ? 2 : 5, events: 200 };
 

@@ -92,9 +92,18 @@ export interface CpuAgainstReference {
   msPerDelivery: number;
   /** The median reference slice's CPU per event, this machine's. */
   referenceMsPerEvent: number;
-  /** Each slice's ms per delivery ÷ the mean of the reference slices either side of it. */
+  /** Each slice's ms per delivery, and each reference slice's ms per event, in the order taken. */
+  slicesMsPerDelivery: number[];
+  referencesMsPerEvent: number[];
+  /** Each slice's ms per delivery ÷ the mean of the reference slices either side of it (on record: the spread). */
   pairRatios: number[];
-  /** The median of `pairRatios`: the figure (a burst of other work on the cores spoils a pair or two, not the median). */
+  /**
+   * The figure: the median slice ÷ the median reference slice. Their noise is mostly each
+   * slice's own (a collection, another process on the cores for a few ms), not a change of the
+   * machine's speed that both sides of a pair would share, so each median filters its own; the
+   * median of the pair ratios compounds both, and moved 83× to 96× over three runs where this
+   * moved 88× to 95× (the same runs' slices).
+   */
   ratio: number;
 }
 
@@ -105,7 +114,7 @@ export function cpuAgainstReference(report: Pick<StreamProcessReport, 'cpuSlices
   if (slices.length === 0 || references.length !== slices.length + 1 || references.some((value) => !(value > 0))) return undefined;
   const perDelivery = slices.map((slice) => slice.cpuMs / slice.deliveries);
   const pairRatios = perDelivery.map((value, index) => value / (((references[index] as number) + (references[index + 1] as number)) / 2));
-  return { msPerDelivery: median(perDelivery), referenceMsPerEvent: median(references), pairRatios, ratio: median(pairRatios) };
+  return { msPerDelivery: median(perDelivery), referenceMsPerEvent: median(references), slicesMsPerDelivery: perDelivery, referencesMsPerEvent: references, pairRatios, ratio: median(perDelivery) / median(references) };
 }
 
 /**
@@ -206,13 +215,15 @@ export interface SseStreamHour {
     cpuMsPerDelivery: number;
     /**
      * The same as a ratio to the reference pipeline's CPU per event in the same process: the
-     * median over the CPU phase's pairs of alternating slices (absent before it was measured;
+     * CPU phase's median slice ÷ its median reference slice (absent before it was measured;
      * results from before the pairs took one reference run after the stream).
      */
     cpuRatioToReference?: number;
     referenceCpuMsPerEvent?: number;
-    /** Every pair's ratio, so the spread is on record (absent before the pairs). */
+    /** Every pair's ratio, so the spread is on record, and every slice of both kinds, in the order taken (absent before the pairs). */
     cpuPairRatios?: number[];
+    cpuSlicesMsPerDelivery?: number[];
+    referenceSlicesMsPerEvent?: number[];
     /** Deliveries in each CPU slice, and the median slice's DynamoDB calls (its read, and the read that deleted it) (absent before the pairs). */
     cpuSliceDeliveries?: number;
     cpuSliceCalls?: number;
@@ -248,7 +259,7 @@ export function streamHourOf(before: StreamProcessReport, after: StreamProcessRe
       sizedMb,
       setMb,
       cpuMsPerDelivery,
-      ...(cpu === undefined ? {} : { cpuRatioToReference: cpu.ratio, referenceCpuMsPerEvent: cpu.referenceMsPerEvent, cpuPairRatios: cpu.pairRatios, cpuSliceDeliveries: after.cpuSlices?.[0]?.deliveries ?? 0, cpuSliceCalls: median((after.cpuSlices ?? []).map((slice) => slice.calls ?? Number.NaN)) }),
+      ...(cpu === undefined ? {} : { cpuRatioToReference: cpu.ratio, referenceCpuMsPerEvent: cpu.referenceMsPerEvent, cpuPairRatios: cpu.pairRatios, cpuSlicesMsPerDelivery: cpu.slicesMsPerDelivery, referenceSlicesMsPerEvent: cpu.referencesMsPerEvent, cpuSliceDeliveries: after.cpuSlices?.[0]?.deliveries ?? 0, cpuSliceCalls: median((after.cpuSlices ?? []).map((slice) => slice.calls ?? Number.NaN)) }),
       deliveriesPerSecondAtSize: ((setMb / MB_PER_VCPU) * 1000) / cpuMsPerDelivery,
     },
     delivered: { before: before.delivered, after: after.delivered },

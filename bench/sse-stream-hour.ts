@@ -20,8 +20,8 @@
  * The CPU per delivery is taken on the "after" stream once the burst is over (and with it the
  * RSS samples): `cpuSlices` slices of `sliceEvents` events, each posted when the process asks for
  * it, in alternation with slices of the reference pipeline in the same process; the ratio is the
- * median over the pairs (`cpuAgainstReference`), as the CPU stage's is, so a burst of other work
- * on the shared cores spoils a pair, not the figure. One burst timed once, against a yardstick
+ * median slice ÷ the median reference slice (`cpuAgainstReference`), so a burst of other work on
+ * the shared cores spoils a slice, not the figure. One burst timed once, against a yardstick
  * timed after it, read 68.8× and 85.7× in two runs.
  */
 import { spawn } from 'node:child_process';
@@ -159,7 +159,7 @@ export async function measureSseStreamHour(stack: RunningStack, options: SseStre
   log(`  before: ${before.delivered} delivered, peak RSS ${before.rss.peakMb.toFixed(1)} MB`);
   const after = await serveOne(stack, bundle, 'after', options);
   const cpu = cpuAgainstReference(after);
-  log(`  after: ${after.delivered} delivered, peak RSS ${after.rss.peakMb.toFixed(1)} MB; CPU per delivery ${cpu === undefined ? 'not taken' : `${cpu.msPerDelivery.toFixed(3)} ms, ${cpu.ratio.toFixed(1)}x the reference (pairs ${Math.min(...cpu.pairRatios).toFixed(1)}-${Math.max(...cpu.pairRatios).toFixed(1)}x)`}`);
+  log(`  after: ${after.delivered} delivered, peak RSS ${after.rss.peakMb.toFixed(1)} MB; CPU per delivery ${cpu === undefined ? 'not taken' : `${cpu.msPerDelivery.toFixed(3)} ms, ${cpu.ratio.toFixed(1)}x the reference's ${(cpu.referenceMsPerEvent * 1000).toFixed(2)} µs (median slices; pairs ${Math.min(...cpu.pairRatios).toFixed(1)}-${Math.max(...cpu.pairRatios).toFixed(1)}x)`}`);
   const hour = streamHourOf(before, after, STREAM_MEMORY_MB, {
     measuredAt: new Date().toISOString(),
     ...(options.commit === undefined ? {} : { commit: options.commit }),

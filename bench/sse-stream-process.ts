@@ -17,8 +17,8 @@
  *   (this process's CPU) from the start of the read that brings them to the end of the read that
  *   deletes them: the same work every slice, with neither the empty probes while the events are
  *   on their way through the stack nor a split of them over reads (both a matter of the stack's
- *   latency, not of this process) in it. The ratio is taken pair by pair (sse-stream-hour-model.ts),
- *   like the CPU stage's.
+ *   latency, not of this process) in it. The ratio is the median slice ÷ the median reference
+ *   slice (sse-stream-hour-model.ts).
  *
  * Protocol on stdout, one line each: `BENCH_IDLE_DONE` (post the burst), `BENCH_SLICE <index>`
  * (post that slice's events, and say `BENCH_GO` on stdin once the stack has settled: they are

@@ -84,7 +84,7 @@ describe('SSE stream-hour', () => {
     expect(hour.hour.before.memoryMb).toBe(BEFORE_MEMORY_MB);
     expect(hour.hour.after.memoryMb).toBe(128);
     expect(hour.memory.peakRssMb).toBe(86);
-    // The median slice and the median pair: the spoiled slice is on record, not in the figure.
+    // The median slice ÷ the median reference: the spoiled slice is on record, not in the figure.
     expect(hour.memory.cpuMsPerDelivery).toBeCloseTo(0.3);
     expect(hour.memory.cpuRatioToReference).toBeCloseTo(30);
     expect(hour.memory.cpuPairRatios?.map((ratio) => Math.round(ratio))).toEqual([30, 90, 30]);
@@ -93,16 +93,25 @@ describe('SSE stream-hour', () => {
     expect(hour.settings).toMatchObject({ pollMs: 250, idlePollMs: 2000, backoffAfterPolls: 8, revalidateMs: 30_000, slotLeaseMs: 120_000, idleSeconds: 120 });
   });
 
-  it('takes each CPU slice against the mean of the reference slices either side of it', () => {
+  it('takes the median slice against the median reference slice, each pair against the references either side of it on record', () => {
+    // Slices at 0.2, 0.2 and 0.4 ms a delivery; references at 0.01, 0.03, 0.01 and 0.01 ms an event.
     const cpu = cpuAgainstReference({
-      cpuSlices: [{ deliveries: 50, cpuMs: 10 }],
+      cpuSlices: [
+        { deliveries: 50, cpuMs: 10 },
+        { deliveries: 50, cpuMs: 10 },
+        { deliveries: 50, cpuMs: 20 },
+      ],
       referenceSlices: [
         { events: 1000, cpuMs: 10 },
         { events: 1000, cpuMs: 30 },
+        { events: 1000, cpuMs: 10 },
+        { events: 1000, cpuMs: 10 },
       ],
     });
-    // 0.2 ms a delivery against (0.01 + 0.03) / 2 ms an event.
-    expect(cpu?.ratio).toBeCloseTo(10);
+    // 0.2 ms ÷ 0.01 ms; the pairs' own ratios (0.2 against (0.01 + 0.03) / 2, ...) would give a median of 10.
+    expect(cpu?.ratio).toBeCloseTo(20);
+    expect(cpu?.pairRatios.map((ratio) => Math.round(ratio))).toEqual([10, 10, 40]);
+    expect(cpu?.slicesMsPerDelivery).toEqual([0.2, 0.2, 0.4]);
     expect(cpuAgainstReference({ cpuSlices: [{ deliveries: 50, cpuMs: 10 }], referenceSlices: [{ events: 1000, cpuMs: 10 }] })).toBeUndefined();
     // Without the CPU phase: the burst's CPU, and no ratio.
     const hour = streamHourOf(report(), report({ cpuSlices: undefined, referenceSlices: undefined }), 128, { measuredAt: '2026-12-02T00:00:00.000Z', idleSeconds: 120, burstEvents: 300 });
