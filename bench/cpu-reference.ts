@@ -53,7 +53,13 @@ export function alternate(subject: () => void, reference: () => void, sliceMs: n
     const perRound = Object.fromEntries(order.map((which) => [which, slice(which)])) as Record<'subject' | 'reference', number>;
     pairRatios.push(perRound.subject / perRound.reference);
   }
-  pairRatios.sort((a, b) => a - b);
-  const medianPairRatio = pairRatios.length % 2 === 1 ? (pairRatios[(pairRatios.length - 1) / 2] as number) : ((pairRatios[pairRatios.length / 2 - 1] as number) + (pairRatios[pairRatios.length / 2] as number)) / 2;
-  return { subjectMsPerRound: totals.subject.ms / totals.subject.rounds, referenceMsPerRound: totals.reference.ms / totals.reference.rounds, medianPairRatio };
+  return { subjectMsPerRound: totals.subject.ms / totals.subject.rounds, referenceMsPerRound: totals.reference.ms / totals.reference.rounds, medianPairRatio: median(pairRatios) };
+}
+
+/** The median (the mean of the middle two for an even count); NaN for none. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }

@@ -38,23 +38,26 @@ export function cpuMarkdown(cpu: CpuResult, machine: string): string[] {
           `How it was taken: ${taken === undefined ? 'first thing in the run, before the stack starts (no DynamoDB Local, no handlers)' : taken.mode === 'alone' ? `alone, by \`npm run bench -- --only cpu\` on ${taken.date.replace('T', ' ').slice(0, 16)} UTC (commit ${taken.commit.slice(0, 7)}), after waiting ${grouped(taken.quietWait.waitedSeconds)} s for the 1-minute load average to fall below ${taken.quietWait.maxLoad} (it was ${fixed(taken.quietWait.load, 2)})` : `first thing in the full run, before the stack starts (no DynamoDB Local, no handlers), after waiting ${grouped(taken.quietWait.waitedSeconds)} s for the 1-minute load average to fall below ${taken.quietWait.maxLoad} (${taken.quietWait.reached ? 'it did' : `it did **not**: ${fixed(taken.quietWait.load, 2)} when the wait gave up`})`}, on ${machine}; ${repeats.pipelineUsPerEvent.length} repeats of every stage, the table is the median repeat. Whole-pipeline µs per event of each repeat: ${repeats.pipelineUsPerEvent.map((value) => fixed(value, 1)).join(', ')} (spread ${spreadOf(repeats.pipelineUsPerEvent)}, ${fixed((100 * (Math.max(...repeats.pipelineUsPerEvent) - Math.min(...repeats.pipelineUsPerEvent))) / cpu.usPerEvent.pipeline, 0)}% of the median); the machine's 1-minute load average before each: ${repeats.loadAverage.map((value) => fixed(value, 2)).join(', ')}${repeats.loadAfter === undefined ? '' : `, and ${fixed(repeats.loadAfter, 2)} after the last`}. The cores are shared with other work, so a load above about 1 means the figure is slower than the code (the 44 µs once committed was taken at a load of about 5).`,
           '',
         ];
+  const reference = cpu.reference;
+  // A stage alone is timed on its own, just before the alternating pairs: its ratio is to the reference's µs of the same repeat.
+  const stageRow = (name: string, us: number): string[] => (reference === undefined ? [name, fixed(us, 2)] : [name, `${fixed(us / reference.usPerEvent, 2)}×`, fixed(us, 2)]);
   return [
     '## Handler CPU per event (in-process)',
     '',
     `Over the official golden corpus (\`${cpu.corpus}\`, ${cpu.corpusEvents} events, ${grouped(cpu.eventsProcessed)} processed in the whole-pipeline run) with the protocol functions the handlers call: \`JSON.parse\` + \`validateEnvelope\`; ${cpu.filters} filters compiled with \`compileFilter\` (25 session, 25 type patterns, 20 severity bands, 15 agent inclusions, 15 combinations including match-all); and \`deliveryText\` (down-level + serialize when the capture ceiling is below the event's level) for every match. Capture ceilings: ${Object.entries(cpu.ceilings).map(([ceiling, count]) => `${count} ${ceiling}`).join(', ')}.`,
     '',
     table(
-      ['stage', 'µs per event'],
+      reference === undefined ? ['stage', 'µs per event'] : ['stage', '**÷ reference** (same run)', 'this machine: µs per event'],
       [
-        ['parse + envelope validation', fixed(cpu.usPerEvent.parseAndValidate, 2)],
-        [`match against ${cpu.filters} filters`, fixed(cpu.usPerEvent.match100, 2)],
-        [`delivery text for ${fixed(cpu.matchesPerEvent, 1)} matches (${fixed(cpu.downlevelsPerEvent, 1)} down-leveled)`, fixed(cpu.usPerEvent.deliveryText, 2)],
-        ['**whole pipeline**', `**${fixed(cpu.usPerEvent.pipeline, 2)}**`],
-        ...(cpu.reference === undefined ? [] : [['reference pipeline (the yardstick: JSON parse, walk, serialize)', fixed(cpu.reference.usPerEvent, 2)], ['**whole pipeline ÷ reference** (same run, alternating slices)', `**${fixed(cpu.reference.pipelineRatio, 2)}×**`]]),
+        stageRow('parse + envelope validation', cpu.usPerEvent.parseAndValidate),
+        stageRow(`match against ${cpu.filters} filters`, cpu.usPerEvent.match100),
+        stageRow(`delivery text for ${fixed(cpu.matchesPerEvent, 1)} matches (${fixed(cpu.downlevelsPerEvent, 1)} down-leveled)`, cpu.usPerEvent.deliveryText),
+        reference === undefined ? ['**whole pipeline**', `**${fixed(cpu.usPerEvent.pipeline, 2)}**`] : ['**whole pipeline** (alternating slices with the reference)', `**${fixed(reference.pipelineRatio, 2)}×**`, fixed(cpu.usPerEvent.pipeline, 2)],
+        ...(reference === undefined ? [] : [['reference pipeline (the yardstick: JSON parse, walk, serialize)', '1×', fixed(reference.usPerEvent, 2)]]),
       ],
     ),
     '',
-    'The µs are this machine\'s and move with its load and model; the ratio to the reference pipeline (`bench/cpu-reference.ts`: a fixed JSON parse, walk and serialize of the same corpus, timed in 30 alternating pairs of slices with the whole pipeline, the ratio the median over the pairs) is the figure to compare across machines and builds.',
+    'The µs are this machine\'s and move with its load and model; the ratio to the reference pipeline (`bench/cpu-reference.ts`: a fixed JSON parse, walk and serialize of the same corpus, timed in 30 alternating pairs of slices with the whole pipeline, the ratio the median over the pairs) is the figure to compare across machines and builds. Each stage alone is timed on its own just before the pairs, its ratio taken to the reference\'s µs of the same repeat.',
     '',
     'Stages are timed separately, so their sum need not equal the pipeline figure. Handler CPU is small next to the DynamoDB and API Gateway round trips the handlers wait on.',
     '',

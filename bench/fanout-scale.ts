@@ -5,11 +5,13 @@
  * receipt), fan-out invocations and the longest one against the function's timeout.
  *
  * Deliveries per second move with the host (the whole local stack is one Node process), so
- * each run also has two yardsticks taken in the same run: deliveries per CPU-second of this
- * process (where fan-out, the gateway and the `@connections` endpoint run), and the rate of a
- * stand-in post loop: the same number of posts, as many in flight as fan-out keeps, to the same
- * connections through the same endpoint, with nothing of the relay in between (no DynamoDB, no
- * stream, no matching). Relay ÷ stand-in near 1 means the local stack, not the relay, is the limit.
+ * each run also has yardsticks taken in the same run: a stand-in post loop (the same number of
+ * posts, as many in flight as fan-out keeps, to the same connections through the same endpoint,
+ * with nothing of the relay in between: no DynamoDB, no stream, no matching), for the rate, the
+ * latency and the longest invocation; and, for the CPU per delivery of this process (where
+ * fan-out, the gateway and the `@connections` endpoint run), the fixed reference pipeline
+ * (bench/cpu-reference.ts) over the run's events, timed in this process in slices just before
+ * and just after the run. Relay ÷ stand-in near 1 means the local stack, not the relay, is the limit.
  *
  * The subscribers live in a child process (`subscriber-process.ts`), so the stack's thread is
  * not also parsing thousands of sockets' frames.
@@ -30,6 +32,7 @@ import { distribution } from './latency.ts';
 import type { Distribution } from './latency.ts';
 import type { SubscriberCommand, SubscriberReply } from './subscriber-process.ts';
 import { benchEvents } from './workload.ts';
+import { median, referencePipeline } from './cpu-reference.ts';
 
 export interface FanoutScaleRun {
   postDelayMs: number;
@@ -50,10 +53,51 @@ export interface FanoutScaleRun {
   deliveriesPerCpuSecond?: number;
   /** The stand-in post loop's deliveries per second, same posts, same concurrency, same run. */
   standInPerSecond?: number;
+  /** The stand-in loop's latency (its start to each receipt), for the relay's latency as a ratio to it; absent in results from before it was kept. */
+  standInLatency?: { p50: number; p99: number };
+  /**
+   * The CPU yardstick in this process: the fixed reference pipeline (bench/cpu-reference.ts) over
+   * the run's events, ms of CPU per event, the median of slices taken just before and just after
+   * the run; CPU per delivery is stated as a ratio to it. Absent in results from before it was taken.
+   */
+  referenceCpuMsPerEvent?: number;
 }
 
 /** Relay deliveries/s ÷ the stand-in loop's, the figure that does not move with the host. */
 export const standInRatio = (run: FanoutScaleRun): number | undefined => (run.standInPerSecond === undefined ? undefined : run.deliveriesPerSecond / run.standInPerSecond);
+
+/** The relay's latency p50 and p99 ÷ the stand-in loop's, same posts, same run. */
+export const standInLatencyRatio = (run: FanoutScaleRun): { p50: number; p99: number } | undefined =>
+  run.standInLatency === undefined ? undefined : { p50: run.latency.p50 / run.standInLatency.p50, p99: run.latency.p99 / run.standInLatency.p99 };
+
+/** CPU per delivery of this process ÷ the reference pipeline's CPU per event in it, same run. */
+export const cpuReferenceRatio = (run: FanoutScaleRun): number | undefined =>
+  run.processCpuMs === undefined || run.referenceCpuMsPerEvent === undefined || run.deliveries === 0 ? undefined : run.processCpuMs / run.deliveries / run.referenceCpuMsPerEvent;
+
+/** The longest fan-out invocation ÷ the stand-in loop's time to post the run's deliveries, same run. */
+export const longestToStandIn = (run: FanoutScaleRun): number | undefined =>
+  run.standInPerSecond === undefined || run.deliveries === 0 ? undefined : run.longestInvocationMs / ((run.deliveries / run.standInPerSecond) * 1000);
+
+/** Slices of the reference pipeline over `texts` taken either side of a run: each about 20 ms of this process's CPU. */
+const REFERENCE_SLICES = 5;
+function referenceSlices(texts: readonly string[]): number[] {
+  const slices: number[] = [];
+  for (let index = 0; index < REFERENCE_SLICES; index += 1) {
+    const started = process.cpuUsage();
+    let events = 0;
+    let cpuMs = 0;
+    let sink = 0;
+    while (events < texts.length || cpuMs < 20) {
+      sink += referencePipeline(texts);
+      events += texts.length;
+      const used = process.cpuUsage(started);
+      cpuMs = (used.user + used.system) / 1000;
+    }
+    if (sink === 0) throw new Error('the reference pipeline computed nothing');
+    slices.push(cpuMs / events);
+  }
+  return slices;
+}
 
 class SubscriberProcess {
   private readonly child: ChildProcess;
@@ -92,7 +136,7 @@ export interface FanoutScalePlan {
  * (`managementApiPoster`, the one fan-out uses, same sockets and in-flight limit) to the
  * `@connections` endpoint at the current simulated delay; the subscribers time the receipts.
  */
-async function standInPostRate(stack: RunningStack, subscribers: SubscriberProcess, events: ReadonlyArray<Record<string, unknown>>, size: number): Promise<number> {
+async function standInPostRate(stack: RunningStack, subscribers: SubscriberProcess, events: ReadonlyArray<Record<string, unknown>>, size: number): Promise<{ perSecond: number; latency: { p50: number; p99: number } }> {
   const concurrency = stack.config.fanout.concurrency;
   const poster = managementApiPoster({ endpoint: stack.managementEndpoint, region: stack.config.region, maxSockets: concurrency, credentials: stack.managementCredentials });
   const connections = stack.connectionIds();
@@ -106,7 +150,8 @@ async function standInPostRate(stack: RunningStack, subscribers: SubscriberProce
   const reply = await subscribers.ask({ cmd: 'collect', sentAt, expected: events.length * size, timeoutMs: 300_000 });
   if (reply.reply !== 'collected') throw new Error('subscriber process answered out of turn');
   await settle(stack, 500, 300_000);
-  return reply.received / ((reply.lastAt - startedAt) / 1000);
+  const { p50, p99 } = distribution(reply.latenciesMs);
+  return { perSecond: reply.received / ((reply.lastAt - startedAt) / 1000), latency: { p50, p99 } };
 }
 
 export async function runFanoutScale(stack: RunningStack, plan: FanoutScalePlan): Promise<FanoutScaleRun[]> {
@@ -133,20 +178,26 @@ export async function runFanoutScale(stack: RunningStack, plan: FanoutScalePlan)
         const count = plan.eventsFor(size);
         const events = benchEvents(session, count, seq);
         seq += count;
+        const texts = events.map((event) => JSON.stringify(event));
+        // The yardstick's slices before the run (before the first run, once untimed: its compilation).
+        if (runs.length === 0) referenceSlices(texts);
+        const reference = referenceSlices(texts);
         stack.resetUsage();
         const sentAt: Record<string, number> = {};
         const startedAt = performance.timeOrigin + performance.now();
         for (const event of events) sentAt[event.id as string] = startedAt;
         const cpuBefore = process.cpuUsage();
-        await postEvents(stack.baseUrl, token, events.map((event) => JSON.stringify(event)).join('\n') + '\n', 'application/x-ndjson');
+        await postEvents(stack.baseUrl, token, texts.join('\n') + '\n', 'application/x-ndjson');
         const expected = count * size;
         const reply = await subscribers.ask({ cmd: 'collect', sentAt, expected, timeoutMs: 300_000 });
         if (reply.reply !== 'collected') throw new Error('subscriber process answered out of turn');
         const cpu = process.cpuUsage(cpuBefore);
         const processCpuMs = (cpu.user + cpu.system) / 1000;
+        reference.push(...referenceSlices(texts));
         await settle(stack, 500, 300_000);
         const usage = stack.usage();
-        const standInPerSecond = await standInPostRate(stack, subscribers, benchEvents(session, count, seq), size);
+        const standIn = await standInPostRate(stack, subscribers, benchEvents(session, count, seq), size);
+        const standInPerSecond = standIn.perSecond;
         seq += count;
         const { samples: _samples, ...latency } = distribution(reply.latenciesMs);
         const run: FanoutScaleRun = {
@@ -164,10 +215,12 @@ export async function runFanoutScale(stack: RunningStack, plan: FanoutScalePlan)
           processCpuMs,
           deliveriesPerCpuSecond: reply.received / (processCpuMs / 1000),
           standInPerSecond,
+          standInLatency: standIn.latency,
+          referenceCpuMsPerEvent: median(reference),
         };
         runs.push(run);
         plan.log(
-          `  ${String(size).padStart(5)} subscribers, ${delayMs} ms posts: ${run.deliveries}/${expected} deliveries, ${run.deliveriesPerSecond.toFixed(0)}/s (${(standInRatio(run) ?? Number.NaN).toFixed(2)}× the stand-in loop's ${standInPerSecond.toFixed(0)}/s; ${(run.deliveriesPerCpuSecond ?? 0).toFixed(0)} per CPU-second), p50 ${latency.p50.toFixed(0)} ms, p99 ${latency.p99.toFixed(0)} ms, ${run.fanoutInvocations} invocations, longest ${(run.longestInvocationMs / 1000).toFixed(1)} s`,
+          `  ${String(size).padStart(5)} subscribers, ${delayMs} ms posts: ${run.deliveries}/${expected} deliveries, ${run.deliveriesPerSecond.toFixed(0)}/s (${(standInRatio(run) ?? Number.NaN).toFixed(2)}× the stand-in loop's ${standInPerSecond.toFixed(0)}/s; CPU per delivery ${(cpuReferenceRatio(run) ?? Number.NaN).toFixed(1)}× the reference's per event, ${(run.deliveriesPerCpuSecond ?? 0).toFixed(0)} per CPU-second), p50 ${latency.p50.toFixed(0)} ms, p99 ${latency.p99.toFixed(0)} ms (${(standInLatencyRatio(run)?.p50 ?? Number.NaN).toFixed(2)}× / ${(standInLatencyRatio(run)?.p99 ?? Number.NaN).toFixed(2)}× the stand-in's), ${run.fanoutInvocations} invocations, longest ${(run.longestInvocationMs / 1000).toFixed(1)} s`,
         );
       }
     }

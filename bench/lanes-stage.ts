@@ -6,7 +6,7 @@
  * BENCH_LANES_SIZES (subscribers, default 1000,5000,10000), BENCH_LANES_WORKERS (default 1,2,4),
  * BENCH_LANES_POST_MS (the stand-in's round trip, default 20), BENCH_LANES_LANE_DELIVERIES
  * (`AEP_FANOUT_LANE_DELIVERIES`, default 250: below a quarter of the smallest batch, so every
- * batch splits into W lanes). Not part of the full `npm run bench` (it starts three stacks).
+ * batch splits into W lanes). `npm run bench` runs it after the other stages (it starts stacks of its own).
  */
 import { createWriteStream, mkdtempSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';

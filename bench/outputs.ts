@@ -26,12 +26,21 @@ function loadSection(): string {
 }
 
 /**
- * The committed results, for a run that re-measures one stage and keeps the rest. A function
- * added since they were taken (the bridges) is filled in as never invoked, which it was not:
- * it did not exist in that run.
+ * The committed results as they were saved: a run that re-measures one stage writes them back
+ * with that stage replaced and nothing else changed.
  */
 export function readSavedResults(): BenchResults {
-  const saved = JSON.parse(readFileSync(resultsPath, 'utf8')) as BenchResults;
+  return JSON.parse(readFileSync(resultsPath, 'utf8')) as BenchResults;
+}
+
+/**
+ * A copy of `results` with every function of `FUNCTION_NAMES` in each usage record, for the
+ * report, which reads them all: a function added since the results were taken (the bridges, the
+ * sink retry, the fan-out lanes) shows as never invoked, which it was not: it did not exist in
+ * that run. A copy, so what is written back is what was measured.
+ */
+export function withEveryFunction(results: BenchResults): BenchResults {
+  const copy = structuredClone(results);
   const fill = (value: unknown): void => {
     if (typeof value !== 'object' || value === null) return;
     if (Array.isArray(value)) return value.forEach(fill);
@@ -42,8 +51,8 @@ export function readSavedResults(): BenchResults {
     }
     Object.values(record).forEach(fill);
   };
-  fill(saved);
-  return saved;
+  fill(copy);
+  return copy;
 }
 
 /** The committed SSE stream-hour (absent before the stage first ran). */
@@ -61,28 +70,37 @@ export function writeStreamHour(hour: SseStreamHour): string[] {
   return outputs.map(([path]) => relative(process.cwd(), path) || path);
 }
 
-const benchmarksMd = (results: BenchResults, streamHour: SseStreamHour | undefined): [string, string] => [join(repoRoot, 'BENCHMARKS.md'), renderMarkdown(results, streamHour) + loadSection()];
+const benchmarksMd = (results: BenchResults, streamHour: SseStreamHour | undefined): [string, string] => [join(repoRoot, 'BENCHMARKS.md'), renderMarkdown(withEveryFunction(results), streamHour) + loadSection()];
+
+/** BENCHMARKS.md and the SVG plots from `results`; nothing of the results themselves. */
+const renderedOutputs = (results: BenchResults, streamHour: SseStreamHour | undefined): Array<[string, string]> => [
+  benchmarksMd(results, streamHour),
+  ...Object.entries(renderSvgs(withEveryFunction(results))).map(([name, svg]): [string, string] => [join(repoRoot, 'bench', name), svg]),
+];
+
+/** Writes `outputs`; answers the paths written, relative to the working directory. */
+function write(outputs: ReadonlyArray<[string, string]>): string[] {
+  for (const [path, content] of outputs) writeFileSync(path, content);
+  return outputs.map(([path]) => relative(process.cwd(), path) || path);
+}
 
 /**
  * Rewrites BENCHMARKS.md alone, from `results` and the SSE stream-hour (by default the committed
  * one): for a stage whose figures live outside bench/results.json (the SSE stream-hour).
  */
 export function writeBenchmarksMd(results: BenchResults, streamHour: SseStreamHour | undefined = readSavedStreamHour()): string[] {
-  const [path, content] = benchmarksMd(results, streamHour);
-  writeFileSync(path, content);
-  return [relative(process.cwd(), path) || path];
+  return write([benchmarksMd(results, streamHour)]);
 }
 
 /**
- * Writes every output from `results` and the SSE stream-hour (by default the committed one);
- * answers the paths written, relative to the working directory.
+ * Rewrites BENCHMARKS.md and the plots from `results` (`--report-only`), never bench/results.json:
+ * re-rendering measures nothing, so it has nothing to write there.
  */
+export function writeRendered(results: BenchResults, streamHour: SseStreamHour | undefined = readSavedStreamHour()): string[] {
+  return write(renderedOutputs(results, streamHour));
+}
+
+/** Writes every output from `results` and the SSE stream-hour (by default the committed one), bench/results.json with them. */
 export function writeOutputs(results: BenchResults, streamHour: SseStreamHour | undefined = readSavedStreamHour()): string[] {
-  const outputs: Array<[string, string]> = [
-    benchmarksMd(results, streamHour),
-    [resultsPath, `${JSON.stringify(results, null, 2)}\n`],
-    ...Object.entries(renderSvgs(results)).map(([name, svg]): [string, string] => [join(repoRoot, 'bench', name), svg]),
-  ];
-  for (const [path, content] of outputs) writeFileSync(path, content);
-  return outputs.map(([path]) => relative(process.cwd(), path) || path);
+  return write([...renderedOutputs(results, streamHour), [resultsPath, `${JSON.stringify(results, null, 2)}\n`]]);
 }

@@ -9,8 +9,9 @@
  * (sessions listed, default 200), BENCH_QUICK=1 (a fast smoke run with fewer events and subscribers;
  * not for committing), BENCH_CPU_REPEATS (default 5), BENCH_CPU_MAX_LOAD / BENCH_CPU_WAIT_S (the
  * quiet machine the CPU stage waits for, below), BENCH_PAUSED_REPEATS (consecutive paused-consumer
- * runs, default 3), BENCH_SSE_IDLE_S / BENCH_SSE_BURST (the SSE stream-hour's idle seconds and burst
- * events, default 121 and 300). `--only cpu|paused|history|reconnect|fanout` measures that stage alone and merges it into
+ * runs, default 3), BENCH_SSE_IDLE_S / BENCH_SSE_BURST / BENCH_SSE_CPU_SLICES (the SSE stream-hour's
+ * idle seconds, burst events, and CPU slices of 50 events alternated with the yardstick, default
+ * 121, 300 and 20). `--only cpu|paused|history|reconnect|fanout` measures that stage alone and merges it into
  * bench/results.json (`--history-only` is `--only history`); `--only sse-hour` (also `npm run
  * bench:sse-hour`) the SSE stream-hour alone, into bench/sse-stream-hour.json and .md, BENCHMARKS.md
  * regenerated with it. Run a stage alone under the shared test lock.
@@ -31,7 +32,7 @@ import { runBridgeCost } from './bridges.ts';
 import type { BridgeCostRun } from './bridges.ts';
 import { measureHistory } from './history.ts';
 import { measureCommandRoundTrip, measureDeliveryLatency } from './latency.ts';
-import { readSavedResults, repoRoot, writeBenchmarksMd, writeOutputs, writeStreamHour } from './outputs.ts';
+import { readSavedResults, repoRoot, writeBenchmarksMd, writeOutputs, writeRendered, writeStreamHour } from './outputs.ts';
 import { measureSseStreamHour } from './sse-stream-hour.ts';
 import type { SseStreamHour } from './sse-stream-hour-model.ts';
 import { measureReconnectingConsumer } from './reconnecting-consumer.ts';
@@ -48,9 +49,10 @@ if (process.argv.includes('--only') && process.argv[process.argv.indexOf('--only
   process.exit(0);
 }
 
-// `--report-only`: re-render BENCHMARKS.md and the plots from bench/results.json, measuring nothing.
+// `--report-only`: re-render BENCHMARKS.md and the plots from bench/results.json, measuring
+// nothing and writing nothing there.
 if (process.argv.includes('--report-only')) {
-  for (const path of writeOutputs(readSavedResults())) process.stderr.write(`  ${path}\n`);
+  for (const path of writeRendered(readSavedResults())) process.stderr.write(`  ${path}\n`);
   process.exit(0);
 }
 // `--only <stage>` (`cpu`, `paused`, `history`, `reconnect`, `fanout`; `--history-only` is
@@ -93,7 +95,9 @@ const PAUSED_REPEATS = positive('BENCH_PAUSED_REPEATS', quick ? 1 : 3);
 const IDLE_SECONDS = quick ? 5 : 30;
 // The SSE stream-hour's idle phase: long enough for the periodic costs (the token re-check every
 // 30 s, the slot renewal every 40 s) to come round several times (121 s: 4 re-checks, 3 renewals).
-const SSE_HOUR = { idleSeconds: positive('BENCH_SSE_IDLE_S', quick ? 45 : 121), burstEvents: positive('BENCH_SSE_BURST', quick ? 100 : 300) };
+// Its CPU per delivery: slices of 50 events (one POST each) alternated with the yardstick on the
+// "after" stream, after its burst; 20 slices add about 20 s to the stage (of about 4.5 min).
+const SSE_HOUR = { idleSeconds: positive('BENCH_SSE_IDLE_S', quick ? 45 : 121), burstEvents: positive('BENCH_SSE_BURST', quick ? 100 : 300), cpuSlices: positive('BENCH_SSE_CPU_SLICES', quick ? 6 : 20), sliceEvents: 50 };
 const RECONNECT = { rounds: quick ? 2 : 5, events: 200 };
 
 const settings = {
@@ -114,7 +118,7 @@ const settings = {
   'latency events / pace': `${LATENCY_EVENTS} / one every ${PACE_MS} ms`,
   'commands timed (random pause between them)': `${COMMANDS} (0–100 ms)`,
   'idle window for standing costs (WebSocket)': `${IDLE_SECONDS} s`,
-  'SSE stream-hour: idle / burst': `${SSE_HOUR.idleSeconds} s / ${SSE_HOUR.burstEvents} events`,
+  'SSE stream-hour: idle / burst / CPU slices': `${SSE_HOUR.idleSeconds} s / ${SSE_HOUR.burstEvents} events / ${SSE_HOUR.cpuSlices} × ${SSE_HOUR.sliceEvents} events`,
   'history session events / sessions listed': `${HISTORY_EVENTS} / ${HISTORY_SESSIONS}`,
   'fan-out scale: subscribers / post round trips': `${SCALE_SIZES.join(', ')} / ${SCALE_DELAYS.join(', ')} ms`,
   'paused consumer: events / batch / pace / bytes': `${PAUSED.events} / ${PAUSED.batch} / ${PAUSED.paceMs} ms / ${PAUSED.eventBytes}`,

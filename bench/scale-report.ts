@@ -5,29 +5,41 @@
 import type { FanoutScaleRun } from './fanout-scale.ts';
 import type { PausedConsumerResult } from './paused-consumer.ts';
 import { SATURATION_PACES, stackSaturated } from './paused-consumer.ts';
-import { standInRatio } from './fanout-scale.ts';
+import { cpuReferenceRatio, longestToStandIn, standInLatencyRatio, standInRatio } from './fanout-scale.ts';
 import { lineChart } from './svg.ts';
 
 const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd'];
 const grouped = (value: number) => Math.round(value).toLocaleString('en-US');
 const ms = (value: number) => `${grouped(value)} ms`;
 
+/**
+ * The plot: relay ÷ stand-in against subscribers, the figure that holds across machines; this
+ * machine's deliveries per second only for results from before the stand-in loop.
+ */
 export function renderScaleSvg(runs: readonly FanoutScaleRun[]): string {
   const sizes = [...new Set(runs.map((run) => run.subscribers))].sort((a, b) => a - b);
   const delays = [...new Set(runs.map((run) => run.postDelayMs))].sort((a, b) => a - b);
+  const asRatio = runs.length > 0 && runs.every((run) => standInRatio(run) !== undefined);
   return lineChart(
     delays.map((delay, index) => ({
       name: `PostToConnection ${delay} ms`,
       color: COLORS[index % COLORS.length] as string,
       markers: true,
-      points: runs.filter((run) => run.postDelayMs === delay).map((run) => ({ x: sizes.indexOf(run.subscribers), y: run.deliveriesPerSecond })),
+      points: runs.filter((run) => run.postDelayMs === delay).map((run) => ({ x: sizes.indexOf(run.subscribers), y: asRatio ? (standInRatio(run) as number) : run.deliveriesPerSecond })),
     })),
-    {
-      title: 'Fan-out deliveries per second against matching subscribers (one session, local stack)',
-      xLabel: 'WebSocket subscribers matching every event',
-      yLabel: 'deliveries / s',
-      xAxis: { kind: 'category', categories: sizes.map(String) },
-    },
+    asRatio
+      ? {
+          title: 'Fan-out deliveries per second ÷ the stand-in post loop\'s, same run, against matching subscribers (one session, local stack)',
+          xLabel: 'WebSocket subscribers matching every event',
+          yLabel: 'relay ÷ stand-in',
+          xAxis: { kind: 'category', categories: sizes.map(String) },
+        }
+      : {
+          title: 'Fan-out deliveries per second against matching subscribers (one session, local stack; this machine, no yardstick in these results)',
+          xLabel: 'WebSocket subscribers matching every event',
+          yLabel: 'deliveries / s',
+          xAxis: { kind: 'category', categories: sizes.map(String) },
+        },
   );
 }
 
@@ -49,17 +61,22 @@ export function renderScaleMarkdown(runs: readonly FanoutScaleRun[], paused: Pau
       '',
       `One session, N WebSocket subscribers that all match it (in a child process of their own), PostToConnection slowed by the local \`@connections\` endpoint to a simulated round trip (\`AEP_LOCAL_POST_DELAY_MS\`), the events POSTed in one NDJSON request. Fan-out keeps ${concurrency} posts in flight (\`AEP_FANOUT_CONCURRENCY\`), each connection's own deliveries in order. Latency runs from the POST's start to a subscriber's receipt; deliveries per second = deliveries ÷ (last receipt − POST start). The local poller enforces the deployed fan-out timeout (${ms(timeoutMs)}).`,
       '',
-      `Deliveries per second move with the host, so each run has two yardsticks from the same run. **Relay ÷ stand-in** divides the relay's rate by that of a stand-in post loop: the same number of posts through the same poster (\`managementApiPoster\`, ${concurrency} in flight) to the same connections at the same simulated round trip, with none of the relay in between (no ingest, no stream, no DynamoDB, no matching). Near 1 (at or above ${STACK_LIMIT_RATIO}) the local stack's posting path, not the relay, is the limit, and the row says so. **Deliveries per CPU-second** divides deliveries by the CPU time of the process running fan-out (with the gateway and the \`@connections\` endpoint, which share it). The other columns are this machine's only.`,
+      `Deliveries per second move with the host, so each run has yardsticks from the same run. **Relay ÷ stand-in** divides the relay's rate, and its latency, by those of a stand-in post loop: the same number of posts through the same poster (\`managementApiPoster\`, ${concurrency} in flight) to the same connections at the same simulated round trip, with none of the relay in between (no ingest, no stream, no DynamoDB, no matching; its latency runs from its start to each receipt). Near 1 (at or above ${STACK_LIMIT_RATIO}) the local stack's posting path, not the relay, is the limit, and the row says so. **CPU per delivery ÷ reference** divides the CPU time of the process running fan-out (with the gateway and the \`@connections\` endpoint, which share it) per delivery by the CPU per event of the fixed reference pipeline (\`bench/cpu-reference.ts\`) over the run's events, timed in the same process in slices just before and just after the run (the median slice). **Longest invocation ÷ stand-in's time** divides the longest fan-out invocation by the time the stand-in loop took to post the run's deliveries (the share of the timeout it took is this machine's). The columns marked "this machine" are its absolute values, beside the ratios.`,
       '',
-      '| post round trip | subscribers | events | deliveries (expected / received) | **relay ÷ stand-in** (same run) | deliveries per CPU-second | this machine: deliveries / s (stand-in) | this machine: latency p50 / p99 | fan-out invocations | longest invocation | share of timeout |',
-      '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+      '| post round trip | subscribers | events | deliveries (expected / received) | **relay ÷ stand-in: deliveries / s** | **relay ÷ stand-in: latency p50 / p99** | **CPU per delivery ÷ reference** | this machine: deliveries / s (stand-in) | this machine: latency p50 / p99 (stand-in) | this machine: CPU per delivery (reference per event); deliveries per CPU-second | fan-out invocations | **longest invocation ÷ stand-in\'s time** | this machine: longest invocation, share of timeout |',
+      '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
       ...runs.map((run) => {
         const ratio = standInRatio(run);
         const ratioCell = ratio === undefined ? '–' : `**${ratio.toFixed(2)}×**${ratio >= STACK_LIMIT_RATIO ? ' (stack-limited)' : ''}`;
-        return `| ${run.postDelayMs} ms | ${grouped(run.subscribers)} | ${run.events} | ${grouped(run.expectedDeliveries)} / ${grouped(run.deliveries)} | ${ratioCell} | ${run.deliveriesPerCpuSecond === undefined ? '–' : grouped(run.deliveriesPerCpuSecond)} | ${grouped(run.deliveriesPerSecond)} (${run.standInPerSecond === undefined ? '–' : grouped(run.standInPerSecond)}) | ${ms(run.latency.p50)} / ${ms(run.latency.p99)} | ${run.fanoutInvocations} | ${(run.longestInvocationMs / 1000).toFixed(1)} s | ${((100 * run.longestInvocationMs) / run.timeoutMs).toFixed(0)}% |`;
+        const latencyRatio = standInLatencyRatio(run);
+        const cpuRatio = cpuReferenceRatio(run);
+        const longest = longestToStandIn(run);
+        const cpuMs = run.processCpuMs === undefined || run.deliveries === 0 ? undefined : run.processCpuMs / run.deliveries;
+        const cpuCell = `${cpuMs === undefined ? '–' : `${cpuMs.toFixed(3)} ms`}${run.referenceCpuMsPerEvent === undefined ? '' : ` (${(run.referenceCpuMsPerEvent * 1000).toFixed(2)} µs)`}; ${run.deliveriesPerCpuSecond === undefined ? '–' : grouped(run.deliveriesPerCpuSecond)}`;
+        return `| ${run.postDelayMs} ms | ${grouped(run.subscribers)} | ${run.events} | ${grouped(run.expectedDeliveries)} / ${grouped(run.deliveries)} | ${ratioCell} | ${latencyRatio === undefined ? '–' : `**${latencyRatio.p50.toFixed(2)}× / ${latencyRatio.p99.toFixed(2)}×**`} | ${cpuRatio === undefined ? '–' : `**${cpuRatio.toFixed(1)}×**`} | ${grouped(run.deliveriesPerSecond)} (${run.standInPerSecond === undefined ? '–' : grouped(run.standInPerSecond)}) | ${ms(run.latency.p50)} / ${ms(run.latency.p99)}${run.standInLatency === undefined ? '' : ` (${ms(run.standInLatency.p50)} / ${ms(run.standInLatency.p99)})`} | ${cpuCell} | ${run.fanoutInvocations} | ${longest === undefined ? '–' : `**${longest.toFixed(2)}×**`} | ${(run.longestInvocationMs / 1000).toFixed(1)} s, ${((100 * run.longestInvocationMs) / run.timeoutMs).toFixed(0)}% |`;
       }),
       '',
-      '![Fan-out deliveries per second against subscribers](bench/fanout-scale.svg)',
+      runs.every((run) => standInRatio(run) !== undefined) ? '![Fan-out deliveries per second ÷ the stand-in loop\'s against subscribers](bench/fanout-scale.svg)' : '![Fan-out deliveries per second against subscribers](bench/fanout-scale.svg)',
       '',
       `**Up to which size one invocation suffices.** An invocation posts records × matching connections deliveries at the rate above. With the event source mapping's batch of 100 records and half the ${ms(timeoutMs)} timeout as the budget, one invocation carries a session of at most: ${runs
         .filter((run) => run.subscribers === Math.max(...runs.map((other) => other.subscribers)))
@@ -69,9 +86,9 @@ export function renderScaleMarkdown(runs: readonly FanoutScaleRun[], paused: Pau
     );
   }
   if (paused !== undefined) {
-    const ratio = (key: 'p50' | 'p99') => paused.healthyBesidePaused[key] / paused.healthyAlone[key];
+    const ratio = (key: 'p50' | 'p95' | 'p99' | 'max') => paused.healthyBesidePaused[key] / paused.healthyAlone[key];
     const saturated = stackSaturated(paused, paused.paceMs);
-    const ratioCell = (key: 'p50' | 'p99') => (saturated ? '**stack saturated**' : `${ratio(key).toFixed(2)}×`);
+    const ratioCell = (key: 'p50' | 'p95' | 'p99' | 'max') => (saturated ? '**stack saturated**' : `${ratio(key).toFixed(2)}×`);
     lines.push(
       '## A paused consumer beside a healthy one',
       '',
@@ -81,9 +98,9 @@ export function renderScaleMarkdown(runs: readonly FanoutScaleRun[], paused: Pau
       '| :--- | ---: | ---: | ---: | ---: |',
       `| alone | ${ms(paused.healthyAlone.p50)} | ${ms(paused.healthyAlone.p95)} | ${ms(paused.healthyAlone.p99)} | ${ms(paused.healthyAlone.max)} |`,
       `| beside the paused consumer | ${ms(paused.healthyBesidePaused.p50)} | ${ms(paused.healthyBesidePaused.p95)} | ${ms(paused.healthyBesidePaused.p99)} | ${ms(paused.healthyBesidePaused.max)} |`,
-      `| ratio (same run) | ${ratioCell('p50')} | | ${ratioCell('p99')} | |`,
+      `| **beside ÷ alone** (same run) | ${ratioCell('p50')} | ${ratioCell('p95')} | ${ratioCell('p99')} | ${ratioCell('max')} |`,
       '',
-      `The ratio is the figure: both halves run on the same stack minutes apart. When the healthy consumer alone lags its emitter by more than ${SATURATION_PACES} rounds at the median (p50 over ${ms(SATURATION_PACES * paused.paceMs)}), the local stack itself is saturated (one Node process and DynamoDB Local on shared cores), both halves measure its backlog, and the run is reported as **stack saturated** instead of as a ratio; the table above is the worst ratio among the runs the stack carried${saturated ? ' (here none did: every run was saturated, so no ratio stands for this machine)' : ''}.`,
+      `The ratios are the figures, the healthy consumer alone the yardstick (the milliseconds are this machine's): both halves run on the same stack minutes apart. When the healthy consumer alone lags its emitter by more than ${SATURATION_PACES} rounds at the median (p50 over ${ms(SATURATION_PACES * paused.paceMs)}), the local stack itself is saturated (one Node process and DynamoDB Local on shared cores), both halves measure its backlog, and the run is reported as **stack saturated** instead of as a ratio; the table above is the worst ratio among the runs the stack carried${saturated ? ' (here none did: every run was saturated, so no ratio stands for this machine)' : ''}.`,
       '',
       ...(paused.runs === undefined || paused.runs.length < 2
         ? []

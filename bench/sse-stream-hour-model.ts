@@ -4,6 +4,7 @@
  * every periodic cost in it, and priced. Pure: the stage (bench/sse-stream-hour.ts), the report
  * (bench/sse-stream-hour-report.ts) and the tests share it.
  */
+import { median } from './cpu-reference.ts';
 import { PRICES } from './prices.ts';
 
 /**
@@ -72,9 +73,48 @@ export interface StreamProcessReport {
   heartbeats: number;
   idleBytes?: number;
   rss: { atStartMb: number; beforeStreamMb: number; peakMb: number; peakHeapUsedMb: number };
+  /** CPU the burst took (one sample, JIT warm-up and all: on record, not the figure). */
   burstCpuMs: number;
-  /** The CPU yardstick in the same process: the fixed reference pipeline (bench/cpu-reference.ts) over the burst's events, ms per event. */
-  referenceCpuMsPerEvent?: number;
+  /**
+   * The CPU phase after the burst (the "after" stream only): slices of deliveries, each timed
+   * from the read that brought its first event to the read that deleted its events, in
+   * alternation with slices of the CPU yardstick, the fixed reference pipeline
+   * (bench/cpu-reference.ts) over the burst's events, in the same process: reference 0,
+   * slice 0, reference 1, ..., slice n − 1, reference n. Absent when the phase did not run.
+   */
+  cpuSlices?: Array<{ deliveries: number; cpuMs: number; reads?: number; calls?: number }>;
+  referenceSlices?: Array<{ events: number; cpuMs: number }>;
+}
+
+/** CPU per delivery against the yardstick, from the CPU phase's alternating slices. */
+export interface CpuAgainstReference {
+  /** The median slice's CPU per delivery, this machine's. */
+  msPerDelivery: number;
+  /** The median reference slice's CPU per event, this machine's. */
+  referenceMsPerEvent: number;
+  /** Each slice's ms per delivery, and each reference slice's ms per event, in the order taken. */
+  slicesMsPerDelivery: number[];
+  referencesMsPerEvent: number[];
+  /** Each slice's ms per delivery ÷ the mean of the reference slices either side of it (on record: the spread). */
+  pairRatios: number[];
+  /**
+   * The figure: the median slice ÷ the median reference slice. Their noise is mostly each
+   * slice's own (a collection, another process on the cores for a few ms), not a change of the
+   * machine's speed that both sides of a pair would share, so each median filters its own; the
+   * median of the pair ratios compounds both, and moved 83× to 96× over three runs where this
+   * moved 88× to 95× (the same runs' slices).
+   */
+  ratio: number;
+}
+
+/** The ratio of the CPU phase's slices to the reference slices around them; undefined without a phase. */
+export function cpuAgainstReference(report: Pick<StreamProcessReport, 'cpuSlices' | 'referenceSlices'>): CpuAgainstReference | undefined {
+  const slices = (report.cpuSlices ?? []).filter((slice) => slice.deliveries > 0);
+  const references = (report.referenceSlices ?? []).map((slice) => slice.cpuMs / slice.events);
+  if (slices.length === 0 || references.length !== slices.length + 1 || references.some((value) => !(value > 0))) return undefined;
+  const perDelivery = slices.map((slice) => slice.cpuMs / slice.deliveries);
+  const pairRatios = perDelivery.map((value, index) => value / (((references[index] as number) + (references[index + 1] as number)) / 2));
+  return { msPerDelivery: median(perDelivery), referenceMsPerEvent: median(references), slicesMsPerDelivery: perDelivery, referencesMsPerEvent: references, pairRatios, ratio: median(perDelivery) / median(references) };
 }
 
 /**
@@ -171,11 +211,22 @@ export interface SseStreamHour {
     after: StreamProcessReport['rss'];
     sizedMb: number;
     setMb: number;
-    /** This machine's CPU per delivery in the burst. */
+    /** This machine's CPU per delivery: the CPU phase's median slice (results from before it: the burst's). */
     cpuMsPerDelivery: number;
-    /** The same, as a ratio to the reference pipeline's CPU per event in the same process (absent before it was measured). */
+    /**
+     * The same as a ratio to the reference pipeline's CPU per event in the same process: the
+     * CPU phase's median slice ÷ its median reference slice (absent before it was measured;
+     * results from before the pairs took one reference run after the stream).
+     */
     cpuRatioToReference?: number;
     referenceCpuMsPerEvent?: number;
+    /** Every pair's ratio, so the spread is on record, and every slice of both kinds, in the order taken (absent before the pairs). */
+    cpuPairRatios?: number[];
+    cpuSlicesMsPerDelivery?: number[];
+    referenceSlicesMsPerEvent?: number[];
+    /** Deliveries in each CPU slice, and the median slice's DynamoDB calls (its read, and the read that deleted it) (absent before the pairs). */
+    cpuSliceDeliveries?: number;
+    cpuSliceCalls?: number;
     /** Deliveries a second the set size's CPU share sustains, at this machine's CPU per delivery (a machine's figure: a faster core sustains more). */
     deliveriesPerSecondAtSize: number;
   };
@@ -191,16 +242,16 @@ export interface SseStreamHour {
  * now, priced at the size the stack sets (`setMb`; the stage says when the measured peak sizes
  * it otherwise).
  */
-export function streamHourOf(before: StreamProcessReport, after: StreamProcessReport, setMb: number, run: { measuredAt: string; commit?: string; dirty?: boolean; idleSeconds: number; burstEvents: number }): SseStreamHour {
+export function streamHourOf(before: StreamProcessReport, after: StreamProcessReport, setMb: number, run: { measuredAt: string; commit?: string; dirty?: boolean; idleSeconds: number; burstEvents: number; cpuSlices?: number; sliceEvents?: number }): SseStreamHour {
   const peakRssMb = Math.max(before.rss.peakMb, after.rss.peakMb);
   const sizedMb = sizeFromPeak(peakRssMb);
-  const cpuMsPerDelivery = after.burstCpuMs / Math.max(1, after.delivered);
-  const reference = after.referenceCpuMsPerEvent;
+  const cpu = cpuAgainstReference(after);
+  const cpuMsPerDelivery = cpu?.msPerDelivery ?? after.burstCpuMs / Math.max(1, after.delivered);
   return {
     measuredAt: run.measuredAt,
     ...(run.commit === undefined ? {} : { commit: run.commit }),
     ...(run.dirty === undefined ? {} : { dirty: run.dirty }),
-    settings: { ...DEPLOYED_STREAM, idleSeconds: run.idleSeconds, burstEvents: run.burstEvents, streamsPerHour: STREAMS_PER_HOUR },
+    settings: { ...DEPLOYED_STREAM, idleSeconds: run.idleSeconds, burstEvents: run.burstEvents, ...(run.cpuSlices === undefined ? {} : { cpuSlices: run.cpuSlices }), ...(run.sliceEvents === undefined ? {} : { sliceEvents: run.sliceEvents }), streamsPerHour: STREAMS_PER_HOUR },
     memory: {
       peakRssMb,
       before: before.rss,
@@ -208,7 +259,7 @@ export function streamHourOf(before: StreamProcessReport, after: StreamProcessRe
       sizedMb,
       setMb,
       cpuMsPerDelivery,
-      ...(reference === undefined || reference <= 0 ? {} : { cpuRatioToReference: cpuMsPerDelivery / reference, referenceCpuMsPerEvent: reference }),
+      ...(cpu === undefined ? {} : { cpuRatioToReference: cpu.ratio, referenceCpuMsPerEvent: cpu.referenceMsPerEvent, cpuPairRatios: cpu.pairRatios, cpuSlicesMsPerDelivery: cpu.slicesMsPerDelivery, referenceSlicesMsPerEvent: cpu.referencesMsPerEvent, cpuSliceDeliveries: after.cpuSlices?.[0]?.deliveries ?? 0, cpuSliceCalls: median((after.cpuSlices ?? []).map((slice) => slice.calls ?? Number.NaN)) }),
       deliveriesPerSecondAtSize: ((setMb / MB_PER_VCPU) * 1000) / cpuMsPerDelivery,
     },
     delivered: { before: before.delivered, after: after.delivered },

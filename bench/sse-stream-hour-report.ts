@@ -30,6 +30,23 @@ export function sseStandingCells(hour: SseStreamHour): [string, string] {
   ];
 }
 
+/**
+ * The CPU per delivery: the ratio to the yardstick first, this machine's milliseconds beside it;
+ * results from before the alternating pairs say how theirs was taken.
+ */
+function cpuLine(hour: SseStreamHour): string {
+  const { memory } = hour;
+  const atSize = `at ${memory.setMb} MB (${fixed(memory.setMb / MB_PER_VCPU, 2)} vCPU) this machine's ${fixed(memory.cpuMsPerDelivery, 2)} ms is about ${round(memory.deliveriesPerSecondAtSize)} deliveries/s per stream, if a Lambda vCPU does what this machine's core does.`;
+  if (memory.cpuRatioToReference === undefined) return `Burst CPU per delivery ${fixed(memory.cpuMsPerDelivery, 2)} ms on this machine (no yardstick in these results); ${atSize}`;
+  const pairs = memory.cpuPairRatios;
+  if (pairs === undefined) return `Burst CPU per delivery ${fixed(memory.cpuRatioToReference, 1)}× the reference pipeline's CPU per event (bench/cpu-reference.ts, timed once after the stream in the same process; this machine: ${fixed(memory.cpuMsPerDelivery, 2)} ms against ${fixed(memory.referenceCpuMsPerEvent, 4)} ms); ${atSize}`;
+  const calls = memory.cpuSliceCalls === undefined || Number.isNaN(memory.cpuSliceCalls) ? '' : ` (the median slice made ${fixed(memory.cpuSliceCalls, 0)} DynamoDB calls)`;
+  return (
+    `**CPU per delivery: ${fixed(memory.cpuRatioToReference, 1)}× the reference pipeline's CPU per event** (bench/cpu-reference.ts over the burst's events; same process, same run): the median of ${pairs.length} slices of deliveries ÷ the median of the ${pairs.length + 1} slices of the reference they alternate with (each slice against the two either side of it: ${fixed(Math.min(...pairs), 1)}–${fixed(Math.max(...pairs), 1)}×). After the burst, the "after" stream is sent ${pairs.length} slices of ${memory.cpuSliceDeliveries ?? '?'} events, each once fan-out has put them all in its inbox, and each slice is timed in the process's CPU from the read that brings its events to the read that deletes them${calls}, between slices of the reference. ` +
+    `This machine: ${fixed(memory.cpuMsPerDelivery, 3)} ms per delivery (median slice) against the reference's ${fixed(memory.referenceCpuMsPerEvent, 4)} ms per event; ${atSize}`
+  );
+}
+
 function hourRow(label: string, row: StreamHourRow): string[] {
   return [label, `${row.memoryMb} MB`, round(row.readUnits), round(row.writeUnits), usd(row.usd.lambdaDuration), usd(row.usd.lambdaRequests), usd(row.usd.dynamoReads), usd(row.usd.dynamoWrites), `**${usd(row.usd.total)}**`];
 }
@@ -43,9 +60,9 @@ export function sseStreamHourLines(hour: SseStreamHour): string[] {
     `Measured ${hour.measuredAt}${hour.commit === undefined ? '' : ` on \`${hour.commit.slice(0, 12)}\`${hour.dirty === true ? ' (dirty)' : ''}`}: one stream per variant served by the bundled stream handler alone in a process (as one Lambda execution environment serves it), at the deployed stream settings (${streamSettingsText(hour)}); idle ${settings.idleSeconds} s, then ${settings.burstEvents} deliveries of 1 KB, then its client leaves. Every DynamoDB call is priced at what DynamoDB bills for it (0.5 read unit at least eventually consistent, 1 strongly, 1 write unit per item). "Before" is the previous path run in the same stage (every read strongly consistent, no backoff) at the previous 512 MB; "after" the relay as it runs now at the size the stack sets.`,
     '',
   );
-  const ratio = memory.cpuRatioToReference === undefined ? '' : `, ${fixed(memory.cpuRatioToReference, 1)}× the reference pipeline's CPU per event in the same process (bench/cpu-reference.ts, ${fixed(memory.referenceCpuMsPerEvent, 4)} ms here)`;
+  const cpu = cpuLine(hour);
   lines.push(
-    `**Memory, measured:** peak RSS over a stream's life before ${fixed(memory.before.peakMb, 1)} MB, after ${fixed(memory.after.peakMb, 1)} MB (${fixed(memory.after.beforeStreamMb, 1)} MB loaded, before the stream); sized at ${memory.sizedMb} MB (the peak and half again, in 64 MB steps, at least 128 MB; the stack sets ${memory.setMb} MB). Burst CPU per delivery ${fixed(memory.cpuMsPerDelivery, 2)} ms on this machine${ratio}; at ${memory.setMb} MB (${fixed(memory.setMb / MB_PER_VCPU, 2)} vCPU) that is about ${round(memory.deliveriesPerSecondAtSize)} deliveries/s per stream if a Lambda vCPU does what this machine's core does.`,
+    `**Memory, measured:** peak RSS over a stream's life${memory.cpuPairRatios === undefined ? '' : ' up to its burst\'s last delivery (the CPU slices after it are not sampled: the yardstick allocates)'} before ${fixed(memory.before.peakMb, 1)} MB, after ${fixed(memory.after.peakMb, 1)} MB (${fixed(memory.after.beforeStreamMb, 1)} MB loaded, before the stream); sized at ${memory.sizedMb} MB (the peak and half again, in 64 MB steps, at least 128 MB; the stack sets ${memory.setMb} MB). ${cpu}`,
     '',
     table(
       ['one stream held open an hour', 'memory', 'read units', 'write units', 'Lambda duration', 'Lambda requests', 'DynamoDB reads', 'DynamoDB writes', 'total'],

@@ -16,6 +16,13 @@
  * consistent, 1 RRU strongly, 1 WRU per item). The hour is `hourOf` (sse-stream-hour-model.ts).
  * "Before" runs the previous code path (every read strongly consistent, no backoff) at the
  * previous 512 MB; "after" the current one at the size the stack sets.
+ *
+ * The CPU per delivery is taken on the "after" stream once the burst is over (and with it the
+ * RSS samples): `cpuSlices` slices of `sliceEvents` events, each posted when the process asks for
+ * it, in alternation with slices of the reference pipeline in the same process; the ratio is the
+ * median slice ÷ the median reference slice (`cpuAgainstReference`), so a burst of other work on
+ * the shared cores spoils a slice, not the figure. One burst timed once, against a yardstick
+ * timed after it, read 68.8× and 85.7× in two runs.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -27,8 +34,9 @@ import { ESM_REQUIRE_BANNER } from '../infra/bundle.ts';
 import { STREAM_MEMORY_MB } from '../infra/constructs/stream-memory.ts';
 import type { RunningStack } from '../local/stack.ts';
 import { uniqueName } from './clients.ts';
+import { settle } from './cost.ts';
 import { benchEvents } from './workload.ts';
-import { DEPLOYED_STREAM_ENV, streamHourOf } from './sse-stream-hour-model.ts';
+import { cpuAgainstReference, DEPLOYED_STREAM_ENV, streamHourOf } from './sse-stream-hour-model.ts';
 import type { SseStreamHour, StreamProcessReport } from './sse-stream-hour-model.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -36,6 +44,9 @@ const here = dirname(fileURLToPath(import.meta.url));
 export interface SseStreamHourOptions {
   idleSeconds: number;
   burstEvents: number;
+  /** The CPU phase of the "after" stream: slices, and events in each (one NDJSON POST). */
+  cpuSlices: number;
+  sliceEvents: number;
   /** The commit measured, recorded with the figures. */
   commit?: string;
   dirty?: boolean;
@@ -61,33 +72,64 @@ async function bundleStreamProcess(): Promise<string> {
   return bundle;
 }
 
-/** One stream of `variant` served in its own process; the burst is posted when it says it is idle no more. */
+/**
+ * One stream of `variant` served in its own process: the burst is posted when it says it is idle
+ * no more, and each slice of the CPU phase ("after" only) when it asks for it.
+ */
 async function serveOne(stack: RunningStack, bundle: string, variant: 'before' | 'after', options: SseStreamHourOptions): Promise<StreamProcessReport> {
   const session = uniqueName('sse-hour');
-  const events = benchEvents(session, options.burstEvents);
+  const cpuSlices = variant === 'after' ? options.cpuSlices : 0;
+  const events = benchEvents(session, options.burstEvents + cpuSlices * options.sliceEvents);
+  const burst = events.slice(0, options.burstEvents);
+  const sliceOf = (index: number) => events.slice(options.burstEvents + index * options.sliceEvents, options.burstEvents + (index + 1) * options.sliceEvents);
   // The burst's texts, for the CPU yardstick the process times over the same events.
   const referenceFile = join(dirname(bundle), `${variant}-events.ndjson`);
-  writeFileSync(referenceFile, events.map((event) => JSON.stringify(event)).join('\n'));
+  writeFileSync(referenceFile, burst.map((event) => JSON.stringify(event)).join('\n'));
   const child = spawn(process.execPath, [bundle], {
     // The stack set the tables and the DynamoDB endpoint in this process's environment; the
     // stream settings are the deployed ones, whatever the stack's.
-    env: { ...process.env, ...DEPLOYED_STREAM_ENV, BENCH_VARIANT: variant, BENCH_TOKEN: stack.devToken, BENCH_SESSION: session, BENCH_IDLE_MS: String(options.idleSeconds * 1000), BENCH_BURST_EVENTS: String(options.burstEvents), BENCH_REFERENCE_FILE: referenceFile },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    env: {
+      ...process.env,
+      ...DEPLOYED_STREAM_ENV,
+      BENCH_VARIANT: variant,
+      BENCH_TOKEN: stack.devToken,
+      BENCH_SESSION: session,
+      BENCH_IDLE_MS: String(options.idleSeconds * 1000),
+      BENCH_BURST_EVENTS: String(options.burstEvents),
+      BENCH_CPU_SLICES: String(cpuSlices),
+      BENCH_SLICE_EVENTS: String(options.sliceEvents),
+      BENCH_REFERENCE_FILE: referenceFile,
+    },
+    stdio: ['pipe', 'pipe', 'inherit'],
   });
-  let output = '';
-  let posted: Promise<void> | undefined;
+  let pending = '';
   const done = new Promise<StreamProcessReport>((resolvePromise, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-      if (posted === undefined && output.includes('BENCH_IDLE_DONE')) posted = postBurst(stack, events).catch(reject);
-      const report = /BENCH_REPORT (.*)\n/.exec(output)?.[1];
-      if (report !== undefined) resolvePromise(JSON.parse(report) as StreamProcessReport);
+      pending += chunk.toString('utf8');
+      let end: number;
+      while ((end = pending.indexOf('\n')) !== -1) {
+        const line = pending.slice(0, end);
+        pending = pending.slice(end + 1);
+        if (line === 'BENCH_IDLE_DONE') postBurst(stack, burst).catch(reject);
+        else if (line.startsWith('BENCH_SLICE ')) {
+          // The slice's events, then the word once fan-out has put them all in the stream's inbox.
+          const index = Number(line.slice('BENCH_SLICE '.length));
+          postBatch(stack, sliceOf(index))
+            .then(() => settle(stack))
+            .then(() => child.stdin.write(`BENCH_GO ${index}\n`))
+            .catch(reject);
+        } else if (line.startsWith('BENCH_REPORT ')) resolvePromise(JSON.parse(line.slice('BENCH_REPORT '.length)) as StreamProcessReport);
+      }
     });
     child.on('exit', (code) => setTimeout(() => reject(new Error(`stream process (${variant}) exited ${code} without a report`)), 100));
   });
   const timeout = setTimeout(() => child.kill('SIGTERM'), (options.idleSeconds + 240) * 1000);
   try {
-    return await done;
+    const report = await done;
+    if (report.delivered !== options.burstEvents) throw new Error(`the ${variant} stream delivered ${report.delivered} of ${options.burstEvents} events`);
+    const sliced = report.cpuSlices ?? [];
+    if (sliced.length !== cpuSlices || sliced.some((slice) => slice.deliveries !== options.sliceEvents)) throw new Error(`the ${variant} stream's CPU phase took ${sliced.length} of ${cpuSlices} slices of ${options.sliceEvents} deliveries`);
+    return report;
   } finally {
     clearTimeout(timeout);
   }
@@ -96,25 +138,37 @@ async function serveOne(stack: RunningStack, bundle: string, variant: 'before' |
 /** The burst: the stream's session's events, in NDJSON batches of 50, one every 100 ms. */
 async function postBurst(stack: RunningStack, events: ReadonlyArray<Record<string, unknown>>): Promise<void> {
   for (let start = 0; start < events.length; start += 50) {
-    const body = events.slice(start, start + 50).map((event) => JSON.stringify(event)).join('\n') + '\n';
-    const response = await fetch(`${stack.baseUrl}/events`, { method: 'POST', headers: { authorization: `Bearer ${stack.devToken}`, 'content-type': 'application/x-ndjson', 'aep-version': '0.1' }, body });
-    if (response.status !== 202) throw new Error(`burst refused: ${response.status} ${await response.text()}`);
+    await postBatch(stack, events.slice(start, start + 50));
     await new Promise((resolveSleep) => setTimeout(resolveSleep, 100));
   }
+}
+
+/** One NDJSON POST of `events`. */
+async function postBatch(stack: RunningStack, events: ReadonlyArray<Record<string, unknown>>): Promise<void> {
+  if (events.length === 0) throw new Error('a CPU slice with no events was asked for');
+  const body = events.map((event) => JSON.stringify(event)).join('\n') + '\n';
+  const response = await fetch(`${stack.baseUrl}/events`, { method: 'POST', headers: { authorization: `Bearer ${stack.devToken}`, 'content-type': 'application/x-ndjson', 'aep-version': '0.1' }, body });
+  if (response.status !== 202) throw new Error(`burst refused: ${response.status} ${await response.text()}`);
 }
 
 export async function measureSseStreamHour(stack: RunningStack, options: SseStreamHourOptions): Promise<SseStreamHour> {
   const { log } = options;
   const bundle = await bundleStreamProcess();
-  log(`SSE stream-hour: one stream per variant in a process of its own, ${options.idleSeconds} s idle, then ${options.burstEvents} events`);
+  log(`SSE stream-hour: one stream per variant in a process of its own, ${options.idleSeconds} s idle, then ${options.burstEvents} events; then, on "after", ${options.cpuSlices} CPU slices of ${options.sliceEvents} events between slices of the reference pipeline`);
   const before = await serveOne(stack, bundle, 'before', options);
   log(`  before: ${before.delivered} delivered, peak RSS ${before.rss.peakMb.toFixed(1)} MB`);
   const after = await serveOne(stack, bundle, 'after', options);
-  log(`  after: ${after.delivered} delivered, peak RSS ${after.rss.peakMb.toFixed(1)} MB`);
-  for (const report of [before, after]) {
-    if (report.delivered !== options.burstEvents) throw new Error(`the ${report.variant} stream delivered ${report.delivered} of ${options.burstEvents} events`);
-  }
-  const hour = streamHourOf(before, after, STREAM_MEMORY_MB, { measuredAt: new Date().toISOString(), ...(options.commit === undefined ? {} : { commit: options.commit }), ...(options.dirty === undefined ? {} : { dirty: options.dirty }), idleSeconds: options.idleSeconds, burstEvents: options.burstEvents });
+  const cpu = cpuAgainstReference(after);
+  log(`  after: ${after.delivered} delivered, peak RSS ${after.rss.peakMb.toFixed(1)} MB; CPU per delivery ${cpu === undefined ? 'not taken' : `${cpu.msPerDelivery.toFixed(3)} ms, ${cpu.ratio.toFixed(1)}x the reference's ${(cpu.referenceMsPerEvent * 1000).toFixed(2)} µs (median slices; pairs ${Math.min(...cpu.pairRatios).toFixed(1)}-${Math.max(...cpu.pairRatios).toFixed(1)}x)`}`);
+  const hour = streamHourOf(before, after, STREAM_MEMORY_MB, {
+    measuredAt: new Date().toISOString(),
+    ...(options.commit === undefined ? {} : { commit: options.commit }),
+    ...(options.dirty === undefined ? {} : { dirty: options.dirty }),
+    idleSeconds: options.idleSeconds,
+    burstEvents: options.burstEvents,
+    cpuSlices: options.cpuSlices,
+    sliceEvents: options.sliceEvents,
+  });
   if (hour.memory.sizedMb !== STREAM_MEMORY_MB) log(`  the measured peak sizes the stream function at ${hour.memory.sizedMb} MB; infra/constructs/stream-memory.ts says ${STREAM_MEMORY_MB} MB: update it`);
   log(`  hour: before $${hour.hour.before.usd.total.toFixed(4)} (${Math.round(hour.hour.before.readUnits)} RRU), after $${hour.hour.after.usd.total.toFixed(4)} (${Math.round(hour.hour.after.readUnits)} RRU)`);
   return hour;

@@ -7,15 +7,28 @@
  *   handoff, idle, burst, cleanup after the client left), its consistency and item count, and the
  *   units DynamoDB would bill for it (reported units, but never below the least a call is billed);
  * - the heartbeats and the response bytes of the idle phase (heartbeats and their flush padding);
- * - the process's RSS and heap, sampled every 50 ms, and the CPU it spent on the burst, with the
- *   CPU yardstick beside it: the fixed reference pipeline (bench/cpu-reference.ts) over the
- *   burst's events, timed in the same process once the stream has ended (after the RSS samples,
- *   so its allocations are not in the peak).
+ * - the process's RSS and heap, sampled every 50 ms from its start to the burst's last delivery;
+ * - the CPU phase, when BENCH_CPU_SLICES is above 0: after the burst (and the RSS samples, so the
+ *   yardstick's allocations are not in the peak), the stream stays open and is sent
+ *   BENCH_CPU_SLICES slices of BENCH_SLICE_EVENTS events, one at a time, in alternation with
+ *   slices of the CPU yardstick, the fixed reference pipeline (bench/cpu-reference.ts) over the
+ *   burst's events, in this process: reference, slice, reference, ..., slice, reference. The
+ *   stream's next read waits until a slice's events are all in its inbox, and the slice is timed
+ *   (this process's CPU) from the start of the read that brings them to the end of the read that
+ *   deletes them: the same work every slice, with neither the empty probes while the events are
+ *   on their way through the stack nor a split of them over reads (both a matter of the stack's
+ *   latency, not of this process) in it. The ratio is the median slice ÷ the median reference
+ *   slice (sse-stream-hour-model.ts).
+ *
+ * Protocol on stdout, one line each: `BENCH_IDLE_DONE` (post the burst), `BENCH_SLICE <index>`
+ * (post that slice's events, and say `BENCH_GO` on stdin once the stack has settled: they are
+ * all in the inbox), `BENCH_REPORT <json>` (the report, last).
  *
  * Input (environment, besides the relay's own variables the local stack set): BENCH_TOKEN,
  * BENCH_SESSION, BENCH_IDLE_MS (how long the stream is left idle), BENCH_BURST_EVENTS (deliveries
- * the parent posts after the idle phase), BENCH_REFERENCE_FILE (those events' texts, for the yardstick), BENCH_VARIANT (`before`: every read strongly consistent,
- * no backoff; `after`: as the relay now runs).
+ * the parent posts after the idle phase), BENCH_CPU_SLICES and BENCH_SLICE_EVENTS (the CPU phase,
+ * above; default none), BENCH_REFERENCE_FILE (the burst's texts, for the yardstick), BENCH_VARIANT
+ * (`before`: every read strongly consistent, no backoff; `after`: as the relay now runs).
  */
 import { readFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
@@ -26,6 +39,7 @@ import { createDynamoClient } from '../src/store/dynamo-client.ts';
 import { InboxStore } from '../src/store/inbox-store.ts';
 import { createRuntime } from '../functions/runtime/create-runtime.ts';
 import { LOCAL_CREDENTIALS } from '../local/local-credentials.ts';
+import type { InboxPort } from '../src/relay/ports/inbox.ts';
 import { referencePipeline } from './cpu-reference.ts';
 import type { CallRecord, StreamPhase as Phase, StreamProcessReport } from './sse-stream-hour-model.ts';
 
@@ -37,6 +51,10 @@ const env = process.env;
 const variant = env.BENCH_VARIANT ?? 'after';
 const idleMs = Number(env.BENCH_IDLE_MS ?? 95_000);
 const burstEvents = Number(env.BENCH_BURST_EVENTS ?? 300);
+const cpuSlices = Number(env.BENCH_CPU_SLICES ?? 0);
+const sliceEvents = Number(env.BENCH_SLICE_EVENTS ?? 50);
+/** The least CPU a reference slice takes (a delivery slice of 50 takes about 15 ms here). */
+const REFERENCE_SLICE_MS = 20;
 const rssAtStart = process.memoryUsage().rss;
 
 const baseConfig = readRelayConfig(env);
@@ -81,7 +99,7 @@ client.middlewareStack.add(
   { step: 'initialize', name: 'benchCallLog' },
 );
 const built = createRuntime({ config, dynamo: client });
-const runtime = variant === 'before' ? { ...built, inbox: new InboxStore(client, { tableName: config.tables.connections, now: Date.now, mintId: () => built.mintId(), lifetimeSeconds: 3600, probeFirst: false }) } : built;
+const baseInbox = variant === 'before' ? new InboxStore(client, { tableName: config.tables.connections, now: Date.now, mintId: () => built.mintId(), lifetimeSeconds: 3600, probeFirst: false }) : built.inbox;
 
 let peakRss = 0;
 let peakHeap = 0;
@@ -91,32 +109,49 @@ const sample = () => {
   peakHeap = Math.max(peakHeap, usage.heapUsed);
 };
 const sampler = setInterval(sample, 50);
+let sampling = true;
+/** The last sample, once: the CPU phase after the burst is not sampled (its yardstick allocates). */
+const stopSampling = () => {
+  if (!sampling) return;
+  sampling = false;
+  clearInterval(sampler);
+  sample();
+};
 const rssBeforeStream = process.memoryUsage().rss;
 
+const cpuMsSince = (start: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+};
+let sink = 0;
+let referenceTexts: string[] | undefined;
 /**
- * The CPU yardstick: the reference pipeline over the burst's events (the texts the parent
- * posts, one a line in BENCH_REFERENCE_FILE, read only now so they are not in the RSS samples and
- * the bench's event generator is not in this bundle), in 5 slices of about 100 ms of this
- * process's CPU each; the median ms of CPU per event.
+ * One slice of the CPU yardstick: the reference pipeline over the burst's events (the texts the
+ * parent posts, one a line in BENCH_REFERENCE_FILE, read once the RSS samples are over, so they
+ * are not in them, and the bench's event generator is not in this bundle), for at least
+ * `REFERENCE_SLICE_MS` of this process's CPU.
  */
-function referenceCpuMsPerEvent(): number | undefined {
-  if (env.BENCH_REFERENCE_FILE === undefined) return undefined;
-  const texts = readFileSync(env.BENCH_REFERENCE_FILE, 'utf8').split('\n').filter((line) => line !== '');
-  if (texts.length === 0) return undefined;
-  const slices: number[] = [];
-  for (let slice = 0; slice < 5; slice += 1) {
-    const started = process.cpuUsage();
-    let events = 0;
-    let spentMs = 0;
-    while (events < texts.length || spentMs < 100) {
-      referencePipeline(texts);
-      events += texts.length;
-      const used = process.cpuUsage(started);
-      spentMs = (used.user + used.system) / 1000;
-    }
-    slices.push(spentMs / events);
+function referenceSlice(): { events: number; cpuMs: number } {
+  if (referenceTexts === undefined) {
+    referenceTexts = readFileSync(env.BENCH_REFERENCE_FILE ?? '', 'utf8').split('\n').filter((line) => line !== '');
+    if (referenceTexts.length === 0) throw new Error('BENCH_REFERENCE_FILE holds no events');
+    // Warm-up, untimed: the first slice would carry the reference's compilation (measured about
+    // half as slow again as the rest), where the deliveries' code is warm from the burst.
+    timeReference(referenceTexts);
   }
-  return slices.sort((a, b) => a - b)[2] as number;
+  return timeReference(referenceTexts);
+}
+
+function timeReference(texts: readonly string[]): { events: number; cpuMs: number } {
+  const started = process.cpuUsage();
+  let events = 0;
+  let cpuMs = 0;
+  while (events < texts.length || cpuMs < REFERENCE_SLICE_MS) {
+    sink += referencePipeline(texts);
+    events += texts.length;
+    cpuMs = cpuMsSince(started);
+  }
+  return { events, cpuMs };
 }
 
 const response = new PassThrough();
@@ -127,6 +162,80 @@ let text = '';
 let burstCpu: NodeJS.CpuUsage | undefined;
 let burstCpuMs = 0;
 const say = (line: string) => process.stdout.write(`${line}\n`);
+
+// The CPU phase: the slices taken and the reference slices around them, the slice being sent,
+// and when the timed work's last event arrived (the next read deletes its events and ends it).
+const cpuSliceRecords: Array<{ deliveries: number; cpuMs: number; reads: number; calls: number }> = [];
+const referenceSliceRecords: Array<{ events: number; cpuMs: number }> = [];
+let slice: { delivered: number; startCpu?: NodeJS.CpuUsage; reads: number; callsAtStart: number } | undefined;
+let lastEventAt: number | undefined;
+// A slice's first read waits until the parent says its events are all in the inbox (fan-out has
+// settled), so every slice is read alike: one read brings its events, the next deletes them.
+// Read as they reach fan-out, a slice took two or three reads, and each read's calls cost about
+// as much CPU as 25 deliveries: the spread was in how the stack's latency split the slice.
+let gate: { opened: Promise<void>; open: () => void } | undefined;
+const closeGate = () => {
+  let open = () => {};
+  const opened = new Promise<void>((resolveGate) => (open = resolveGate));
+  gate = { opened, open };
+};
+let stdinText = '';
+process.stdin.on('data', (chunk: Buffer) => {
+  stdinText += chunk.toString('utf8');
+  let end: number;
+  while ((end = stdinText.indexOf('\n')) !== -1) {
+    const line = stdinText.slice(0, end);
+    stdinText = stdinText.slice(end + 1);
+    if (line.startsWith('BENCH_GO')) {
+      gate?.open();
+      gate = undefined;
+    }
+  }
+});
+
+/** After every inbox read of the CPU phase: starts a slice's timing, or ends it and takes the next pair. */
+function afterRead(startedAt: number, startCpu: NodeJS.CpuUsage, callsAtStart: number, found: number): void {
+  if (slice !== undefined && slice.startCpu === undefined && found > 0) {
+    slice.startCpu = startCpu;
+    slice.callsAtStart = callsAtStart;
+  }
+  if (slice?.startCpu !== undefined) slice.reads += 1;
+  if (lastEventAt === undefined || startedAt < lastEventAt) return;
+  // This read started after the timed work's last event and deleted its events: the work is done.
+  lastEventAt = undefined;
+  if (slice?.startCpu !== undefined) cpuSliceRecords.push({ deliveries: slice.delivered, cpuMs: cpuMsSince(slice.startCpu), reads: slice.reads, calls: calls.length - slice.callsAtStart });
+  slice = undefined;
+  referenceSliceRecords.push(referenceSlice());
+  if (cpuSliceRecords.length < cpuSlices) {
+    slice = { delivered: 0, reads: 0, callsAtStart: 0 };
+    closeGate();
+    say(`BENCH_SLICE ${cpuSliceRecords.length}`);
+  } else {
+    // The client leaves; the handler notices at its next write or read.
+    enter('cleanup');
+    response.destroy();
+    process.stdin.destroy();
+  }
+}
+
+/** The stream's inbox, each read timed for the CPU phase. */
+const timedInbox: InboxPort = {
+  append: (tenant, streamId, body) => baseInbox.append(tenant, streamId, body),
+  notifyClosing: (tenant, streamId, reason) => baseInbox.notifyClosing(tenant, streamId, reason),
+  reader: (tenant, streamId) => {
+    const read = baseInbox.reader(tenant, streamId);
+    return async () => {
+      if (gate !== undefined) await gate.opened;
+      const startedAt = performance.now();
+      const startCpu = process.cpuUsage();
+      const callsAtStart = calls.length;
+      const items = await read();
+      afterRead(startedAt, startCpu, callsAtStart, items.length);
+      return items;
+    };
+  },
+};
+const runtime = { ...built, inbox: timedInbox };
 response.on('data', (chunk: Buffer) => {
   if (phase === 'idle') idleBytes += chunk.length;
   text += chunk.toString('utf8');
@@ -143,10 +252,20 @@ response.on('data', (chunk: Buffer) => {
       }, idleMs);
     } else if (message.startsWith(': ping')) heartbeats += 1;
     else if (message.includes('\ndata: ') || message.startsWith('event: ') || message.startsWith('id: ')) {
+      if (slice !== undefined) {
+        slice.delivered += 1;
+        if (slice.delivered === sliceEvents) lastEventAt = performance.now();
+        continue;
+      }
       delivered += 1;
       if (delivered === burstEvents) {
-        const used = process.cpuUsage(burstCpu);
-        burstCpuMs = (used.user + used.system) / 1000;
+        burstCpuMs = burstCpu === undefined ? 0 : cpuMsSince(burstCpu);
+        stopSampling();
+        if (cpuSlices > 0) {
+          // The CPU phase starts with a reference slice, after the read that deletes the burst.
+          lastEventAt = performance.now();
+          continue;
+        }
         // The client leaves; the handler notices at its next write or read.
         enter('cleanup');
         response.destroy();
@@ -162,8 +281,7 @@ await serveStream(runtime, logger, {
   open: () => response,
   remainingMs: () => deadline - Date.now(),
 });
-clearInterval(sampler);
-sample();
+stopSampling();
 const now = performance.now();
 const phaseMs: Record<Phase, number> = {
   setup: phaseStartedAt.idle - phaseStartedAt.setup,
@@ -180,9 +298,9 @@ const report: StreamProcessReport = {
   idleBytes,
   rss: { atStartMb: rssAtStart / MB, beforeStreamMb: rssBeforeStream / MB, peakMb: peakRss / MB, peakHeapUsedMb: peakHeap / MB },
   burstCpuMs,
+  ...(cpuSlices > 0 ? { cpuSlices: cpuSliceRecords, referenceSlices: referenceSliceRecords } : {}),
 };
-const reference = referenceCpuMsPerEvent();
-if (reference !== undefined) report.referenceCpuMsPerEvent = reference;
+if (sink === 0 && cpuSlices > 0) throw new Error('the reference pipeline computed nothing');
 client.destroy();
 say(`BENCH_REPORT ${JSON.stringify(report)}`);
 process.exit(0);

@@ -9,11 +9,14 @@ import type { FunctionUsage, StackUsage } from '../../local/usage.ts';
 import type { CostRun } from '../../bench/cost.ts';
 import { alternate, referencePipeline } from '../../bench/cpu-reference.ts';
 import { AWS_DYNAMO_CALL_MS, AWS_POST_MS, modelledGbSeconds } from '../../bench/duration-model.ts';
-import { standInRatio } from '../../bench/fanout-scale.ts';
+import { cpuReferenceRatio, longestToStandIn, standInLatencyRatio, standInRatio } from '../../bench/fanout-scale.ts';
+import { renderScaleMarkdown } from '../../bench/scale-report.ts';
 import type { FanoutScaleRun } from '../../bench/fanout-scale.ts';
 import { stackSaturated } from '../../bench/paused-consumer.ts';
 import type { PausedConsumerRun } from '../../bench/paused-consumer.ts';
 import { derive } from '../../bench/results-model.ts';
+import type { BenchResults } from '../../bench/results-model.ts';
+import { withEveryFunction } from '../../bench/outputs.ts';
 
 const fn = (overrides: Partial<FunctionUsage> = {}): FunctionUsage => ({ invocations: 0, completed: 0, errors: 0, durationMs: 0, billedMs: 0, maxDurationMs: 0, readUnits: 0, writeUnits: 0, dynamoCalls: 0, emptyReads: 0, emptyReadUnits: 0, refusedWrites: 0, refusedWriteUnits: 0, ...overrides });
 
@@ -68,6 +71,33 @@ describe('bench figures', () => {
     const paused = (p50: number): PausedConsumerRun => ({ healthyAlone: distribution(p50), healthyBesidePaused: distribution(p50), paused: { eventsReceived: 0, closingReceived: true, closingMatchesLastEvent: true, closedAfterClosing: true, closeCode: 1000 } });
     expect(stackSaturated(paused(3000), 100)).toBe(true);
     expect(stackSaturated(paused(120), 100)).toBe(false);
+  });
+
+  it('states fan-out latency, CPU per delivery and the longest invocation against same-run yardsticks', () => {
+    const latency = { count: 1, min: 100, p50: 300, p95: 500, p99: 600, max: 700, mean: 320 };
+    const scale = { postDelayMs: 20, subscribers: 100, events: 10, expectedDeliveries: 1000, deliveries: 1000, deliveriesPerSecond: 2000, latency, fanoutInvocations: 1, longestInvocationMs: 450, timeoutMs: 60_000, concurrency: 256, processCpuMs: 200, standInPerSecond: 2500, standInLatency: { p50: 200, p99: 400 }, referenceCpuMsPerEvent: 0.004 } satisfies FanoutScaleRun;
+    expect(standInLatencyRatio(scale)).toEqual({ p50: 1.5, p99: 1.5 });
+    // 0.2 ms of CPU per delivery against 0.004 ms per reference event.
+    expect(cpuReferenceRatio(scale)).toBeCloseTo(50);
+    // The stand-in posted the 1,000 deliveries in 400 ms.
+    expect(longestToStandIn(scale)).toBeCloseTo(1.125);
+    const { standInLatency: _latency, referenceCpuMsPerEvent: _reference, ...old } = scale;
+    expect(standInLatencyRatio(old)).toBeUndefined();
+    expect(cpuReferenceRatio(old)).toBeUndefined();
+    const table = renderScaleMarkdown([scale], undefined).join('\n');
+    expect(table).toContain('| **0.80×** (stack-limited) | **1.50× / 1.50×** | **50.0×** |');
+    expect(table).toContain('| 1 | **1.13×** | 0.5 s, 1% |');
+  });
+
+  it('fills functions missing from older results in a copy for the report, what was measured left as it was', () => {
+    const old = { ...usage, functions: { http: usage.functions.http, fanout: usage.functions.fanout } } as unknown as StackUsage;
+    const results = { costGrid: [{ ...run, usage: old, setup: old }] } as unknown as BenchResults;
+    const before = JSON.stringify(results);
+    const filled = withEveryFunction(results);
+    expect(Object.keys(filled.costGrid[0]?.usage.functions ?? {}).sort()).toEqual([...FUNCTION_NAMES].sort());
+    expect(filled.costGrid[0]?.usage.functions.sinkretry.invocations).toBe(0);
+    expect(filled.costGrid[0]?.setup.functions.fanoutlane.invocations).toBe(0);
+    expect(JSON.stringify(results)).toBe(before);
   });
 
   it('times a subject and the reference pipeline in alternation', () => {

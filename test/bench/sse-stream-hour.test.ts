@@ -4,7 +4,7 @@
  * and the report's standing row and stream-hour section quoting the same hour.
  */
 import { describe, expect, it } from 'vitest';
-import { BEFORE_MEMORY_MB, callPurpose, DEPLOYED_STREAM, hourOf, sizeFromPeak, STREAMS_PER_HOUR, streamHourOf } from '../../bench/sse-stream-hour-model.ts';
+import { BEFORE_MEMORY_MB, callPurpose, cpuAgainstReference, DEPLOYED_STREAM, hourOf, sizeFromPeak, STREAMS_PER_HOUR, streamHourOf } from '../../bench/sse-stream-hour-model.ts';
 import type { CallRecord, StreamProcessReport } from '../../bench/sse-stream-hour-model.ts';
 import { sseStandingCells, sseStreamHourLines, usd } from '../../bench/sse-stream-hour-report.ts';
 import { PRICES } from '../../bench/prices.ts';
@@ -32,7 +32,19 @@ function report(overrides: Partial<StreamProcessReport> = {}): StreamProcessRepo
     idleBytes: 8 * 16_400,
     rss: { atStartMb: 70, beforeStreamMb: 70.5, peakMb: 85, peakHeapUsedMb: 18 },
     burstCpuMs: 90,
-    referenceCpuMsPerEvent: 0.01,
+    // Three slices of 50 deliveries at 0.3 ms each between four reference slices at 0.01 ms an
+    // event, but the second slice spoiled (a burst of other work on the cores): 0.9 ms.
+    cpuSlices: [
+      { deliveries: 50, cpuMs: 15, reads: 2, calls: 5 },
+      { deliveries: 50, cpuMs: 45, reads: 2, calls: 5 },
+      { deliveries: 50, cpuMs: 15, reads: 2, calls: 5 },
+    ],
+    referenceSlices: [
+      { events: 2000, cpuMs: 20 },
+      { events: 2000, cpuMs: 20 },
+      { events: 2000, cpuMs: 20 },
+      { events: 2000, cpuMs: 20 },
+    ],
     ...overrides,
   };
 }
@@ -72,9 +84,39 @@ describe('SSE stream-hour', () => {
     expect(hour.hour.before.memoryMb).toBe(BEFORE_MEMORY_MB);
     expect(hour.hour.after.memoryMb).toBe(128);
     expect(hour.memory.peakRssMb).toBe(86);
+    // The median slice ÷ the median reference: the spoiled slice is on record, not in the figure.
     expect(hour.memory.cpuMsPerDelivery).toBeCloseTo(0.3);
     expect(hour.memory.cpuRatioToReference).toBeCloseTo(30);
+    expect(hour.memory.cpuPairRatios?.map((ratio) => Math.round(ratio))).toEqual([30, 90, 30]);
+    expect(hour.memory.cpuSliceCalls).toBe(5);
+    expect(sseStreamHourLines(hour).join('\n')).toContain("**CPU per delivery: 30.0× the reference pipeline's CPU per event**");
     expect(hour.settings).toMatchObject({ pollMs: 250, idlePollMs: 2000, backoffAfterPolls: 8, revalidateMs: 30_000, slotLeaseMs: 120_000, idleSeconds: 120 });
+  });
+
+  it('takes the median slice against the median reference slice, each pair against the references either side of it on record', () => {
+    // Slices at 0.2, 0.2 and 0.4 ms a delivery; references at 0.01, 0.03, 0.01 and 0.01 ms an event.
+    const cpu = cpuAgainstReference({
+      cpuSlices: [
+        { deliveries: 50, cpuMs: 10 },
+        { deliveries: 50, cpuMs: 10 },
+        { deliveries: 50, cpuMs: 20 },
+      ],
+      referenceSlices: [
+        { events: 1000, cpuMs: 10 },
+        { events: 1000, cpuMs: 30 },
+        { events: 1000, cpuMs: 10 },
+        { events: 1000, cpuMs: 10 },
+      ],
+    });
+    // 0.2 ms ÷ 0.01 ms; the pairs' own ratios (0.2 against (0.01 + 0.03) / 2, ...) would give a median of 10.
+    expect(cpu?.ratio).toBeCloseTo(20);
+    expect(cpu?.pairRatios.map((ratio) => Math.round(ratio))).toEqual([10, 10, 40]);
+    expect(cpu?.slicesMsPerDelivery).toEqual([0.2, 0.2, 0.4]);
+    expect(cpuAgainstReference({ cpuSlices: [{ deliveries: 50, cpuMs: 10 }], referenceSlices: [{ events: 1000, cpuMs: 10 }] })).toBeUndefined();
+    // Without the CPU phase: the burst's CPU, and no ratio.
+    const hour = streamHourOf(report(), report({ cpuSlices: undefined, referenceSlices: undefined }), 128, { measuredAt: '2026-12-02T00:00:00.000Z', idleSeconds: 120, burstEvents: 300 });
+    expect(hour.memory.cpuMsPerDelivery).toBeCloseTo(0.3);
+    expect(hour.memory.cpuRatioToReference).toBeUndefined();
   });
 
   it('gives the standing table and the stream-hour section the same hour, with the deployed poll settings', () => {
