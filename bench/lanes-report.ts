@@ -151,10 +151,26 @@ export function modelRun(runs: readonly LanesRun[]): LanesRun | undefined {
   return [...runs].sort((a, b) => b.subscribers - a.subscribers || b.workers - a.workers)[0];
 }
 
-/** Deliveries/s of `run` ÷ those of one delivering process at the same size; undefined without that yardstick. */
-export function ratioToOne(runs: readonly LanesRun[], run: LanesRun): number | undefined {
+/** A figure of `run` ÷ the same figure of one delivering process (W = 1) at the same size, same stage run; undefined without that yardstick. */
+export function toOne(runs: readonly LanesRun[], run: LanesRun, figure: (run: LanesRun) => number): number | undefined {
   const one = runs.find((other) => other.workers === 1 && other.subscribers === run.subscribers);
-  return one === undefined || one.deliveriesPerSecond <= 0 ? undefined : run.deliveriesPerSecond / one.deliveriesPerSecond;
+  if (one === undefined) return undefined;
+  const yardstick = figure(one);
+  return yardstick > 0 && Number.isFinite(yardstick) ? figure(run) / yardstick : undefined;
+}
+
+/** Deliveries/s of `run` ÷ those of one delivering process at the same size; undefined without that yardstick. */
+export const ratioToOne = (runs: readonly LanesRun[], run: LanesRun) => toOne(runs, run, (one) => one.deliveriesPerSecond);
+
+/** The timed figures of a run, each ÷ W = 1 at the same S (same stage run). */
+export function lanesRatios(runs: readonly LanesRun[], run: LanesRun) {
+  return {
+    deliveriesPerSecond: ratioToOne(runs, run),
+    firstDelivery: toOne(runs, run, (one) => one.firstDeliveryMs),
+    p50: toOne(runs, run, (one) => one.latency.p50),
+    p99: toOne(runs, run, (one) => one.latency.p99),
+    deliveriesPerCpuSecond: toOne(runs, run, (one) => one.deliveriesPerCpuSecond),
+  };
 }
 
 /** Assumed time per batch that is not posting, in AWS (see the model rows). */
@@ -179,27 +195,30 @@ export function lanesMarkdown(result: LanesStageResult | undefined): string[] {
     '',
     `\`npm run bench -- --only lanes\` (\`bench/fanout-lanes.ts\`), ${result.date.slice(0, 16).replace('T', ' ')} UTC, commit \`${result.commit.slice(0, 7)}\`, ${grouped(result.durationSeconds)} s. One tenant's session with S subscribers, a burst of events POSTed at once (${grouped(settings.deliveriesPerRun)} deliveries per run at every S, so runs compare), delivered by W processes: W = 1 is the fan-out invocation alone (\`AEP_FANOUT_MAX_LANES=1\`, no lane workers); W = 2 and 4 add W − 1 lane worker processes (\`AEP_LOCAL_LANE_WORKERS\`) with at most W lanes per batch. \`AEP_FANOUT_LANE_DELIVERIES=${settings.laneDeliveries}\`, so every batch of every run (at least ${grouped(Math.min(...sizes))} deliveries) splits into W lanes; ${settings.concurrency} posts in flight per lane (\`AEP_FANOUT_CONCURRENCY\`). Each stack is fresh (one per W) and runs a discarded warm-up burst first.`,
     '',
-    `Posts go to a stand-in (\`local/stand-in-poster.ts\`): ${settings.postMs} ms of simulated round trip, then \`sent\` and the completion time recorded. Real sockets by the thousand would make the local gateway's one process the limit at every W; the stand-in also leaves out a real post's own CPU (request signing, the HTTPS write), so CPU per delivery here is the relay's share of it. The subscriptions are written straight into the connections table as live index entries, before the timed window. Latency runs from the POST's start to each post's completion; deliveries/s = deliveries ÷ (last completion − POST start). CPU is user + system time from the POST until the last delivery was read back, of the delivering processes (the stack's own process, where fan-out, the HTTP ingest and the stream pollers run, and the lane workers), of DynamoDB Local, and of the whole machine (this machine's ${cores} cores, shared with other work). The posting bound is the rate the run would reach if, from its first delivery on, each of the W processes kept ${settings.concurrency} posts in flight, no connection faster than its own posts one after another (events × ${settings.postMs} ms): deliveries ÷ (first delivery + the longer of the two).`,
+    `Posts go to a stand-in (\`local/stand-in-poster.ts\`): ${settings.postMs} ms of simulated round trip, then \`sent\` and the completion time recorded. Real sockets by the thousand would make the local gateway's one process the limit at every W; the stand-in also leaves out a real post's own CPU (request signing, the HTTPS write), so CPU per delivery here is the relay's share of it. The subscriptions are written straight into the connections table as live index entries, before the timed window. Latency runs from the POST's start to each post's completion; deliveries/s = deliveries ÷ (last completion − POST start). CPU is user + system time from the POST until the last delivery was read back, of the delivering processes (the stack's own process, where fan-out, the HTTP ingest and the stream pollers run, and the lane workers), of DynamoDB Local, and of the whole machine (this machine's ${cores} cores, shared with other work). The posting bound is the rate the run would reach if, from its first delivery on, each of the W processes kept ${settings.concurrency} posts in flight, no connection faster than its own posts one after another (events × ${settings.postMs} ms): deliveries ÷ (first delivery + the longer of the two). **The yardstick of every timed figure is W = 1 at the same S in the same stage run**: deliveries/s, first delivery, p50/p99 and deliveries per CPU-second are stated ÷ that run's (so W = 1 reads 1×); the columns marked "this machine" are the absolute values and CPU counts of this run, beside.`,
     '',
     table(
-      ['subscribers', 'W', 'events', 'deliveries', 'deliveries / s (this machine)', 'ratio to W = 1', 'posting bound / s', 'of the bound', 'first delivery', 'p50 / p99', 'fan-out / lane invocations', 'CPU: stack + lane workers', 'deliveries per CPU-second', 'DynamoDB Local CPU', 'machine busy', '1-min load before'],
+      ['subscribers', 'W', 'events', 'deliveries', '**deliveries / s ÷ W = 1**', 'of the posting bound', '**first delivery ÷ W = 1**', '**p50 / p99 ÷ W = 1**', '**deliveries per CPU-second ÷ W = 1**', 'this machine: deliveries / s (posting bound)', 'this machine: first delivery', 'this machine: p50 / p99', 'this machine: deliveries per CPU-second', 'fan-out / lane invocations', 'this machine: CPU ms, stack + lane workers', 'this machine: DynamoDB Local CPU', 'machine busy', '1-min load before'],
       ordered.map((run) => {
-        const ratio = ratioToOne(runs, run);
+        const ratios = lanesRatios(runs, run);
+        const times = (value: number | undefined, bold = true) => (value === undefined ? '–' : bold ? `**${fixed(value)}×**` : `${fixed(value)}×`);
         const bound = postingBound(run, settings);
         return [
           grouped(run.subscribers),
           String(run.workers),
           String(run.events),
           `${grouped(run.deliveries)} / ${grouped(run.expectedDeliveries)}`,
-          grouped(run.deliveriesPerSecond),
-          ratio === undefined ? '–' : `**${fixed(ratio)}×**`,
-          grouped(bound),
+          times(ratios.deliveriesPerSecond),
           `${fixed((100 * run.deliveriesPerSecond) / bound, 0)}%`,
+          times(ratios.firstDelivery),
+          ratios.p50 === undefined || ratios.p99 === undefined ? '–' : `**${fixed(ratios.p50)}× / ${fixed(ratios.p99)}×**`,
+          times(run.deliveriesPerSecond > 0 ? ratios.deliveriesPerCpuSecond : undefined),
+          `${grouped(run.deliveriesPerSecond)} (${grouped(bound)})`,
           ms(run.firstDeliveryMs),
           `${ms(run.latency.p50)} / ${ms(run.latency.p99)}`,
-          `${run.fanoutInvocations} / ${run.laneInvocations}${run.laneFailures > 0 ? ` (${run.laneFailures} failed)` : ''}`,
-          `${grouped(run.cpuMs.stack)} + ${grouped(run.cpuMs.laneWorkers)} ms`,
           grouped(run.deliveriesPerSecond > 0 ? run.deliveriesPerCpuSecond : 0),
+          `${run.fanoutInvocations} / ${run.laneInvocations}${run.laneFailures > 0 ? ` (${run.laneFailures} failed)` : ''}`,
+          `${grouped(run.cpuMs.stack)} + ${grouped(run.cpuMs.laneWorkers)}`,
           `${grouped(run.cpuMs.dynamoDbLocal)} ms`,
           `${fixed(busyCores(run))} of ${cores} cores`,
           fixed(run.loadBefore),
@@ -236,9 +255,9 @@ function scalingFindings(result: LanesStageResult): string[] {
   const chained = widest.filter((run) => run.events * postSeconds >= 0.9 * (run.deliveries / (run.workers * perProcess)));
   const firsts = runs.map((run) => run.firstDeliveryMs);
   return [
-    `**Scaling.** ${most} delivering processes reached ${range(Math.min(...ratios), Math.max(...ratios))} the deliveries/s of one (same S, same stage run; the issue's goal is 3×). One process posts at most ${grouped(perProcess)} deliveries/s (${settings.concurrency} in flight at ${settings.postMs} ms), ${most} at most ${grouped(most * perProcess)}. Every run reached ${percentRange([...ofBound(ones), ...ofBound(widest)])} of its posting bound (${percentRange(ofBound(ones))} with W = 1, ${percentRange(ofBound(widest))} with W = ${most}): the posting itself grows with the processes. What keeps the ratio under ${most} is the time before the first delivery (${grouped(Math.min(...firsts))}–${grouped(Math.max(...firsts))} ms: the POST, the ${settings.pollMs} ms stream poll, ordering, reading S subscriptions, planning and the lane hand-off), the same whatever W and a larger share of a shorter run${chained.length === 0 ? '' : `, and at ${chained.map((run) => grouped(run.subscribers)).join(', ')} subscribers each connection's own posts one after another (${chained.map((run) => `${run.events} events × ${settings.postMs} ms = ${grouped(run.events * settings.postMs)} ms`).join(', ')}), as long as the lanes' posting`}; below the bound, a run split into several batches (the fan-out invocations column) starts each only when the one before has ended (the batch barrier) and the lanes end unevenly.`,
+    `**Scaling.** ${most} delivering processes reached ${range(Math.min(...ratios), Math.max(...ratios))} the deliveries/s of one (same S, same stage run; the issue's goal is 3×). One process posts at most ${grouped(perProcess)} deliveries/s (${settings.concurrency} in flight at ${settings.postMs} ms), ${most} at most ${grouped(most * perProcess)}. Every run reached ${percentRange([...ofBound(ones), ...ofBound(widest)])} of its posting bound (${percentRange(ofBound(ones))} with W = 1, ${percentRange(ofBound(widest))} with W = ${most}): the posting itself grows with the processes. What keeps the ratio under ${most} is the time before the first delivery (this machine: ${grouped(Math.min(...firsts))}–${grouped(Math.max(...firsts))} ms: the POST, the ${settings.pollMs} ms stream poll, ordering, reading S subscriptions, planning and the lane hand-off), the same whatever W and a larger share of a shorter run${chained.length === 0 ? '' : `, and at ${chained.map((run) => grouped(run.subscribers)).join(', ')} subscribers each connection's own posts one after another (${chained.map((run) => `${run.events} events × ${settings.postMs} ms = ${grouped(run.events * settings.postMs)} ms`).join(', ')}), as long as the lanes' posting`}; below the bound, a run split into several batches (the fan-out invocations column) starts each only when the one before has ended (the batch barrier) and the lanes end unevenly.`,
     '',
-    `CPU per delivery of the delivering processes: ${us(cpuPerDelivery(ones))} with W = 1 and ${us(cpuPerDelivery(widest))} with W = ${most}, averaged over the sizes; the latter includes the lane hand-off (encoding each lane's work, the Invoke request, decoding it in the worker), and the stack process's standing work (the two stream pollers) runs for a shorter window. ` +
+    `CPU per delivery of the delivering processes, this machine's: ${us(cpuPerDelivery(ones))} with W = 1 and ${us(cpuPerDelivery(widest))} with W = ${most}, averaged over the sizes; the latter includes the lane hand-off (encoding each lane's work, the Invoke request, decoding it in the worker), and the stack process's standing work (the two stream pollers) runs for a shorter window. ` +
       (busiest >= 0.85 * cores
         ? `With W = ${most} the machine's ${cores} cores were up to ${fixed(busiest)} busy, of which the delivering processes ${fixed(share(widest, (run) => run.cpuMs.stack + run.cpuMs.laneWorkers))} and DynamoDB Local ${fixed(share(widest, (run) => run.cpuMs.dynamoDbLocal))} at most: the rest was other work on the machine. On contended cores a process does not get a core the moment it needs one, which shows as a lower share of the posting bound${share(widest, (run) => run.cpuMs.stack + run.cpuMs.laneWorkers) < 0.5 * cores ? `; the delivering processes' own CPU (at most ${fixed(share(widest, (run) => run.cpuMs.stack + run.cpuMs.laneWorkers))} of ${cores} cores) was not the limit` : ''}.`
         : `With W = ${most} the machine's ${cores} cores were at most ${fixed(busiest)} busy during the runs (other work on the machine included), so the cores were not the limit.`),

@@ -76,7 +76,7 @@ export function renderSvgs(results: BenchResults): Record<string, string> {
     ],
     {
       title: 'Latency on the local stack (cumulative distribution)',
-      xLabel: 'milliseconds (axis cut at 1.15 × the largest p99)',
+      xLabel: 'milliseconds, this machine\'s (axis cut at 1.15 × the largest p99; the report states them in poll periods)',
       yLabel: 'percent of samples at or below',
       xAxis: { kind: 'linear', max: xMax },
       yMax: 100,

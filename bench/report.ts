@@ -6,7 +6,7 @@ import type { ReconnectingConsumerResult } from './reconnecting-consumer.ts';
 import { FUNCTION_NAMES } from '../local/usage.ts';
 import type { IngestPath, SweepRun } from './cost.ts';
 import { INGEST_LABELS } from './cost.ts';
-import type { Distribution } from './latency.ts';
+import { latencyHeadline, latencyMarkdown } from './latency-report.ts';
 import { historyMarkdown } from './history.ts';
 import { renderScaleMarkdown } from './scale-report.ts';
 import { lanesMarkdown } from './lanes-report.ts';
@@ -17,9 +17,9 @@ import { TYPE_FILTERS } from './workload.ts';
 import { deriveAll, sum } from './results-model.ts';
 import { billedReadUnits, billedWriteUnits } from './billed-units.ts';
 import { AWS_DYNAMO_CALL_MS, AWS_POST_MS } from './duration-model.ts';
-import { durationInputs } from './results-model.ts';
+import { cpuFloor, durationInputs } from './results-model.ts';
 import type { BenchResults } from './results-model.ts';
-import { dollars, fixed, grouped, ms, table } from './report-format.ts';
+import { dollars, fixed, grouped, table } from './report-format.ts';
 import { PATHS } from './report-svgs.ts';
 import { sseStandingCells, sseStreamHourLines, usd } from './sse-stream-hour-report.ts';
 import type { SseStreamHour } from './sse-stream-hour-model.ts';
@@ -48,7 +48,6 @@ export function renderMarkdown(results: BenchResults, streamHour?: SseStreamHour
   const perBatch = (row: SweepRun) => (row.usage.functions.fanout.invocations > 0 ? billedReadUnits(row.usage.functions.fanout) / row.usage.functions.fanout.invocations : 0);
   const sessionSweep = sweep('session-unmatched');
   const typeSweep = sweep('type-unmatched');
-  const { delivery, command } = results.latency;
   const lines: string[] = [];
   const push = (...text: string[]) => lines.push(...text);
 
@@ -105,7 +104,7 @@ export function renderMarkdown(results: BenchResults, streamHour?: SseStreamHour
     );
   }
   push(
-    `- **Latency on the local stack** (stream poll every ${run.settings.AEP_LOCAL_POLL_MS} ms, SSE inbox poll every ${run.settings.AEP_SSE_POLL_MS} ms): POST → WebSocket p50/p95/p99 ${ms(delivery.websocket.p50)} / ${ms(delivery.websocket.p95)} / ${ms(delivery.websocket.p99)}; POST → SSE ${ms(delivery.sse.p50)} / ${ms(delivery.sse.p95)} / ${ms(delivery.sse.p99)}; command round trip ${ms(command.p50)} / ${ms(command.p95)} / ${ms(command.p99)}.`,
+    latencyHeadline(results.latency, run.settings),
     cpuSummary(results.cpu),
     ...(streamHour === undefined ? [] : [sseHeadline(streamHour)]),
     '',
@@ -120,7 +119,7 @@ export function renderMarkdown(results: BenchResults, streamHour?: SseStreamHour
     '- **Posts** are PostToConnection calls to the `@connections` endpoint; **deliveries** are events the subscribers received (one post per matching connection and event).',
     '- Fan-out reads the subscriptions **once per stream batch**, not per event. Batch sizes depend on how fast events arrive and how often the stream is polled (here every ' +
       `${run.settings.AEP_LOCAL_POLL_MS} ms; on AWS, Lambda polls a shard about 4 times a second and batches up to 100 records), so fan-out reads per event fall as traffic rises.`,
-    `- **Measured:** request units, invocations, posts, deliveries, latency and CPU. **Modelled:** Lambda duration (see the dollar estimate: posts at ${AWS_POST_MS} ms, DynamoDB calls at ${AWS_DYNAMO_CALL_MS} ms, the measured CPU per delivery). **Assumed:** function memory sizes, Arm pricing. Prices are list prices (see the price table), with free tiers ignored. Every timed figure (latency, CPU, rates) is this machine\'s; where a yardstick from the same run exists the figure is given as a ratio to it.`,
+    `- **Measured:** request units, invocations, posts, deliveries, latency and CPU. **Modelled:** Lambda duration (see the dollar estimate: posts at ${AWS_POST_MS} ms, DynamoDB calls at ${AWS_DYNAMO_CALL_MS} ms, the measured CPU per delivery). **Assumed:** function memory sizes, Arm pricing. Prices are list prices (see the price table), with free tiers ignored. Every timed figure (latency, CPU, rates) is given as a ratio to a yardstick of the same run, named beside it (the local stack\'s polls, the reference pipeline, the stand-in post loop, one delivering process), with this machine\'s absolute value beside as this machine\'s only; results saved before a yardstick existed show the absolute value alone, marked so.`,
     '',
   );
 
@@ -162,7 +161,7 @@ export function renderMarkdown(results: BenchResults, streamHour?: SseStreamHour
   );
 
   // Where the units go.
-  push('### Where the units go', '', `Per 1,000 events with ${midCount} subscribers, by function (request units, invocations, and handler wall time on this machine):`, '');
+  push('### Where the units go', '', `Per 1,000 events with ${midCount} subscribers, by function (request units, DynamoDB calls and invocations: counts). The handlers' wall time is left out: locally it is mostly waiting on DynamoDB Local, which answers slower than DynamoDB, so it is neither a relay figure nor AWS's (the dollar estimate models duration instead):`, '');
   const perFunctionRows: string[][] = [];
   for (const path of PATHS) {
     const runRow = results.costGrid.find((row) => row.ingest === path && row.subscribers === midCount);
@@ -178,12 +177,11 @@ export function renderMarkdown(results: BenchResults, streamHour?: SseStreamHour
         grouped(billedReadUnits(usage) * per1000, 1),
         grouped(usage.dynamoCalls * per1000),
         grouped(usage.invocations * per1000),
-        usage.invocations > 0 ? `${(usage.durationMs / usage.invocations).toFixed(1)} ms` : '–',
       ]);
     }
   }
   push(
-    table(['ingest', 'function', 'write units', 'read units', 'DynamoDB calls', 'invocations', 'mean duration'], perFunctionRows, ['l', 'l', 'r', 'r', 'r', 'r', 'r']),
+    table(['ingest', 'function', 'write units', 'read units', 'DynamoDB calls', 'invocations'], perFunctionRows, ['l', 'l', 'r', 'r', 'r', 'r']),
     '',
     'At the measured commit, the numbers decompose as follows. An event is one conditional `PutItem` into the events table, keyed by its position in its session, with no index: 1 WRU for events up to 1 KB (plus, once a minute per process and session, the session registry refresh). Every HTTP request resolves its bearer token with one strongly consistent `GetItem` of the token lookup, which carries its tenant\'s disabled flag: 1 RRU per request; batching amortises it. Every WebSocket message reads its connection record (its principal comes from the authorizer context API Gateway attaches to every message): 1 RRU per message. Fan-out issues one `Query` per partition per batch: the tenant\'s unconstrained subscriptions, one per session in the batch, and one per first type segment in the batch.',
     '',
@@ -259,7 +257,7 @@ export function renderMarkdown(results: BenchResults, streamHour?: SseStreamHour
       ['l', 'r', 'l', 'l'],
     ),
     '',
-    `Function memory: ${Object.entries(MEMORY_MB).map(([name, mb]) => `${name} ${mb} MB`).join(', ')}, on Arm (as \`infra/constructs/relay-functions.ts\` declares them: assumed, but for the stream function's, measured by the SSE stream-hour). Lambda duration is **modelled, not the local wall time** (locally a post answers in about 0 ms and DynamoDB Local is slower than DynamoDB): fan-out per invocation = its DynamoDB calls one after another at ${AWS_DYNAMO_CALL_MS} ms each + its posts ${model.concurrency} in flight at ${AWS_POST_MS} ms each (PostToConnection in-region), never less than the measured CPU per delivery (${fixed(model.cpuMsPerDelivery, 3)} ms, the fan-out scale stage's CPU-seconds of the process running fan-out ÷ its deliveries${model.cpuMsPerDelivery === 0 ? ': not measured in these results' : ''}) × its posts; every other function = its DynamoDB calls at ${AWS_DYNAMO_CALL_MS} ms + 1 ms, never more than its local wall time. The SSE stream function is priced in the SSE stream-hour (it runs for a stream's life).`,
+    `Function memory: ${Object.entries(MEMORY_MB).map(([name, mb]) => `${name} ${mb} MB`).join(', ')}, on Arm (as \`infra/constructs/relay-functions.ts\` declares them: assumed, but for the stream function's, measured by the SSE stream-hour). Lambda duration is **modelled, not the local wall time** (locally a post answers in about 0 ms and DynamoDB Local is slower than DynamoDB): fan-out per invocation = its DynamoDB calls one after another at ${AWS_DYNAMO_CALL_MS} ms each + its posts ${model.concurrency} in flight at ${AWS_POST_MS} ms each (PostToConnection in-region), never less than the measured CPU per delivery × its posts; every other function = its DynamoDB calls at ${AWS_DYNAMO_CALL_MS} ms + 1 ms, never more than its local wall time. ${floorClause(cpuFloor(results))} The SSE stream function is priced in the SSE stream-hour (it runs for a stream's life).`,
     '',
     table(
       ['ingest', 'subscribers', 'DynamoDB writes', 'DynamoDB reads', 'Lambda requests', 'Lambda duration', 'WebSocket messages', 'HTTP API requests', 'total'],
@@ -276,25 +274,12 @@ export function renderMarkdown(results: BenchResults, streamHour?: SseStreamHour
       ]),
     ),
     '',
-    '- **Measured:** the counts behind each column: request units, invocations, WebSocket messages received (`$default` invocations) and sent (delivered posts), HTTP requests, and handler durations on this machine.',
+    '- **Measured:** the counts behind each column: request units, invocations, WebSocket messages received (`$default` invocations) and sent (delivered posts), HTTP requests; and, this machine\'s, the duration model\'s CPU floor and wall-time cap (stated above).',
     '- **Assumed:** the prices above, memory sizes (the stream function\'s is measured: SSE stream-hour), Arm, and the duration model\'s latencies (stated above). Messages are under 32 KB, so each counts once. DynamoDB Streams reads by the fan-out trigger are free. Connection minutes, storage, data transfer and CloudFront are not per-event, so they are left out (see standing costs).',
     '',
   );
 
-  // Latency.
-  const latencyRow = (name: string, dist: Distribution) => [name, String(dist.count), ms(dist.p50), ms(dist.p95), ms(dist.p99), ms(dist.max), ms(dist.mean)];
-  push(
-    '## Latency (local stack)',
-    '',
-    `POST → delivery: ${delivery.websocket.count} events POSTed one every ${delivery.paceMs} ms (after 20 warm-up events) to a session with one WebSocket subscriber and one SSE stream. Each is timed from the start of its POST to the consumer receiving it. Command round trip: a \`both\` connection sends \`control.pause\`/\`control.resume\` to the simulated agent (\`local/agent/simulated-agent.ts\`), one at a time, and waits to see the agent's \`control.accepted\` through its own session subscription (10 warm-up commands not counted).`,
-    '',
-    table(['path', 'samples', 'p50', 'p95', 'p99', 'max', 'mean'], [latencyRow('POST → WebSocket', delivery.websocket), latencyRow('POST → SSE', delivery.sse), latencyRow('command round trip', command)]),
-    '',
-    '![Latency distributions](bench/latency.svg)',
-    '',
-    `On this stack, latency is mostly polling: the stream poller reads the events table's stream every ${run.settings.AEP_LOCAL_POLL_MS} ms, and an SSE stream reads its inbox every ${run.settings.AEP_SSE_POLL_MS} ms. On AWS, Lambda polls a stream shard about 4 times a second and every hop crosses a network, so expect more. These figures compare builds; they do not predict production.`,
-    '',
-  );
+  push(...latencyMarkdown(results.latency, run.settings));
 
   push(...cpuMarkdown(results.cpu, `${run.machine.cpus} × ${run.machine.cpuModel}, ${run.machine.os}`));
 
@@ -310,16 +295,28 @@ export function renderMarkdown(results: BenchResults, streamHour?: SseStreamHour
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * Which parts of the modelled Lambda duration are this machine's: the fan-out CPU floor (as a
+ * ratio to the reference pipeline when the run has it) and the other functions' wall-time cap.
+ */
+export function floorClause(floor: ReturnType<typeof cpuFloor>): string {
+  const cap = "The latencies are the model's; two parts are this machine's: the other functions' cap (their local wall time, DynamoDB Local's answers in it), and fan-out's CPU floor";
+  if (floor === undefined) return `${cap}, not measured in these results (no fan-out scale stage), so 0.`;
+  const where = `the fan-out scale run with the least CPU per delivery (${floor.run.subscribers} subscribers, ${floor.run.postDelayMs} ms posts): CPU-seconds of the process running fan-out ÷ its deliveries`;
+  if (floor.referenceRatio === undefined || floor.referenceMsPerEvent === undefined) return `${cap}: ${fixed(floor.msPerDelivery, 3)} ms per delivery on this machine, ${where} (no reference pipeline in these results to state it as a ratio).`;
+  return `${cap}: **${fixed(floor.referenceRatio, 1)}× the reference pipeline's CPU per event** (same run), ${where}; on this machine ${fixed(floor.msPerDelivery, 3)} ms per delivery against the reference's ${fixed(floor.referenceMsPerEvent * 1000, 2)} µs. On a Lambda core the floor is that ratio × the reference's cost there.`;
+}
+
 /** The reconnecting consumer: counts per round (README "Session order"). */
 function reconnectMarkdown(result: ReconnectingConsumerResult): string[] {
   return [
     '## Reconnecting consumer (session order)',
     '',
-    'An emitter pipelines a session\'s events over one socket (invocation jitter on, so they are stored out of order); a consumer drops after every 5 to 40 events and resumes after the last position it received. Late entries are the events released after their session\'s release point passed them (what every resume below them serves again); duplicates are deliveries of an event the consumer already had. Counts; the wall time is this machine\'s only.',
+    'An emitter pipelines a session\'s events over one socket (invocation jitter on, so they are stored out of order); a consumer drops after every 5 to 40 events and resumes after the last position it received. Late entries are the events released after their session\'s release point passed them (what every resume below them serves again); duplicates are deliveries of an event the consumer already had. Counts only.',
     '',
     table(
-      ['round', 'events', 'connections', 'late entries', 'duplicates', 'all received', 'wall time (this machine)'],
-      result.rounds.map((round, index) => [String(index + 1), String(round.events), String(round.connections), String(round.lateEntries), String(round.duplicates), round.complete ? 'yes' : 'no', `${(round.wallMs / 1000).toFixed(1)} s`]),
+      ['round', 'events', 'connections', 'late entries', 'duplicates', 'all received'],
+      result.rounds.map((round, index) => [String(index + 1), String(round.events), String(round.connections), String(round.lateEntries), String(round.duplicates), round.complete ? 'yes' : 'no']),
     ),
     '',
     `Per 1,000 pipelined events: **${result.lateEntriesPerThousand.toFixed(1)} late entries**; **${result.duplicatesPerEvent.toFixed(3)} duplicate deliveries per event**; ${result.connectionsPerRound.toFixed(1)} connections per round.`,

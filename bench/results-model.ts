@@ -92,11 +92,24 @@ export interface Derived {
 
 export const sum = (values: Iterable<number>) => [...values].reduce((total, value) => total + value, 0);
 
+/**
+ * The duration model's CPU floor: the fan-out scale run with the least CPU per delivery (this
+ * machine's CPU-ms), and that run's ratio to the reference pipeline's CPU per event (same run)
+ * when its results carry the reference. Undefined without a fan-out scale stage.
+ */
+export function cpuFloor(results: Pick<BenchResults, 'fanoutScale'>): { msPerDelivery: number; referenceRatio?: number; referenceMsPerEvent?: number; run: FanoutScaleRun } | undefined {
+  const measured = (results.fanoutScale ?? []).filter((run) => run.processCpuMs !== undefined && run.deliveries > 0);
+  const perDelivery = (run: FanoutScaleRun) => (run.processCpuMs as number) / run.deliveries;
+  const run = [...measured].sort((a, b) => perDelivery(a) - perDelivery(b))[0];
+  if (run === undefined) return undefined;
+  const msPerDelivery = perDelivery(run);
+  const reference = run.referenceCpuMsPerEvent;
+  return reference === undefined || reference <= 0 ? { msPerDelivery, run } : { msPerDelivery, referenceRatio: msPerDelivery / reference, referenceMsPerEvent: reference, run };
+}
+
 /** What the duration model needs beyond the counts; without a fan-out scale stage, CPU per delivery is unmeasured (0). */
 export function durationInputs(results: Pick<BenchResults, 'fanoutScale'>, concurrency: number): DurationModelInputs {
-  const measured = (results.fanoutScale ?? []).filter((run) => run.processCpuMs !== undefined && run.deliveries > 0);
-  const cpuMsPerDelivery = measured.length === 0 ? 0 : Math.min(...measured.map((run) => (run.processCpuMs as number) / run.deliveries));
-  return { concurrency, cpuMsPerDelivery };
+  return { concurrency, cpuMsPerDelivery: cpuFloor(results)?.msPerDelivery ?? 0 };
 }
 
 export function dollarsPerMillion(usage: StackUsage, events: number, model: DurationModelInputs): DollarBreakdown {

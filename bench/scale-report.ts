@@ -7,6 +7,7 @@ import type { PausedConsumerResult } from './paused-consumer.ts';
 import { SATURATION_PACES, stackSaturated } from './paused-consumer.ts';
 import { cpuReferenceRatio, longestToStandIn, standInLatencyRatio, standInRatio } from './fanout-scale.ts';
 import { lineChart } from './svg.ts';
+import { AWS_POST_MS } from './duration-model.ts';
 
 const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd'];
 const grouped = (value: number) => Math.round(value).toLocaleString('en-US');
@@ -46,9 +47,34 @@ export function renderScaleSvg(runs: readonly FanoutScaleRun[]): string {
 /** Relay ÷ stand-in at or above which the local stack's posting path is the limit rather than the relay. */
 const STACK_LIMIT_RATIO = 0.8;
 
-/** Largest session (matching subscribers) one invocation carries in `budgetMs` at a measured rate. */
-function carries(run: FanoutScaleRun, recordsPerBatch: number, budgetMs: number): number {
-  return Math.floor((run.deliveriesPerSecond * (budgetMs / 1000)) / recordsPerBatch);
+/**
+ * The modelled rate of one fan-out invocation in AWS: its posts in flight at the modelled
+ * PostToConnection round trip (256 at 20 ms: 12,800/s), scaled by relay ÷ stand-in of the same
+ * run (what the relay keeps of its poster's rate). No machine-speed number in it; undefined for
+ * results without the stand-in loop.
+ */
+export function modelledInvocationRate(run: FanoutScaleRun, postMs = AWS_POST_MS): number | undefined {
+  const ratio = standInRatio(run);
+  return ratio === undefined ? undefined : Math.min(1, ratio) * (run.concurrency / (postMs / 1000));
+}
+
+/** Largest session (matching subscribers) one invocation carries in `budgetMs` at the modelled rate. */
+export function carries(run: FanoutScaleRun, recordsPerBatch: number, budgetMs: number): number | undefined {
+  const rate = modelledInvocationRate(run);
+  return rate === undefined ? undefined : Math.floor((rate * (budgetMs / 1000)) / recordsPerBatch);
+}
+
+/** The "one invocation suffices" paragraph: the modelled rate × relay ÷ stand-in, or a pointer to the lanes model. */
+export function capacityParagraph(runs: readonly FanoutScaleRun[]): string {
+  const timeoutMs = runs[0]?.timeoutMs ?? 0;
+  const largest = Math.max(...runs.map((run) => run.subscribers));
+  const basis = runs.find((run) => run.subscribers === largest && run.postDelayMs === AWS_POST_MS);
+  const rate = basis === undefined ? undefined : modelledInvocationRate(basis);
+  if (basis === undefined || rate === undefined) {
+    return `**Up to which size one invocation suffices.** These results have no stand-in loop to scale the modelled posting rate by, and this machine's deliveries per second are no basis for it: see the AWS model under Fan-out lanes at scale (posts in flight, post latency, CPU per delivery, lanes).`;
+  }
+  const ratio = standInRatio(basis) as number;
+  return `**Up to which size one invocation suffices.** One invocation posting ${basis.concurrency} in flight at the modelled ${AWS_POST_MS} ms round trip reaches ${grouped(basis.concurrency / (AWS_POST_MS / 1000))} deliveries/s; the relay kept ${ratio.toFixed(2)}× of its stand-in poster's rate at ${grouped(largest)} subscribers and ${AWS_POST_MS} ms (same run${ratio > 1 ? ', taken as 1×' : ''}), so ${grouped(rate)}/s. With the event source mapping's batch of 100 records and half the ${ms(timeoutMs)} timeout as the budget, one invocation carries a session of at most ${grouped(carries(basis, 100, timeoutMs / 2) as number)} matching subscribers (${grouped(carries(basis, 10, timeoutMs / 2) as number)} with batches of 10). Past that a full batch needs more than half the timeout, and the lanes carry it (Fan-out lanes at scale, with the AWS model; the CPU a Lambda core gives per delivery is there too).`;
 }
 
 export function renderScaleMarkdown(runs: readonly FanoutScaleRun[], paused: PausedConsumerResult | undefined): string[] {
@@ -78,10 +104,7 @@ export function renderScaleMarkdown(runs: readonly FanoutScaleRun[], paused: Pau
       '',
       runs.every((run) => standInRatio(run) !== undefined) ? '![Fan-out deliveries per second ÷ the stand-in loop\'s against subscribers](bench/fanout-scale.svg)' : '![Fan-out deliveries per second against subscribers](bench/fanout-scale.svg)',
       '',
-      `**Up to which size one invocation suffices.** An invocation posts records × matching connections deliveries at the rate above. With the event source mapping's batch of 100 records and half the ${ms(timeoutMs)} timeout as the budget, one invocation carries a session of at most: ${runs
-        .filter((run) => run.subscribers === Math.max(...runs.map((other) => other.subscribers)))
-        .map((run) => `${grouped(carries(run, 100, timeoutMs / 2))} matching subscribers at ${run.postDelayMs} ms (${grouped(carries(run, 10, timeoutMs / 2))} with batches of 10)`)
-        .join('; ')}. Past that a full batch would need more than half the timeout; the figures come from this machine's one Node process, and a Lambda function's CPU share differs.`,
+      capacityParagraph(runs),
       '',
     );
   }

@@ -136,8 +136,9 @@ describe('the measured figures', () => {
     };
     const text = lanesMarkdown(result).join('\n');
     expect(text).toContain('## Fan-out lanes at scale');
-    expect(text).toContain('| 1,000 | 4 | 10 | 10,000 / 10,000 | 31,000 | **3.10×** |');
-    expect(text).toContain('| 10,000 | 4 | 10 | 100,000 / 100,000 | 27,000 | **3.00×** |');
+    expect(text).toContain('| 1,000 | 4 | 10 | 10,000 / 10,000 | **3.10×** |');
+    expect(text).toContain('| 31,000 (');
+    expect(text).toContain('| 10,000 | 4 | 10 | 100,000 / 100,000 | **3.00×** |');
     expect(text).toContain('reached 3.00× to 3.10× the deliveries/s of one');
     expect(text).toMatch(/\| delivery p99 \| \*\*unbounded\*\* \| \*\*\d[\d,]* ms\*\* \|/);
     expect(text).toContain('in the default 8 lanes is 7.');
