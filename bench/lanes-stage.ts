@@ -8,10 +8,9 @@
  * (`AEP_FANOUT_LANE_DELIVERIES`, default 250: below a quarter of the smallest batch, so every
  * batch splits into W lanes). `npm run bench` runs it after the other stages (it starts stacks of its own).
  */
-import { createWriteStream, mkdtempSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { loadavg } from 'node:os';
 import { runFanoutLanes } from './fanout-lanes.ts';
+import { divertHandlerLogs } from './handler-log.ts';
 import { readSavedResults, writeOutputs } from './outputs.ts';
 
 const startedAt = performance.now();
@@ -28,15 +27,7 @@ const positive = (name: string, fallback: number) => {
   return value;
 };
 
-// The handlers log a JSON line per request and their metrics as EMF lines; keep those in a file.
-const logDir = mkdtempSync(join(tmpdir(), 'aep-bench-lanes-'));
-const handlerLog = createWriteStream(join(logDir, 'handlers.log'));
-const writeStdout = process.stdout.write.bind(process.stdout);
-process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-  const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
-  if (text.startsWith('{"level":') || text.startsWith('{"_aws":')) return handlerLog.write(text);
-  return (writeStdout as (...args: unknown[]) => boolean)(chunk, ...rest);
-}) as typeof process.stdout.write;
+const handlerLog = divertHandlerLogs('aep-bench-lanes-');
 
 log(`1-minute load average ${(loadavg()[0] ?? 0).toFixed(2)}`);
 const result = await runFanoutLanes({
@@ -50,7 +41,7 @@ const result = await runFanoutLanes({
 const saved = readSavedResults();
 saved.fanoutLanes = result;
 for (const path of writeOutputs(saved)) process.stderr.write(`  ${path}\n`);
-log(`done in ${result.durationSeconds.toFixed(0)} s (1-minute load average now ${(loadavg()[0] ?? 0).toFixed(2)}); handler logs: ${join(logDir, 'handlers.log')}`);
+log(`done in ${result.durationSeconds.toFixed(0)} s (1-minute load average now ${(loadavg()[0] ?? 0).toFixed(2)}); handler logs: ${handlerLog.path}`);
 handlerLog.end();
 // DynamoDB Local's JVM and keep-alive sockets are gone; exit without waiting on stray timers.
 process.exit(0);

@@ -17,8 +17,7 @@
  * regenerated with it. Run a stage alone under the shared test lock.
  */
 import { execFileSync } from 'node:child_process';
-import { createWriteStream, mkdtempSync } from 'node:fs';
-import { cpus, loadavg, release, tmpdir, totalmem, type } from 'node:os';
+import { cpus, loadavg, release, totalmem, type } from 'node:os';
 import { join } from 'node:path';
 import { startStack } from '../local/stack.ts';
 import { INGEST_LABELS, runCostGroup, runSweepScenario, measureStanding, settle } from './cost.ts';
@@ -38,6 +37,7 @@ import type { SseStreamHour } from './sse-stream-hour-model.ts';
 import { measureReconnectingConsumer } from './reconnecting-consumer.ts';
 import { waitForQuietMachine } from './quiet-machine.ts';
 import { derive } from './results-model.ts';
+import { divertHandlerLogs } from './handler-log.ts';
 import type { BenchResults } from './report.ts';
 
 const startedAt = performance.now();
@@ -128,16 +128,8 @@ const settings = {
 
 const log = (message: string) => process.stderr.write(`[bench ${((performance.now() - startedAt) / 1000).toFixed(0).padStart(3)} s] ${message}\n`);
 
-// The handlers log a JSON line per request to stdout, and their metrics as EMF lines
-// (`{"_aws":...`, src/observability/relay-metrics.ts); keep those out of the way (in a file).
-const logDir = mkdtempSync(join(tmpdir(), 'aep-bench-'));
-const handlerLog = createWriteStream(join(logDir, 'handlers.log'));
-const writeStdout = process.stdout.write.bind(process.stdout);
-process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-  const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
-  if (text.startsWith('{"level":') || text.startsWith('{"_aws":')) return handlerLog.write(text);
-  return (writeStdout as (...args: unknown[]) => boolean)(chunk, ...rest);
-}) as typeof process.stdout.write;
+const handlerLog = divertHandlerLogs('aep-bench-');
+const logDir = handlerLog.dir;
 
 /**
  * Whether the tracked tree differs from the commit measured. Untracked files are not counted: a
@@ -357,6 +349,6 @@ results.run.runtimeSeconds = (performance.now() - startedAt) / 1000;
 const written = writeOutputs(results);
 log(`done in ${results.run.runtimeSeconds.toFixed(0)} s${quick ? ' (BENCH_QUICK: not for committing)' : ''}. Results:`);
 for (const path of written) process.stderr.write(`  ${path}\n`);
-process.stderr.write(`  handler logs: ${join(logDir, 'handlers.log')}\n`);
+process.stderr.write(`  handler logs: ${handlerLog.path}\n`);
 // DynamoDB Local's JVM and keep-alive sockets are gone; exit without waiting on stray timers.
 process.exit(0);
