@@ -30,7 +30,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { ESM_REQUIRE_BANNER } from '../infra/bundle.ts';
+import { LAMBDA_BUILD } from '../infra/bundle.ts';
 import { STREAM_MEMORY_MB } from '../infra/constructs/stream-memory.ts';
 import type { RunningStack } from '../local/stack.ts';
 import { uniqueName } from './clients.ts';
@@ -59,15 +59,7 @@ async function bundleStreamProcess(): Promise<string> {
   await build({
     entryPoints: [join(here, 'sse-stream-process.ts')],
     outfile: bundle,
-    bundle: true,
-    platform: 'node',
-    target: 'node22',
-    format: 'esm',
-    mainFields: ['module', 'main'],
-    banner: { js: ESM_REQUIRE_BANNER },
-    legalComments: 'none',
-    logLevel: 'warning',
-    tsconfig: join(here, '..', 'tsconfig.json'),
+    ...LAMBDA_BUILD,
   });
   return bundle;
 }

@@ -10,6 +10,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import type { BuildOptions } from 'esbuild';
 
 /** The Lambda entry points, one per folder under `functions/` (`functions/<name>/handler.ts`). */
 export const FUNCTION_NAMES = ['http', 'authorizer', 'socket', 'fanout', 'stream', 'deadline', 'bridges', 'sinkretry', 'fanoutlane'] as const;
@@ -32,6 +33,21 @@ export const DEFAULT_BUNDLE_DIR = join(PROJECT_ROOT, 'dist', 'functions');
  * with a bundled module's own declaration.
  */
 export const ESM_REQUIRE_BANNER = "import { createRequire as __aepCreateRequire } from 'node:module';\nconst require = __aepCreateRequire(import.meta.url);";
+
+/** How a function's code is built for Lambda; also what the bench builds to measure a function as deployed. */
+export const LAMBDA_BUILD = {
+  bundle: true,
+  platform: 'node',
+  // The Lambda runtime the functions are deployed on (nodejs22.x, see relay-functions.ts).
+  target: 'node22',
+  format: 'esm',
+  // Prefer the ESM builds of dependencies (the AWS SDK ships both); smaller, tree-shakable.
+  mainFields: ['module', 'main'],
+  banner: { js: ESM_REQUIRE_BANNER },
+  legalComments: 'none',
+  logLevel: 'warning',
+  tsconfig: join(PROJECT_ROOT, 'tsconfig.json'),
+} satisfies BuildOptions;
 
 export interface BundleOptions {
   /** Output root; each function goes to `<outDir>/<name>/index.mjs`. */
@@ -67,20 +83,10 @@ export async function bundleFunctions(options: BundleOptions = {}): Promise<Bund
       await build({
         entryPoints: [entryOf(name)],
         outfile: join(assetDir, BUNDLE_FILE),
-        bundle: true,
-        platform: 'node',
-        // The Lambda runtime the functions are deployed on (nodejs22.x, see relay-functions.ts).
-        target: 'node22',
-        format: 'esm',
-        // Prefer the ESM builds of dependencies (the AWS SDK ships both); smaller, tree-shakable.
-        mainFields: ['module', 'main'],
-        banner: { js: ESM_REQUIRE_BANNER },
+        ...LAMBDA_BUILD,
         // A separate .map file; the functions run with NODE_OPTIONS=--enable-source-maps.
         sourcemap: true,
         sourcesContent: false,
-        legalComments: 'none',
-        logLevel: 'warning',
-        tsconfig: join(PROJECT_ROOT, 'tsconfig.json'),
       });
       assetDirs[name] = assetDir;
     }),
