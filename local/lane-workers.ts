@@ -55,7 +55,9 @@ class WorkerSlot {
   private ready: Promise<void> = Promise.resolve();
   private current: { id: number; settle: (outcome: Outcome) => void } | undefined;
   private nextId = 0;
-  generation = 0;
+  private generation = 0;
+  /** Set at stop: an exit then is not a crash, and no worker replaces it. */
+  private stopped = false;
 
   constructor(
     private readonly index: number,
@@ -102,8 +104,6 @@ class WorkerSlot {
       }
     });
   }
-
-  stopped = false;
 
   async run(payload: string): Promise<Outcome> {
     await this.ready.catch(() => undefined);
