@@ -44,7 +44,7 @@ export function inPolls(dist: Distribution, yardstick: PollYardstick | undefined
 
 const polls = (value: number | undefined) => (value === undefined ? '–' : `${fixed(value)}×`);
 
-function paths(latency: { delivery: DeliveryLatency; command: Distribution }): Array<{ path: LatencyPath; label: string; dist: Distribution }> {
+function paths(latency: { delivery: DeliveryLatency; command: Distribution; repeats?: number }): Array<{ path: LatencyPath; label: string; dist: Distribution }> {
   return [
     { path: 'websocket', label: 'POST → WebSocket', dist: latency.delivery.websocket },
     { path: 'sse', label: 'POST → SSE', dist: latency.delivery.sse },
@@ -53,18 +53,19 @@ function paths(latency: { delivery: DeliveryLatency; command: Distribution }): A
 }
 
 /** The headline line: p50/p95/p99 in poll periods, this machine's ms beside. */
-export function latencyHeadline(latency: { delivery: DeliveryLatency; command: Distribution }, settings: Record<string, string | number>): string {
+export function latencyHeadline(latency: { delivery: DeliveryLatency; command: Distribution; repeats?: number }, settings: Record<string, string | number>): string {
   const parts = paths(latency).map(({ path, label, dist }) => {
     const yardstick = pollYardstick(settings, path);
     const ratios = yardstick === undefined ? 'no poll in these settings' : `${(['p50', 'p95', 'p99'] as const).map((key) => polls(inPolls(dist, yardstick, key))).join(' / ')} ${path === 'sse' ? 'stream + inbox polls' : 'stream polls'}`;
     return `${label} p50/p95/p99 **${ratios}** (this machine: ${ms(dist.p50)} / ${ms(dist.p95)} / ${ms(dist.p99)})`;
   });
-  return `- **Latency on the local stack, in poll periods of the same run** (stream poll every ${settings.AEP_LOCAL_POLL_MS} ms, SSE inbox poll every ${settings.AEP_SSE_POLL_MS} ms; locally the latency is mostly these polls): ${parts.join('; ')}.`;
+  return `- **Latency on the local stack, in poll periods of the same run** (stream poll every ${settings.AEP_LOCAL_POLL_MS} ms, SSE inbox poll every ${settings.AEP_SSE_POLL_MS} ms; locally the latency is mostly these polls${(latency.repeats ?? 1) > 1 ? `; each figure the median of ${latency.repeats} repeats` : ''}): ${parts.join('; ')}.`;
 }
 
 /** The latency section. */
-export function latencyMarkdown(latency: { delivery: DeliveryLatency; command: Distribution }, settings: Record<string, string | number>): string[] {
+export function latencyMarkdown(latency: { delivery: DeliveryLatency; command: Distribution; repeats?: number }, settings: Record<string, string | number>): string[] {
   const { delivery } = latency;
+  const repeats = latency.repeats ?? 1;
   const rows = paths(latency).map(({ path, label, dist }) => {
     const yardstick = pollYardstick(settings, path);
     const ratio = (key: Percentile) => polls(inPolls(dist, yardstick, key));
@@ -75,7 +76,7 @@ export function latencyMarkdown(latency: { delivery: DeliveryLatency; command: D
   return [
     '## Latency (local stack)',
     '',
-    `POST → delivery: ${delivery.websocket.count} events POSTed one every ${delivery.paceMs} ms (after 20 warm-up events) to a session with one WebSocket subscriber and one SSE stream. Each is timed from the start of its POST to the consumer receiving it. Command round trip: a \`both\` connection sends \`control.pause\`/\`control.resume\` to the simulated agent (\`local/agent/simulated-agent.ts\`), one at a time, and waits to see the agent's \`control.accepted\` through its own session subscription (10 warm-up commands not counted).`,
+    `POST → delivery: ${repeats > 1 ? `${delivery.websocket.count / repeats}` : delivery.websocket.count} events POSTed one every ${delivery.paceMs} ms (after 20 warm-up events) to a session with one WebSocket subscriber and one SSE stream. Each is timed from the start of its POST to the consumer receiving it. Command round trip: a \`both\` connection sends \`control.pause\`/\`control.resume\` to the simulated agent (\`local/agent/simulated-agent.ts\`), one at a time, and waits to see the agent's \`control.accepted\` through its own session subscription (10 warm-up commands not counted).${repeats > 1 ? ` The stage runs ${repeats} times in a row (delivery, then commands, in turn); every figure below is the median of the ${repeats} repeats' own figures (the samples column counts all of them, and the plot pools them), because one repeat's tail moves with a stall of the shared machine and the median does not follow one.` : ''}`,
     '',
     `On this stack, latency is mostly polling: nothing reaches a consumer before the stream poller has read the events table's stream, and an SSE stream then reads its inbox on a poll of its own. So each latency is stated in periods of the polling it waits on, from this run's settings (the yardstick): POST → WebSocket and the command round trip ÷ ${websocket?.name ?? 'the stream poll (not in these settings)'}; POST → SSE ÷ ${sse?.name ?? 'the stream and inbox polls (not in these settings)'}. The milliseconds are this machine's, beside.`,
     '',

@@ -7,6 +7,7 @@ import { SimulatedAgent } from '../local/agent/simulated-agent.ts';
 import type { RunningStack } from '../local/stack.ts';
 import { BenchSocket, createTenant, mintId, openSse, postEvents, sleep, uniqueName, waitUntil } from './clients.ts';
 import { settle } from './cost.ts';
+import { median } from './cpu-reference.ts';
 import { benchEvent } from './workload.ts';
 
 export interface Distribution {
@@ -34,6 +35,19 @@ export function distribution(values: readonly number[]): Distribution {
     mean: samples.reduce((sum, value) => sum + value, 0) / Math.max(1, samples.length),
     samples: samples.map((value) => Math.round(value * 100) / 100),
   };
+}
+
+/**
+ * Several repeats of one path as one distribution: every repeat's samples pooled (for the plot and
+ * the JSON), and each figure the median of the repeats' own figures, so that one repeat during a
+ * stall of the shared machine (its tail moves by a third on this 2-core machine) does not move
+ * the figure; the pooled tail would follow such a repeat. One repeat is itself.
+ */
+export function medianOfRepeats(repeats: readonly Distribution[]): Distribution {
+  if (repeats.length === 1) return repeats[0] as Distribution;
+  const pooled = distribution(repeats.flatMap((repeat) => repeat.samples));
+  const each = (key: 'p50' | 'p95' | 'p99' | 'max' | 'mean') => median(repeats.map((repeat) => repeat[key]));
+  return { ...pooled, p50: each('p50'), p95: each('p95'), p99: each('p99'), max: each('max'), mean: each('mean') };
 }
 
 export interface DeliveryLatency {

@@ -38,7 +38,8 @@ export interface BenchResults {
   costGrid: CostRun[];
   sweeps: SweepRun[];
   standing: StandingCost;
-  latency: { delivery: DeliveryLatency; command: Distribution };
+  /** `repeats`: how many times the stage ran, each figure the median over them (absent: once). */
+  latency: { delivery: DeliveryLatency; command: Distribution; repeats?: number };
   cpu: CpuResult;
   /** Absent in results from before these scenarios existed. */
   fanoutScale?: FanoutScaleRun[];

@@ -4,12 +4,13 @@
  * the scenarios, and writes BENCHMARKS.md, bench/results.json and the SVG plots.
  *
  * Environment: BENCH_EVENTS (events per batch and WebSocket cost scenario, default 1000),
- * BENCH_SINGLE_EVENTS (events per single-POST scenario, default 1000), BENCH_LATENCY_EVENTS (default 500), BENCH_COMMANDS (default 200),
+ * BENCH_SINGLE_EVENTS (events per single-POST scenario, default 1000), BENCH_LATENCY_EVENTS (default 500), BENCH_COMMANDS (default 200), BENCH_LATENCY_REPEATS (times the
+ * latency stage runs, each figure the median, default 3),
  * BENCH_HISTORY_EVENTS (events read back through GET /history, default 3000), BENCH_HISTORY_SESSIONS
  * (sessions listed, default 200), BENCH_QUICK=1 (a fast smoke run with fewer events and subscribers;
  * not for committing), BENCH_CPU_REPEATS (default 5), BENCH_CPU_MAX_LOAD / BENCH_CPU_WAIT_S (the
  * quiet machine the CPU stage waits for, below), BENCH_PAUSED_REPEATS (consecutive paused-consumer
- * runs, default 3), BENCH_SSE_IDLE_S / BENCH_SSE_BURST / BENCH_SSE_CPU_SLICES (the SSE stream-hour's
+ * runs, default 5), BENCH_SSE_IDLE_S / BENCH_SSE_BURST / BENCH_SSE_CPU_SLICES (the SSE stream-hour's
  * idle seconds, burst events, and CPU slices of 50 events alternated with the yardstick, default
  * 121, 300 and 20). `--only cpu|paused|history|reconnect|fanout` measures that stage alone and merges it into
  * bench/results.json (`--history-only` is `--only history`); `--only sse-hour` (also `npm run
@@ -30,7 +31,8 @@ import type { PausedConsumerResult } from './paused-consumer.ts';
 import { runBridgeCost } from './bridges.ts';
 import type { BridgeCostRun } from './bridges.ts';
 import { measureHistory } from './history.ts';
-import { measureCommandRoundTrip, measureDeliveryLatency } from './latency.ts';
+import { measureCommandRoundTrip, measureDeliveryLatency, medianOfRepeats } from './latency.ts';
+import type { DeliveryLatency, Distribution } from './latency.ts';
 import { readSavedResults, repoRoot, writeBenchmarksMd, writeOutputs, writeRendered, writeStreamHour } from './outputs.ts';
 import { measureSseStreamHour } from './sse-stream-hour.ts';
 import type { SseStreamHour } from './sse-stream-hour-model.ts';
@@ -89,7 +91,8 @@ const CPU_REPEATS = positive('BENCH_CPU_REPEATS', quick ? 3 : 5);
 // 120 s in a full run, which then goes on with the load on record).
 const CPU_MAX_LOAD = Number(process.env.BENCH_CPU_MAX_LOAD ?? 0.5);
 const CPU_WAIT_S = Number(process.env.BENCH_CPU_WAIT_S ?? (only === 'cpu' ? 1800 : 120));
-const PAUSED_REPEATS = positive('BENCH_PAUSED_REPEATS', quick ? 1 : 3);
+const LATENCY_REPEATS = positive('BENCH_LATENCY_REPEATS', quick ? 1 : 3);
+const PAUSED_REPEATS = positive('BENCH_PAUSED_REPEATS', quick ? 1 : 5);
 // The standing window, for an idle WebSocket subscriber (nothing polls for it). The idle SSE
 // stream's standing cost is the SSE stream-hour stage's, at the deployed stream settings.
 const IDLE_SECONDS = quick ? 5 : 30;
@@ -117,6 +120,7 @@ const settings = {
   'WebSocket emit window (messages in flight)': 8,
   'latency events / pace': `${LATENCY_EVENTS} / one every ${PACE_MS} ms`,
   'commands timed (random pause between them)': `${COMMANDS} (0–100 ms)`,
+  'latency stage repeats (each figure the median)': LATENCY_REPEATS,
   'idle window for standing costs (WebSocket)': `${IDLE_SECONDS} s`,
   'SSE stream-hour: idle / burst / CPU slices': `${SSE_HOUR.idleSeconds} s / ${SSE_HOUR.burstEvents} events / ${SSE_HOUR.cpuSlices} × ${SSE_HOUR.sliceEvents} events`,
   'history session events / sessions listed': `${HISTORY_EVENTS} / ${HISTORY_SESSIONS}`,
@@ -153,6 +157,30 @@ async function measureCpu(mode: CpuTaking['mode']): Promise<CpuResult> {
   const cpu = runCpuBenchmarkRepeated(CPU_REPEATS, quick ? 500 : 1500, loadavg, { mode, date: new Date().toISOString(), commit: git(['rev-parse', 'HEAD']) || 'unknown', quietWait });
   log(`  ${cpu.usPerEvent.pipeline.toFixed(1)} µs per event (median of ${CPU_REPEATS}: ${cpu.repeats?.pipelineUsPerEvent.map((value) => value.toFixed(1)).join(', ')}; load before each ${cpu.repeats?.loadAverage.map((value) => value.toFixed(2)).join(', ')}, after ${cpu.repeats?.loadAfter?.toFixed(2)})`);
   return cpu;
+}
+
+/**
+ * The latency stage, LATENCY_REPEATS times (delivery, then command round trips, in turn), each
+ * figure the median over the repeats (medianOfRepeats).
+ */
+async function measureLatency(stack: Parameters<typeof measureDeliveryLatency>[0]) {
+  const deliveries: DeliveryLatency[] = [];
+  const commands: Distribution[] = [];
+  for (let repeat = 1; repeat <= LATENCY_REPEATS; repeat += 1) {
+    log(`latency ${repeat}/${LATENCY_REPEATS}: ${LATENCY_EVENTS} POSTs to a WebSocket subscriber and an SSE stream`);
+    const delivery = await measureDeliveryLatency(stack, LATENCY_EVENTS, PACE_MS);
+    deliveries.push(delivery);
+    log(`  WebSocket p50/p99 ${delivery.websocket.p50.toFixed(0)}/${delivery.websocket.p99.toFixed(0)} ms, SSE p50/p99 ${delivery.sse.p50.toFixed(0)}/${delivery.sse.p99.toFixed(0)} ms`);
+    log(`latency ${repeat}/${LATENCY_REPEATS}: ${COMMANDS} command round trips`);
+    const command = await measureCommandRoundTrip(stack, COMMANDS, settings.AEP_LOCAL_POLL_MS);
+    commands.push(command);
+    log(`  p50/p99 ${command.p50.toFixed(0)}/${command.p99.toFixed(0)} ms`);
+  }
+  return {
+    delivery: { paceMs: PACE_MS, websocket: medianOfRepeats(deliveries.map((one) => one.websocket)), sse: medianOfRepeats(deliveries.map((one) => one.sse)) },
+    command: medianOfRepeats(commands),
+    repeats: LATENCY_REPEATS,
+  };
 }
 
 /** The reconnecting-consumer stage (session order). */
@@ -297,12 +325,7 @@ try {
   const standing = await measureStanding(stack, IDLE_SECONDS);
   await measureStreamHour(stack);
 
-  log(`latency: ${LATENCY_EVENTS} POSTs to a WebSocket subscriber and an SSE stream`);
-  const delivery = await measureDeliveryLatency(stack, LATENCY_EVENTS, PACE_MS);
-  log(`  WebSocket p50 ${delivery.websocket.p50.toFixed(0)} ms, SSE p50 ${delivery.sse.p50.toFixed(0)} ms`);
-  log(`latency: ${COMMANDS} command round trips`);
-  const command = await measureCommandRoundTrip(stack, COMMANDS, settings.AEP_LOCAL_POLL_MS);
-  log(`  p50 ${command.p50.toFixed(0)} ms`);
+  const latency = await measureLatency(stack);
   const fanoutScale = await measureFanoutScale(stack);
   const pausedConsumer = await measurePaused(stack, 0);
   const reconnectingConsumer = await measureReconnect(stack);
@@ -331,7 +354,7 @@ try {
     costGrid,
     sweeps,
     standing,
-    latency: { delivery, command },
+    latency,
     cpu: cpu as CpuResult,
     fanoutScale,
     pausedConsumer,

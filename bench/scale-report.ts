@@ -4,7 +4,8 @@
  */
 import type { FanoutScaleRun } from './fanout-scale.ts';
 import type { PausedConsumerResult } from './paused-consumer.ts';
-import { SATURATION_PACES, stackSaturated } from './paused-consumer.ts';
+import { SATURATION_PACES, carriedRuns, medianRatios, stackSaturated } from './paused-consumer.ts';
+import type { PausedRatioKey } from './paused-consumer.ts';
 import { cpuReferenceRatio, longestToStandIn, standInLatencyRatio, standInRatio } from './fanout-scale.ts';
 import { lineChart } from './svg.ts';
 import { AWS_POST_MS } from './duration-model.ts';
@@ -109,38 +110,39 @@ export function renderScaleMarkdown(runs: readonly FanoutScaleRun[], paused: Pau
     );
   }
   if (paused !== undefined) {
-    const ratio = (key: 'p50' | 'p95' | 'p99' | 'max') => paused.healthyBesidePaused[key] / paused.healthyAlone[key];
-    const saturated = stackSaturated(paused, paused.paceMs);
-    const ratioCell = (key: 'p50' | 'p95' | 'p99' | 'max') => (saturated ? '**stack saturated**' : `${ratio(key).toFixed(2)}×`);
+    const ratios = medianRatios(paused);
+    const runCount = paused.runs?.length ?? 1;
+    const carried = carriedRuns(paused).length;
+    const ratioCell = (key: PausedRatioKey) => (ratios === undefined ? '**stack saturated**' : `**${ratios[key].toFixed(2)}×**`);
     lines.push(
       '## A paused consumer beside a healthy one',
       '',
       `${grouped(paused.events)} \`notice\` events of about ${grouped(paused.eventBytes)} bytes on one session, POSTed ${paused.batch} at a time every ${paused.paceMs} ms, to a healthy consumer, once alone and once beside a consumer that stopped reading (its socket paused). Latency from the POST's start to the healthy consumer's receipt.`,
       '',
-      '| healthy consumer | p50 | p95 | p99 | max |',
+      `| healthy consumer | p50 | p95 | p99 | max |`,
       '| :--- | ---: | ---: | ---: | ---: |',
-      `| alone | ${ms(paused.healthyAlone.p50)} | ${ms(paused.healthyAlone.p95)} | ${ms(paused.healthyAlone.p99)} | ${ms(paused.healthyAlone.max)} |`,
-      `| beside the paused consumer | ${ms(paused.healthyBesidePaused.p50)} | ${ms(paused.healthyBesidePaused.p95)} | ${ms(paused.healthyBesidePaused.p99)} | ${ms(paused.healthyBesidePaused.max)} |`,
-      `| **beside ÷ alone** (same run) | ${ratioCell('p50')} | ${ratioCell('p95')} | ${ratioCell('p99')} | ${ratioCell('max')} |`,
+      `| this machine, alone${runCount > 1 ? ` (median of ${carried} runs)` : ''} | ${ms(paused.healthyAlone.p50)} | ${ms(paused.healthyAlone.p95)} | ${ms(paused.healthyAlone.p99)} | ${ms(paused.healthyAlone.max)} |`,
+      `| this machine, beside the paused consumer${runCount > 1 ? ` (median of ${carried} runs)` : ''} | ${ms(paused.healthyBesidePaused.p50)} | ${ms(paused.healthyBesidePaused.p95)} | ${ms(paused.healthyBesidePaused.p99)} | ${ms(paused.healthyBesidePaused.max)} |`,
+      `| **beside ÷ alone**${runCount > 1 ? ', the median of each run\'s own ratio' : ' (same run)'} | ${ratioCell('p50')} | ${ratioCell('p95')} | ${ratioCell('p99')} | – |`,
       '',
-      `The ratios are the figures, the healthy consumer alone the yardstick (the milliseconds are this machine's): both halves run on the same stack minutes apart. When the healthy consumer alone lags its emitter by more than ${SATURATION_PACES} rounds at the median (p50 over ${ms(SATURATION_PACES * paused.paceMs)}), the local stack itself is saturated (one Node process and DynamoDB Local on shared cores), both halves measure its backlog, and the run is reported as **stack saturated** instead of as a ratio; the table above is the worst ratio among the runs the stack carried${saturated ? ' (here none did: every run was saturated, so no ratio stands for this machine)' : ''}.`,
+      `The ratios are the figures, the healthy consumer alone the yardstick (the milliseconds are this machine's). Each run is an alone/beside pair on the same stack, the halves seconds apart; the stage runs ${runCount} time${runCount === 1 ? '' : 's'} in a row and states, for each percentile, the median of the runs' own ratios: one run moves either way when the whole shared machine stalls during one of its halves, and the median does not follow one stall. The maximum is a single sample and has no ratio. When the healthy consumer alone lags its emitter by more than ${SATURATION_PACES} rounds at the median (p50 over ${ms(SATURATION_PACES * paused.paceMs)}), the local stack itself is saturated (one Node process and DynamoDB Local on shared cores), both halves measure its backlog, and that run has no ratio; with fewer than half the runs carried the stage reports **stack saturated** instead of a ratio${ratios === undefined ? ' (as here: no ratio stands for this machine)' : ''}.`,
       '',
       ...(paused.runs === undefined || paused.runs.length < 2
         ? []
         : [
-            `The stage ran ${paused.runs.length} consecutive times on one stack; the table above is the run with the largest ratio among those the stack carried. Every run (healthy consumer alone → beside the paused one):`,
+            `Every run, this machine's milliseconds (healthy consumer alone → beside the paused one; ${carried} of ${runCount} carried by the stack):`,
             '',
-            '| run | p50 | p50 ratio | p99 | p99 ratio | closing frame, naming the last event, then the close |',
-            '| ---: | ---: | ---: | ---: | ---: | :--- |',
+            '| run | p50 | p95 | p99 | closing frame, naming the last event, then the close |',
+            '| ---: | ---: | ---: | ---: | :--- |',
             ...paused.runs.map(
               (run, index) =>
-                `| ${index + 1} | ${ms(run.healthyAlone.p50)} → ${ms(run.healthyBesidePaused.p50)} | ${stackSaturated(run, paused.paceMs) ? 'stack saturated' : `${(run.healthyBesidePaused.p50 / run.healthyAlone.p50).toFixed(2)}×`} | ${ms(run.healthyAlone.p99)} → ${ms(run.healthyBesidePaused.p99)} | ${stackSaturated(run, paused.paceMs) ? 'stack saturated' : `${(run.healthyBesidePaused.p99 / run.healthyAlone.p99).toFixed(2)}×`} | ${run.paused.closingReceived && run.paused.closingMatchesLastEvent && run.paused.closedAfterClosing ? `yes (code ${run.paused.closeCode ?? '?'})` : '**no**'} |`,
+                `| ${index + 1}${stackSaturated(run, paused.paceMs) ? ' (stack saturated)' : ''} | ${ms(run.healthyAlone.p50)} → ${ms(run.healthyBesidePaused.p50)} | ${ms(run.healthyAlone.p95)} → ${ms(run.healthyBesidePaused.p95)} | ${ms(run.healthyAlone.p99)} → ${ms(run.healthyBesidePaused.p99)} | ${run.paused.closingReceived && run.paused.closingMatchesLastEvent && run.paused.closedAfterClosing ? `yes (code ${run.paused.closeCode ?? '?'})` : '**no**'} |`,
             ),
             '',
           ]),
-      'A throttled post is retried off the lane, and its backoff ends as soon as nothing else in the batch is left to do (`src/relay/fanout/delivery-pool.ts`): before that, the ~150 ms of retries of the first refused post to the paused consumer held the whole batch, and with it the healthy consumer\'s next batch, a stall of about 130 ms beyond the healthy consumer\'s own posts, once per paused consumer (measured: 161 ms for the deciding batch, whose healthy posts were done after 30 ms; since then 79 ms against 74). What remains until the paused consumer is found out (when its buffers are full, about 4.5 MB here) is the cost of posting to two consumers instead of one, on this stack\'s one Node process. Single runs vary on this shared 2-core machine: a stall of the whole stack (ingest as slow as fan-out) during either half moves the ratio either way, which is why the stage runs several times. `npm run bench -- --only paused` re-measures this section alone (after three discarded warm-up runs on its fresh stack).',
+      'A throttled post is retried off the lane, and its backoff ends as soon as nothing else in the batch is left to do (`src/relay/fanout/delivery-pool.ts`): before that, the ~150 ms of retries of the first refused post to the paused consumer held the whole batch, and with it the healthy consumer\'s next batch, a stall of about 130 ms beyond the healthy consumer\'s own posts, once per paused consumer (measured: 161 ms for the deciding batch, whose healthy posts were done after 30 ms; since then 79 ms against 74). What remains until the paused consumer is found out (when its buffers are full, about 4.5 MB here) is the cost of posting to two consumers instead of one, on this stack\'s one Node process. `npm run bench -- --only paused` re-measures this section alone (after three discarded warm-up runs on its fresh stack).',
       '',
-      `The paused consumer received ${grouped(paused.paused.eventsReceived)} events; once it read again, a \`closing\` frame ${paused.paused.closingReceived ? 'arrived' : 'did **not** arrive'}${paused.paused.closingReceived ? `, naming ${paused.paused.closingMatchesLastEvent ? 'exactly the last event it had received' : '**not** the last event it had received'}` : ''}, and the connection ${paused.paused.closedAfterClosing ? `was closed after it (code ${paused.paused.closeCode ?? '?'}), with no event in between` : '**was not** closed cleanly after it'}.`,
+      `${runCount < 2 ? 'The' : paused.runs?.some((run) => !(run.paused.closingReceived && run.paused.closingMatchesLastEvent && run.paused.closedAfterClosing)) ? 'In the first run where the check failed, the' : 'In the last run, the'} paused consumer received ${grouped(paused.paused.eventsReceived)} events; once it read again, a \`closing\` frame ${paused.paused.closingReceived ? 'arrived' : 'did **not** arrive'}${paused.paused.closingReceived ? `, naming ${paused.paused.closingMatchesLastEvent ? 'exactly the last event it had received' : '**not** the last event it had received'}` : ''}, and the connection ${paused.paused.closedAfterClosing ? `was closed after it (code ${paused.paused.closeCode ?? '?'}), with no event in between` : '**was not** closed cleanly after it'}.`,
       '',
     );
   }

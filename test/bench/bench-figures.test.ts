@@ -12,8 +12,9 @@ import { AWS_DYNAMO_CALL_MS, AWS_POST_MS, modelledGbSeconds } from '../../bench/
 import { cpuReferenceRatio, longestToStandIn, standInLatencyRatio, standInRatio } from '../../bench/fanout-scale.ts';
 import { renderScaleMarkdown } from '../../bench/scale-report.ts';
 import type { FanoutScaleRun } from '../../bench/fanout-scale.ts';
-import { stackSaturated } from '../../bench/paused-consumer.ts';
-import type { PausedConsumerRun } from '../../bench/paused-consumer.ts';
+import { medianRatios, stackSaturated } from '../../bench/paused-consumer.ts';
+import { distribution as latencyDistribution, medianOfRepeats } from '../../bench/latency.ts';
+import type { PausedConsumerResult, PausedConsumerRun } from '../../bench/paused-consumer.ts';
 import { derive } from '../../bench/results-model.ts';
 import type { BenchResults } from '../../bench/results-model.ts';
 import { withEveryFunction } from '../../bench/outputs.ts';
@@ -71,6 +72,29 @@ describe('bench figures', () => {
     const paused = (p50: number): PausedConsumerRun => ({ healthyAlone: distribution(p50), healthyBesidePaused: distribution(p50), paused: { eventsReceived: 0, closingReceived: true, closingMatchesLastEvent: true, closedAfterClosing: true, closeCode: 1000 } });
     expect(stackSaturated(paused(3000), 100)).toBe(true);
     expect(stackSaturated(paused(120), 100)).toBe(false);
+  });
+
+  it('states the paused consumer as the median of its runs\' own ratios, saturated runs left out, and no ratio when most runs were saturated', () => {
+    const figures = (p50: number, p99 = p50) => ({ count: 1, min: p50, p50, p95: p50, p99, max: p99, mean: p50 });
+    const closing = { eventsReceived: 0, closingReceived: true, closingMatchesLastEvent: true, closedAfterClosing: true, closeCode: 1000 };
+    const run = (alone: number, beside: number): PausedConsumerRun => ({ healthyAlone: figures(alone, 2 * alone), healthyBesidePaused: figures(beside, 2 * beside), paused: closing });
+    const result = (runs: PausedConsumerRun[]): PausedConsumerResult => ({ events: 10, eventBytes: 10, batch: 1, paceMs: 100, ...(runs[0] as PausedConsumerRun), runs });
+    // One stalled run (3×) does not move the median; the saturated run (p50 alone over 1 s) is not counted.
+    const ratios = medianRatios(result([run(100, 110), run(100, 300), run(200, 220), run(2000, 8000), run(100, 105)]));
+    expect(ratios?.p50).toBeCloseTo(1.1);
+    expect(ratios?.p99).toBeCloseTo(1.1);
+    expect(medianRatios(result([run(2000, 2000), run(3000, 3000), run(100, 110)]))).toBeUndefined();
+  });
+
+  it('takes each latency figure as the median of the repeats\' own, the samples pooled', () => {
+    const steady = (offset: number) => latencyDistribution(Array.from({ length: 100 }, (_, index) => 100 + index + offset));
+    const stalled = latencyDistribution([...Array.from({ length: 90 }, (_, index) => 100 + index), ...Array.from({ length: 10 }, () => 5000)]);
+    const combined = medianOfRepeats([steady(0), stalled, steady(2)]);
+    expect(combined.count).toBe(300);
+    expect(combined.samples).toHaveLength(300);
+    expect(combined.p99).toBe(steady(2).p99);
+    expect(combined.p50).toBe(steady(0).p50);
+    expect(medianOfRepeats([stalled])).toBe(stalled);
   });
 
   it('states fan-out latency, CPU per delivery and the longest invocation against same-run yardsticks', () => {
