@@ -69,7 +69,7 @@ export function latencyMarkdown(latency: { delivery: DeliveryLatency; command: D
   const rows = paths(latency).map(({ path, label, dist }) => {
     const yardstick = pollYardstick(settings, path);
     const ratio = (key: Percentile) => polls(inPolls(dist, yardstick, key));
-    return [label, String(dist.count), yardstick === undefined ? '–' : `${fixed(yardstick.periodMs, 0)} ms`, `**${ratio('p50')}**`, `**${ratio('p95')}**`, `**${ratio('p99')}**`, ratio('max'), ratio('mean'), `${ms(dist.p50)} / ${ms(dist.p95)} / ${ms(dist.p99)} / ${ms(dist.max)} / ${ms(dist.mean)}`];
+    return [label, String(dist.count), yardstick === undefined ? '–' : `${fixed(yardstick.periodMs, 0)} ms`, `**${ratio('p50')}**`, `**${ratio('p95')}**`, `**${ratio('p99')}**`, ratio('mean'), `${ms(dist.p50)} / ${ms(dist.p95)} / ${ms(dist.p99)} / ${ms(dist.max)} / ${ms(dist.mean)}`];
   });
   const websocket = pollYardstick(settings, 'websocket');
   const sse = pollYardstick(settings, 'sse');
@@ -78,9 +78,9 @@ export function latencyMarkdown(latency: { delivery: DeliveryLatency; command: D
     '',
     `POST → delivery: ${repeats > 1 ? `${delivery.websocket.count / repeats}` : delivery.websocket.count} events POSTed one every ${delivery.paceMs} ms (after 20 warm-up events) to a session with one WebSocket subscriber and one SSE stream. Each is timed from the start of its POST to the consumer receiving it. Command round trip: a \`both\` connection sends \`control.pause\`/\`control.resume\` to the simulated agent (\`local/agent/simulated-agent.ts\`), one at a time, and waits to see the agent's \`control.accepted\` through its own session subscription (10 warm-up commands not counted).${repeats > 1 ? ` The stage runs ${repeats} times in a row (delivery, then commands, in turn); every figure below is the median of the ${repeats} repeats' own figures (the samples column counts all of them, and the plot pools them), because one repeat's tail moves with a stall of the shared machine and the median does not follow one.` : ''}`,
     '',
-    `On this stack, latency is mostly polling: nothing reaches a consumer before the stream poller has read the events table's stream, and an SSE stream then reads its inbox on a poll of its own. So each latency is stated in periods of the polling it waits on, from this run's settings (the yardstick): POST → WebSocket and the command round trip ÷ ${websocket?.name ?? 'the stream poll (not in these settings)'}; POST → SSE ÷ ${sse?.name ?? 'the stream and inbox polls (not in these settings)'}. The milliseconds are this machine's, beside.`,
+    `On this stack, latency is mostly polling: nothing reaches a consumer before the stream poller has read the events table's stream, and an SSE stream then reads its inbox on a poll of its own. So each latency is stated in periods of the polling it waits on, from this run's settings (the yardstick): POST → WebSocket and the command round trip ÷ ${websocket?.name ?? 'the stream poll (not in these settings)'}; POST → SSE ÷ ${sse?.name ?? 'the stream and inbox polls (not in these settings)'}. The milliseconds are this machine's, beside. The maximum is one sample, so it is given in milliseconds only.`,
     '',
-    table(['path', 'samples', 'yardstick: poll period', '**p50 ÷ poll**', '**p95 ÷ poll**', '**p99 ÷ poll**', 'max ÷ poll', 'mean ÷ poll', 'this machine: p50 / p95 / p99 / max / mean'], rows),
+    table(['path', 'samples', 'yardstick: poll period', '**p50 ÷ poll**', '**p95 ÷ poll**', '**p99 ÷ poll**', 'mean ÷ poll', 'this machine: p50 / p95 / p99 / max / mean'], rows),
     '',
     '![Latency distributions (this machine\'s milliseconds)](bench/latency.svg)',
     '',
