@@ -61,6 +61,13 @@ export interface FanoutScaleRun {
    * the run; CPU per delivery is stated as a ratio to it. Absent in results from before it was taken.
    */
   referenceCpuMsPerEvent?: number;
+  /**
+   * How many relay/stand-in pairs the row was measured over (absent: one). Each timed field is
+   * then the median over the pairs and `deliveries` the pairs' own count (they all deliver the
+   * same); `pairs` keeps each pair's figures.
+   */
+  repeats?: number;
+  pairs?: Array<Pick<FanoutScaleRun, 'deliveriesPerSecond' | 'standInPerSecond' | 'fanoutInvocations' | 'longestInvocationMs' | 'processCpuMs' | 'referenceCpuMsPerEvent'> & { p50: number; p99: number; standInP50?: number; standInP99?: number }>;
 }
 
 /** Relay deliveries/s ÷ the stand-in loop's, the figure that does not move with the host. */
@@ -128,7 +135,57 @@ export interface FanoutScalePlan {
   delaysMs: readonly number[];
   /** Events per run for a subscriber count (one NDJSON POST, at most 1,000). */
   eventsFor: (subscribers: number) => number;
+  /** Relay/stand-in pairs per size and post time, each row their medians (default 1). */
+  repeats?: number;
   log: (message: string) => void;
+}
+
+/**
+ * One row from several relay/stand-in pairs: each timed figure the median over the pairs. A pair
+ * at 100 subscribers depends on how the stream poller happens to split its events into batches
+ * (2 or 3 invocations, each waiting for the last), and any pair on a stall of the shared
+ * machine; the median of the pairs follows neither.
+ */
+export function medianOfPairs(pairs: readonly FanoutScaleRun[]): FanoutScaleRun {
+  const first = pairs[0] as FanoutScaleRun;
+  if (pairs.length === 1) return first;
+  const of = (pick: (run: FanoutScaleRun) => number | undefined): number | undefined => {
+    const values = pairs.map(pick);
+    return values.some((value) => value === undefined) ? undefined : median(values as number[]);
+  };
+  const must = (pick: (run: FanoutScaleRun) => number) => median(pairs.map(pick));
+  const latencyKeys = ['count', 'min', 'p50', 'p95', 'p99', 'max', 'mean'] as const;
+  const standInP50 = of((run) => run.standInLatency?.p50);
+  const standInP99 = of((run) => run.standInLatency?.p99);
+  const processCpuMs = of((run) => run.processCpuMs);
+  const deliveriesPerCpuSecond = of((run) => run.deliveriesPerCpuSecond);
+  const standInPerSecond = of((run) => run.standInPerSecond);
+  const referenceCpuMsPerEvent = of((run) => run.referenceCpuMsPerEvent);
+  return {
+    ...first,
+    deliveries: Math.min(...pairs.map((run) => run.deliveries)),
+    deliveriesPerSecond: must((run) => run.deliveriesPerSecond),
+    latency: Object.fromEntries(latencyKeys.map((key) => [key, must((run) => run.latency[key])])) as FanoutScaleRun['latency'],
+    fanoutInvocations: must((run) => run.fanoutInvocations),
+    longestInvocationMs: must((run) => run.longestInvocationMs),
+    ...(processCpuMs === undefined ? {} : { processCpuMs }),
+    ...(deliveriesPerCpuSecond === undefined ? {} : { deliveriesPerCpuSecond }),
+    ...(standInPerSecond === undefined ? {} : { standInPerSecond }),
+    ...(standInP50 === undefined || standInP99 === undefined ? {} : { standInLatency: { p50: standInP50, p99: standInP99 } }),
+    ...(referenceCpuMsPerEvent === undefined ? {} : { referenceCpuMsPerEvent }),
+    repeats: pairs.length,
+    pairs: pairs.map((run) => ({
+      deliveriesPerSecond: run.deliveriesPerSecond,
+      fanoutInvocations: run.fanoutInvocations,
+      longestInvocationMs: run.longestInvocationMs,
+      p50: run.latency.p50,
+      p99: run.latency.p99,
+      ...(run.standInPerSecond === undefined ? {} : { standInPerSecond: run.standInPerSecond }),
+      ...(run.standInLatency === undefined ? {} : { standInP50: run.standInLatency.p50, standInP99: run.standInLatency.p99 }),
+      ...(run.processCpuMs === undefined ? {} : { processCpuMs: run.processCpuMs }),
+      ...(run.referenceCpuMsPerEvent === undefined ? {} : { referenceCpuMsPerEvent: run.referenceCpuMsPerEvent }),
+    })),
+  };
 }
 
 /**
@@ -175,53 +232,57 @@ export async function runFanoutScale(stack: RunningStack, plan: FanoutScalePlan)
       await settle(stack, 500, 300_000);
       for (const delayMs of plan.delaysMs) {
         stack.setPostDelayMs(delayMs);
-        const count = plan.eventsFor(size);
-        const events = benchEvents(session, count, seq);
-        seq += count;
-        const texts = events.map((event) => JSON.stringify(event));
-        // The yardstick's slices before the run (before the first run, once untimed: its compilation).
-        if (runs.length === 0) referenceSlices(texts);
-        const reference = referenceSlices(texts);
-        stack.resetUsage();
-        const sentAt: Record<string, number> = {};
-        const startedAt = performance.timeOrigin + performance.now();
-        for (const event of events) sentAt[event.id as string] = startedAt;
-        const cpuBefore = process.cpuUsage();
-        await postEvents(stack.baseUrl, token, texts.join('\n') + '\n', 'application/x-ndjson');
-        const expected = count * size;
-        const reply = await subscribers.ask({ cmd: 'collect', sentAt, expected, timeoutMs: 300_000 });
-        if (reply.reply !== 'collected') throw new Error('subscriber process answered out of turn');
-        const cpu = process.cpuUsage(cpuBefore);
-        const processCpuMs = (cpu.user + cpu.system) / 1000;
-        reference.push(...referenceSlices(texts));
-        await settle(stack, 500, 300_000);
-        const usage = stack.usage();
-        const standIn = await standInPostRate(stack, subscribers, benchEvents(session, count, seq), size);
-        const standInPerSecond = standIn.perSecond;
-        seq += count;
-        const { samples: _samples, ...latency } = distribution(reply.latenciesMs);
-        const run: FanoutScaleRun = {
-          postDelayMs: delayMs,
-          subscribers: size,
-          events: count,
-          expectedDeliveries: expected,
-          deliveries: reply.received,
-          deliveriesPerSecond: reply.received / ((reply.lastAt - startedAt) / 1000),
-          latency,
-          fanoutInvocations: usage.functions.fanout.invocations,
-          longestInvocationMs: usage.functions.fanout.maxDurationMs,
-          timeoutMs: FANOUT_TIMEOUT_SECONDS * 1000,
-          concurrency: stack.config.fanout.concurrency,
-          processCpuMs,
-          deliveriesPerCpuSecond: reply.received / (processCpuMs / 1000),
-          standInPerSecond,
-          standInLatency: standIn.latency,
-          referenceCpuMsPerEvent: median(reference),
-        };
-        runs.push(run);
-        plan.log(
-          `  ${String(size).padStart(5)} subscribers, ${delayMs} ms posts: ${run.deliveries}/${expected} deliveries, ${run.deliveriesPerSecond.toFixed(0)}/s (${(standInRatio(run) ?? Number.NaN).toFixed(2)}× the stand-in loop's ${standInPerSecond.toFixed(0)}/s; CPU per delivery ${(cpuReferenceRatio(run) ?? Number.NaN).toFixed(1)}× the reference's per event, ${(run.deliveriesPerCpuSecond ?? 0).toFixed(0)} per CPU-second), p50 ${latency.p50.toFixed(0)} ms, p99 ${latency.p99.toFixed(0)} ms (${(standInLatencyRatio(run)?.p50 ?? Number.NaN).toFixed(2)}× / ${(standInLatencyRatio(run)?.p99 ?? Number.NaN).toFixed(2)}× the stand-in's), ${run.fanoutInvocations} invocations, longest ${(run.longestInvocationMs / 1000).toFixed(1)} s`,
-        );
+        const pairs: FanoutScaleRun[] = [];
+        for (let repeat = 0; repeat < (plan.repeats ?? 1); repeat += 1) {
+          const count = plan.eventsFor(size);
+          const events = benchEvents(session, count, seq);
+          seq += count;
+          const texts = events.map((event) => JSON.stringify(event));
+          // The yardstick's slices before the run (before the first run, once untimed: its compilation).
+          if (runs.length === 0 && pairs.length === 0) referenceSlices(texts);
+          const reference = referenceSlices(texts);
+          stack.resetUsage();
+          const sentAt: Record<string, number> = {};
+          const startedAt = performance.timeOrigin + performance.now();
+          for (const event of events) sentAt[event.id as string] = startedAt;
+          const cpuBefore = process.cpuUsage();
+          await postEvents(stack.baseUrl, token, texts.join('\n') + '\n', 'application/x-ndjson');
+          const expected = count * size;
+          const reply = await subscribers.ask({ cmd: 'collect', sentAt, expected, timeoutMs: 300_000 });
+          if (reply.reply !== 'collected') throw new Error('subscriber process answered out of turn');
+          const cpu = process.cpuUsage(cpuBefore);
+          const processCpuMs = (cpu.user + cpu.system) / 1000;
+          reference.push(...referenceSlices(texts));
+          await settle(stack, 500, 300_000);
+          const usage = stack.usage();
+          const standIn = await standInPostRate(stack, subscribers, benchEvents(session, count, seq), size);
+          const standInPerSecond = standIn.perSecond;
+          seq += count;
+          const { samples: _samples, ...latency } = distribution(reply.latenciesMs);
+          const run: FanoutScaleRun = {
+            postDelayMs: delayMs,
+            subscribers: size,
+            events: count,
+            expectedDeliveries: expected,
+            deliveries: reply.received,
+            deliveriesPerSecond: reply.received / ((reply.lastAt - startedAt) / 1000),
+            latency,
+            fanoutInvocations: usage.functions.fanout.invocations,
+            longestInvocationMs: usage.functions.fanout.maxDurationMs,
+            timeoutMs: FANOUT_TIMEOUT_SECONDS * 1000,
+            concurrency: stack.config.fanout.concurrency,
+            processCpuMs,
+            deliveriesPerCpuSecond: reply.received / (processCpuMs / 1000),
+            standInPerSecond,
+            standInLatency: standIn.latency,
+            referenceCpuMsPerEvent: median(reference),
+          };
+          pairs.push(run);
+          plan.log(
+            `  ${String(size).padStart(5)} subscribers, ${delayMs} ms posts: ${run.deliveries}/${expected} deliveries, ${run.deliveriesPerSecond.toFixed(0)}/s (${(standInRatio(run) ?? Number.NaN).toFixed(2)}× the stand-in loop's ${standInPerSecond.toFixed(0)}/s; CPU per delivery ${(cpuReferenceRatio(run) ?? Number.NaN).toFixed(1)}× the reference's per event, ${(run.deliveriesPerCpuSecond ?? 0).toFixed(0)} per CPU-second), p50 ${latency.p50.toFixed(0)} ms, p99 ${latency.p99.toFixed(0)} ms (${(standInLatencyRatio(run)?.p50 ?? Number.NaN).toFixed(2)}× / ${(standInLatencyRatio(run)?.p99 ?? Number.NaN).toFixed(2)}× the stand-in's), ${run.fanoutInvocations} invocations, longest ${(run.longestInvocationMs / 1000).toFixed(1)} s${(plan.repeats ?? 1) > 1 ? ` (pair ${repeat + 1}/${plan.repeats})` : ''}`,
+          );
+        }
+        runs.push(medianOfPairs(pairs));
       }
     }
   } finally {

@@ -5,7 +5,8 @@
  *
  * Environment: BENCH_EVENTS (events per batch and WebSocket cost scenario, default 1000),
  * BENCH_SINGLE_EVENTS (events per single-POST scenario, default 1000), BENCH_LATENCY_EVENTS (default 500), BENCH_COMMANDS (default 200), BENCH_LATENCY_REPEATS (times the
- * latency stage runs, each figure the median, default 3),
+ * latency stage runs, each figure the median, default 3), BENCH_SCALE_REPEATS (relay/stand-in pairs
+ * per fan-out scale row, each figure the median, default 3),
  * BENCH_HISTORY_EVENTS (events read back through GET /history, default 3000), BENCH_HISTORY_SESSIONS
  * (sessions listed, default 200), BENCH_QUICK=1 (a fast smoke run with fewer events and subscribers;
  * not for committing), BENCH_CPU_REPEATS (default 5), BENCH_CPU_MAX_LOAD / BENCH_CPU_WAIT_S (the
@@ -82,6 +83,8 @@ const SWEEP_COUNTS = quick ? [0, 10, 100] : [0, 10, 100, 1000];
 const PACE_MS = 30;
 const SCALE_SIZES = (process.env.BENCH_SCALE_SIZES ?? (quick ? '100,300' : '100,1000,5000')).split(',').map(Number).filter((size) => size > 0);
 const SCALE_DELAYS = [20, 50];
+// Relay/stand-in pairs per fan-out scale row, each row their medians (fanout-scale.ts, medianOfPairs).
+const SCALE_REPEATS = positive('BENCH_SCALE_REPEATS', quick ? 1 : 3);
 /** Events per scale run: enough deliveries to time (at least ~20,000), one NDJSON request. */
 const scaleEvents = (subscribers: number) => Math.max(10, Math.min(200, Math.round(50_000 / subscribers)));
 const PAUSED = { events: quick ? 1000 : 5000, batch: 50, paceMs: 100, eventBytes: 2000 };
@@ -125,6 +128,7 @@ const settings = {
   'SSE stream-hour: idle / burst / CPU slices': `${SSE_HOUR.idleSeconds} s / ${SSE_HOUR.burstEvents} events / ${SSE_HOUR.cpuSlices} × ${SSE_HOUR.sliceEvents} events`,
   'history session events / sessions listed': `${HISTORY_EVENTS} / ${HISTORY_SESSIONS}`,
   'fan-out scale: subscribers / post round trips': `${SCALE_SIZES.join(', ')} / ${SCALE_DELAYS.join(', ')} ms`,
+  'fan-out scale: relay/stand-in pairs per row (each figure the median)': SCALE_REPEATS,
   'paused consumer: events / batch / pace / bytes': `${PAUSED.events} / ${PAUSED.batch} / ${PAUSED.paceMs} ms / ${PAUSED.eventBytes}`,
   'paused consumer: consecutive runs': PAUSED_REPEATS,
   'CPU stage repeats': CPU_REPEATS,
@@ -194,7 +198,7 @@ async function measureReconnect(stack: Parameters<typeof measureReconnectingCons
 /** The fan-out scale stage, each run with its same-run yardsticks. */
 async function measureFanoutScale(stack: Parameters<typeof runFanoutScale>[0]) {
   log(`fan-out at scale: ${SCALE_SIZES.join(', ')} subscribers, posts of ${SCALE_DELAYS.join(' / ')} ms, each beside a stand-in post loop`);
-  return runFanoutScale(stack, { sizes: SCALE_SIZES, delaysMs: SCALE_DELAYS, eventsFor: scaleEvents, log });
+  return runFanoutScale(stack, { sizes: SCALE_SIZES, delaysMs: SCALE_DELAYS, eventsFor: scaleEvents, repeats: SCALE_REPEATS, log });
 }
 
 /** The SSE stream-hour stage, written to its own files (BENCHMARKS.md quotes them). */
@@ -256,7 +260,7 @@ if (only !== undefined) {
       saved.reconnectingConsumer = await measureReconnect(stack);
     } else if (only === 'fanout') {
       saved.fanoutScale = await measureFanoutScale(stack);
-      saved.run.settings = { ...saved.run.settings, 'fan-out scale: subscribers / post round trips': settings['fan-out scale: subscribers / post round trips'] };
+      saved.run.settings = { ...saved.run.settings, 'fan-out scale: subscribers / post round trips': settings['fan-out scale: subscribers / post round trips'], 'fan-out scale: relay/stand-in pairs per row (each figure the median)': SCALE_REPEATS };
     } else if (only === 'history') {
       log(`history only: ${HISTORY_EVENTS} events, ${HISTORY_SESSIONS} sessions`);
       saved.history = await measureHistory(stack, HISTORY_EVENTS, HISTORY_SESSIONS);

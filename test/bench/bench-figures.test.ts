@@ -9,7 +9,7 @@ import type { FunctionUsage, StackUsage } from '../../local/usage.ts';
 import type { CostRun } from '../../bench/cost.ts';
 import { alternate, referencePipeline } from '../../bench/cpu-reference.ts';
 import { AWS_DYNAMO_CALL_MS, AWS_POST_MS, modelledGbSeconds } from '../../bench/duration-model.ts';
-import { cpuReferenceRatio, longestToStandIn, standInLatencyRatio, standInRatio } from '../../bench/fanout-scale.ts';
+import { cpuReferenceRatio, longestToStandIn, medianOfPairs, standInLatencyRatio, standInRatio } from '../../bench/fanout-scale.ts';
 import { renderScaleMarkdown } from '../../bench/scale-report.ts';
 import type { FanoutScaleRun } from '../../bench/fanout-scale.ts';
 import { medianRatios, stackSaturated } from '../../bench/paused-consumer.ts';
@@ -95,6 +95,25 @@ describe('bench figures', () => {
     expect(combined.p99).toBe(steady(2).p99);
     expect(combined.p50).toBe(steady(0).p50);
     expect(medianOfRepeats([stalled])).toBe(stalled);
+  });
+
+  it('takes a fan-out scale row as the median of its relay/stand-in pairs, each pair kept', () => {
+    const pair = (rate: number, standIn: number, invocations: number, longest: number): FanoutScaleRun => {
+      const latency = { count: 1000, min: 10, p50: 100_000 / rate, p95: 180_000 / rate, p99: 200_000 / rate, max: 210_000 / rate, mean: 100_000 / rate };
+      return { postDelayMs: 20, subscribers: 100, events: 10, expectedDeliveries: 1000, deliveries: 1000, deliveriesPerSecond: rate, latency, fanoutInvocations: invocations, longestInvocationMs: longest, timeoutMs: 60_000, concurrency: 256, processCpuMs: 100, deliveriesPerCpuSecond: 10_000, standInPerSecond: standIn, standInLatency: { p50: 50, p99: 90 }, referenceCpuMsPerEvent: 0.003 };
+    };
+    // The middle pair's batches split in 3 where the others split in 2; one pair ran during a stall.
+    const row = medianOfPairs([pair(4000, 7000, 2, 2000), pair(1500, 6800, 2, 6000), pair(3800, 7100, 3, 2400)]);
+    expect(row.deliveriesPerSecond).toBe(3800);
+    expect(row.standInPerSecond).toBe(7000);
+    expect(standInRatio(row)).toBeCloseTo(3800 / 7000);
+    expect(row.latency.p99).toBeCloseTo(200_000 / 3800);
+    expect(row.fanoutInvocations).toBe(2);
+    expect(row.longestInvocationMs).toBe(2400);
+    expect(row.repeats).toBe(3);
+    expect(row.pairs?.map((one) => one.deliveriesPerSecond)).toEqual([4000, 1500, 3800]);
+    const single = pair(4000, 7000, 2, 2000);
+    expect(medianOfPairs([single])).toBe(single);
   });
 
   it('states fan-out latency, CPU per delivery and the longest invocation against same-run yardsticks', () => {
