@@ -15,7 +15,10 @@
  * POST's start to each completion; fan-out and lane invocations; CPU time of every delivering
  * process (the stack's, where fan-out, ingest and the pollers run, and the lane workers'), of
  * DynamoDB Local, and of the machine as a whole, from the POST until the last delivery was read
- * back. The yardstick is W = 1 at the same S in the same stage run (`lanes-report.ts`).
+ * back. Each (W, S) burst runs `repeats` times, one after another on the same stack, every
+ * repeat kept in the results: one burst's timed figures moved by more than 15% from one stage run
+ * to the next, their median over the repeats did not (`lanes-repeats.ts`). The yardstick is W = 1
+ * at the same S in the same stage run (`lanes-report.ts`).
  */
 import { BatchWriteItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient, WriteRequest } from '@aws-sdk/client-dynamodb';
@@ -35,6 +38,7 @@ import { connectionKeys } from '../src/store/keys.ts';
 import { expiresAfter } from '../src/store/table-access.ts';
 import { createTenant, inPool, postEvents, sleep, uniqueName } from './clients.ts';
 import { settle } from './cost.ts';
+import { medianRun } from './lanes-repeats.ts';
 import { distribution } from './latency.ts';
 import type { Distribution } from './latency.ts';
 import { childProcesses, machineBusyMs, processCpuMs } from './process-cpu.ts';
@@ -44,6 +48,8 @@ export interface LanesRun {
   /** Delivering processes: the fan-out invocation and W − 1 lane workers. */
   workers: number;
   subscribers: number;
+  /** Which of the (W, S)'s repeats this burst was, from 1; absent in results saved before the stage repeated its bursts. */
+  repeat?: number;
   events: number;
   expectedDeliveries: number;
   /** Deliveries the stand-in posters recorded (every one carries the bench's emit mark). */
@@ -82,7 +88,10 @@ export interface LanesStageResult {
     pollMs: number;
     workers: number[];
     subscribers: number[];
+    /** Bursts per (W, S); absent in results saved before the stage repeated its bursts (one each). */
+    repeats?: number;
   };
+  /** Every repeat of every (W, S), in the order they ran. */
   runs: LanesRun[];
 }
 
@@ -91,6 +100,8 @@ export interface LanesPlan {
   sizes: readonly number[];
   /** Deliveries per run (events = this ÷ subscribers), the same at every size so runs compare. */
   deliveriesPerRun: number;
+  /** Bursts per (W, S), one after another on the same stack; the report states their median. */
+  repeats: number;
   postMs: number;
   /** `AEP_FANOUT_LANE_DELIVERIES`: low enough that every batch of a run splits into W lanes. */
   laneDeliveries: number;
@@ -153,11 +164,23 @@ export async function runFanoutLanes(plan: LanesPlan): Promise<LanesStageResult>
       await burst(context, sizes[0] as number, eventsFor(plan.deliveriesPerRun, sizes[0] as number) / 5);
       for (const size of sizes) {
         if (size > seeded) await seedTo(size);
-        const run = await burst(context, size, eventsFor(plan.deliveriesPerRun, size));
-        runs.push(run);
-        plan.log(
-          `  W=${workers} S=${String(size).padStart(5)}: ${run.deliveries}/${run.expectedDeliveries} deliveries, ${run.deliveriesPerSecond.toFixed(0)}/s, first ${run.firstDeliveryMs.toFixed(0)} ms, p50 ${run.latency.p50.toFixed(0)} ms, p99 ${run.latency.p99.toFixed(0)} ms; ${run.fanoutInvocations} fan-out + ${run.laneInvocations} lane invocations; CPU ${run.cpuMs.stack.toFixed(0)} + ${run.cpuMs.laneWorkers.toFixed(0)} ms (${run.deliveriesPerCpuSecond.toFixed(0)} deliveries per CPU-s), DynamoDB Local ${run.cpuMs.dynamoDbLocal.toFixed(0)} ms, machine ${(run.cpuMs.machine / run.windowMs).toFixed(2)} cores busy; load ${run.loadBefore.toFixed(2)}`,
-        );
+        const repeats: LanesRun[] = [];
+        for (let repeat = 1; repeat <= plan.repeats; repeat += 1) {
+          const run = { ...(await burst(context, size, eventsFor(plan.deliveriesPerRun, size))), repeat };
+          repeats.push(run);
+          plan.log(
+            `  W=${workers} S=${String(size).padStart(5)} repeat ${repeat}/${plan.repeats}: ${run.deliveries}/${run.expectedDeliveries} deliveries, ${run.deliveriesPerSecond.toFixed(0)}/s, first ${run.firstDeliveryMs.toFixed(0)} ms, p50 ${run.latency.p50.toFixed(0)} ms, p99 ${run.latency.p99.toFixed(0)} ms; ${run.fanoutInvocations} fan-out + ${run.laneInvocations} lane invocations; CPU ${run.cpuMs.stack.toFixed(0)} + ${run.cpuMs.laneWorkers.toFixed(0)} ms (${run.deliveriesPerCpuSecond.toFixed(0)} deliveries per CPU-s), DynamoDB Local ${run.cpuMs.dynamoDbLocal.toFixed(0)} ms, machine ${(run.cpuMs.machine / run.windowMs).toFixed(2)} cores busy; load ${run.loadBefore.toFixed(2)}`,
+          );
+        }
+        runs.push(...repeats);
+        if (plan.repeats > 1) {
+          // The figures the report states: the median over the repeats.
+          const middle = medianRun(repeats);
+          const rates = repeats.map((run) => run.deliveriesPerSecond);
+          plan.log(
+            `  W=${workers} S=${String(size).padStart(5)} median of ${plan.repeats}: ${middle.deliveriesPerSecond.toFixed(0)}/s (${Math.min(...rates).toFixed(0)}–${Math.max(...rates).toFixed(0)}), first ${middle.firstDeliveryMs.toFixed(0)} ms, p50 ${middle.latency.p50.toFixed(0)} ms, p99 ${middle.latency.p99.toFixed(0)} ms, ${middle.deliveriesPerCpuSecond.toFixed(0)} deliveries per CPU-s`,
+          );
+        }
       }
     } finally {
       client.destroy();
@@ -178,6 +201,7 @@ export async function runFanoutLanes(plan: LanesPlan): Promise<LanesStageResult>
       concurrency,
       tenantDeliveriesPerBatch,
       deliveriesPerRun: plan.deliveriesPerRun,
+      repeats: plan.repeats,
       pollMs: POLL_MS,
       workers: [...plan.workers],
       subscribers: [...plan.sizes],

@@ -1,7 +1,8 @@
 /**
  * The "Fan-out lanes at scale" section of BENCHMARKS.md: the lanes stage's measured runs
- * (`fanout-lanes.ts`), each rate as a ratio to one delivering process at the same size in the
- * same stage run, and the AWS model derived from the measured CPU per delivery.
+ * (`fanout-lanes.ts`), the median over each (W, S)'s repeats (`lanes-repeats.ts`), each timed
+ * figure as a ratio to one delivering process at the same size in the same stage run (median ÷
+ * median), and the AWS model derived from the median CPU per delivery.
  *
  * The model (`lanesModel`, pure), for one tenant's session of S subscribers fed λ events/s:
  * - deliveries/s = S × λ; posts in flight = deliveries/s × post latency (Little's law);
@@ -18,6 +19,8 @@
  */
 import type { LanesRun, LanesStageResult } from './fanout-lanes.ts';
 import { LAMBDA_INVOKE_URL, LAMBDA_SYNC_PAYLOAD_BYTES, laneWorkBytes } from './lane-work-size.ts';
+import { groupRepeats, medianOf, repeatsOf } from './lanes-repeats.ts';
+import type { LanesGroup } from './lanes-repeats.ts';
 import { LANE_PAYLOAD_BYTES } from '../src/relay/fanout/delivery-lanes.ts';
 import { MEMORY_MB, PRICES } from './prices.ts';
 import { dollars, fixed, grouped, table } from './report-format.ts';
@@ -151,22 +154,31 @@ export function modelRun(runs: readonly LanesRun[]): LanesRun | undefined {
   return [...runs].sort((a, b) => b.subscribers - a.subscribers || b.workers - a.workers)[0];
 }
 
-/** A figure of `run` ÷ the same figure of one delivering process (W = 1) at the same size, same stage run; undefined without that yardstick. */
+/**
+ * A figure at `run`'s W and S ÷ the same figure of one delivering process (W = 1) at the same
+ * size, same stage run, each the median over its repeats in `runs` (a run without repeats is its
+ * own median); undefined without that yardstick.
+ */
 export function toOne(runs: readonly LanesRun[], run: LanesRun, figure: (run: LanesRun) => number): number | undefined {
-  const one = runs.find((other) => other.workers === 1 && other.subscribers === run.subscribers);
-  if (one === undefined) return undefined;
-  const yardstick = figure(one);
-  return yardstick > 0 && Number.isFinite(yardstick) ? figure(run) / yardstick : undefined;
+  const ones = repeatsOf(runs, 1, run.subscribers);
+  if (ones.length === 0) return undefined;
+  const yardstick = medianOf(ones, figure);
+  const own = repeatsOf(runs, run.workers, run.subscribers);
+  const value = own.length === 0 ? figure(run) : medianOf(own, figure);
+  return yardstick > 0 && Number.isFinite(yardstick) ? value / yardstick : undefined;
 }
 
 /** Deliveries/s of `run` ÷ those of one delivering process at the same size; undefined without that yardstick. */
 export const ratioToOne = (runs: readonly LanesRun[], run: LanesRun) => toOne(runs, run, (one) => one.deliveriesPerSecond);
 
-/** The timed figures of a run, each ÷ W = 1 at the same S (same stage run). */
+/**
+ * The timed figures at a run's W and S, each median ÷ the median of W = 1 at the same S (same
+ * stage run). Not the first delivery: one time sample per burst, set mostly by where the POST
+ * falls in the stream poll, not by W, so a ratio of it moved by more than half between two runs.
+ */
 export function lanesRatios(runs: readonly LanesRun[], run: LanesRun) {
   return {
     deliveriesPerSecond: ratioToOne(runs, run),
-    firstDelivery: toOne(runs, run, (one) => one.firstDeliveryMs),
     p50: toOne(runs, run, (one) => one.latency.p50),
     p99: toOne(runs, run, (one) => one.latency.p99),
     deliveriesPerCpuSecond: toOne(runs, run, (one) => one.deliveriesPerCpuSecond),
@@ -185,60 +197,72 @@ const us = (msValue: number) => `${fixed(msValue * 1000, 1)} µs`;
 export function lanesMarkdown(result: LanesStageResult | undefined): string[] {
   if (result === undefined || result.runs.length === 0) return [];
   const { settings, runs } = result;
+  const groups = groupRepeats(runs);
+  const medians = groups.map((group) => group.median);
   const sizes = [...new Set(runs.map((run) => run.subscribers))].sort((a, b) => a - b);
-  const workers = [...new Set(runs.map((run) => run.workers))].sort((a, b) => a - b);
-  const ordered = sizes.flatMap((size) => workers.flatMap((count) => runs.filter((run) => run.subscribers === size && run.workers === count)));
+  // Results saved before the stage repeated its bursts hold one run per (W, S).
+  const repeats = settings.repeats ?? Math.max(...groups.map((group) => group.repeats.length));
   const cores = result.machineCores;
   const busyCores = (run: LanesRun) => run.cpuMs.machine / run.windowMs;
   const lines: string[] = [
     '## Fan-out lanes at scale',
     '',
-    `\`npm run bench -- --only lanes\` (\`bench/fanout-lanes.ts\`), ${result.date.slice(0, 16).replace('T', ' ')} UTC, commit \`${result.commit.slice(0, 7)}\`, ${grouped(result.durationSeconds)} s. One tenant's session with S subscribers, a burst of events POSTed at once (${grouped(settings.deliveriesPerRun)} deliveries per run at every S, so runs compare), delivered by W processes: W = 1 is the fan-out invocation alone (\`AEP_FANOUT_MAX_LANES=1\`, no lane workers); W = 2 and 4 add W − 1 lane worker processes (\`AEP_LOCAL_LANE_WORKERS\`) with at most W lanes per batch. \`AEP_FANOUT_LANE_DELIVERIES=${settings.laneDeliveries}\`, so every batch of every run (at least ${grouped(Math.min(...sizes))} deliveries) splits into W lanes; ${settings.concurrency} posts in flight per lane (\`AEP_FANOUT_CONCURRENCY\`). Each stack is fresh (one per W) and runs a discarded warm-up burst first.`,
+    `\`npm run bench -- --only lanes\` (\`bench/fanout-lanes.ts\`), ${result.date.slice(0, 16).replace('T', ' ')} UTC, commit \`${result.commit.slice(0, 7)}\`, ${grouped(result.durationSeconds)} s. One tenant's session with S subscribers, a burst of events POSTed at once (${grouped(settings.deliveriesPerRun)} deliveries per burst at every S, so runs compare), delivered by W processes: W = 1 is the fan-out invocation alone (\`AEP_FANOUT_MAX_LANES=1\`, no lane workers); W = 2 and 4 add W − 1 lane worker processes (\`AEP_LOCAL_LANE_WORKERS\`) with at most W lanes per batch. \`AEP_FANOUT_LANE_DELIVERIES=${settings.laneDeliveries}\`, so every batch of every run (at least ${grouped(Math.min(...sizes))} deliveries) splits into W lanes; ${settings.concurrency} posts in flight per lane (\`AEP_FANOUT_CONCURRENCY\`). Each stack is fresh (one per W) and runs a discarded warm-up burst first. ${repeats > 1 ? `Each (W, S) burst ran ${repeats} times in a row on its stack, and **every figure below is the median over the ${repeats} repeats** (each repeat's own figures are in \`bench/results.json\`, \`fanoutLanes.runs\`): one burst's first delivery and p50/p99 moved by more than 15% from one stage run to the next. This machine's deliveries/s give the lowest and highest repeat in brackets.` : 'One burst per (W, S) (results taken before the stage repeated its bursts).'}`,
     '',
-    `Posts go to a stand-in (\`local/stand-in-poster.ts\`): ${settings.postMs} ms of simulated round trip, then \`sent\` and the completion time recorded. Real sockets by the thousand would make the local gateway's one process the limit at every W; the stand-in also leaves out a real post's own CPU (request signing, the HTTPS write), so CPU per delivery here is the relay's share of it. The subscriptions are written straight into the connections table as live index entries, before the timed window. Latency runs from the POST's start to each post's completion; deliveries/s = deliveries ÷ (last completion − POST start). CPU is user + system time from the POST until the last delivery was read back, of the delivering processes (the stack's own process, where fan-out, the HTTP ingest and the stream pollers run, and the lane workers), of DynamoDB Local, and of the whole machine (this machine's ${cores} cores, shared with other work). The posting bound is the rate the run would reach if, from its first delivery on, each of the W processes kept ${settings.concurrency} posts in flight, no connection faster than its own posts one after another (events × ${settings.postMs} ms): deliveries ÷ (first delivery + the longer of the two). **The yardstick of every timed figure is W = 1 at the same S in the same stage run**: deliveries/s, first delivery, p50/p99 and deliveries per CPU-second are stated ÷ that run's (so W = 1 reads 1×); the columns marked "this machine" are the absolute values and CPU counts of this run, beside.`,
+    `Posts go to a stand-in (\`local/stand-in-poster.ts\`): ${settings.postMs} ms of simulated round trip, then \`sent\` and the completion time recorded. Real sockets by the thousand would make the local gateway's one process the limit at every W; the stand-in also leaves out a real post's own CPU (request signing, the HTTPS write), so CPU per delivery here is the relay's share of it. The subscriptions are written straight into the connections table as live index entries, before the timed window. Latency runs from the POST's start to each post's completion; deliveries/s = deliveries ÷ (last completion − POST start). CPU is user + system time from the POST until the last delivery was read back, of the delivering processes (the stack's own process, where fan-out, the HTTP ingest and the stream pollers run, and the lane workers), of DynamoDB Local, and of the whole machine (this machine's ${cores} cores, shared with other work). The posting bound is the rate the run would reach if, from its first delivery on, each of the W processes kept ${settings.concurrency} posts in flight, no connection faster than its own posts one after another (events × ${settings.postMs} ms): deliveries ÷ (first delivery + the longer of the two). **The yardstick of every timed figure is W = 1 at the same S in the same stage run**: deliveries/s, p50/p99 and deliveries per CPU-second are stated ÷ that run's (${repeats > 1 ? 'the median at W ÷ the median at W = 1, ' : ''}so W = 1 reads 1×); the columns marked "this machine" are the absolute values and CPU counts of this run, beside. The first delivery is not stated as a ratio: it is one moment per burst, set mostly by where the POST falls in the ${settings.pollMs} ms stream poll rather than by W, so a ratio of it says nothing about the lanes (it moved by more than half from one run to the next); its ${repeats > 1 ? 'median' : 'value'} is this machine's, and feeds the posting bound.`,
     '',
     table(
-      ['subscribers', 'W', 'events', 'deliveries', '**deliveries / s ÷ W = 1**', 'of the posting bound', '**first delivery ÷ W = 1**', '**p50 / p99 ÷ W = 1**', '**deliveries per CPU-second ÷ W = 1**', 'this machine: deliveries / s (posting bound)', 'this machine: first delivery', 'this machine: p50 / p99', 'this machine: deliveries per CPU-second', 'fan-out / lane invocations', 'this machine: CPU ms, stack + lane workers', 'this machine: DynamoDB Local CPU', 'machine busy', '1-min load before'],
-      ordered.map((run) => {
+      ['subscribers', 'W', 'events', 'deliveries per burst', '**deliveries / s ÷ W = 1**', 'of the posting bound', '**p50 / p99 ÷ W = 1**', '**deliveries per CPU-second ÷ W = 1**', repeats > 1 ? 'this machine: deliveries / s (lowest–highest repeat)' : 'this machine: deliveries / s', 'this machine: posting bound', 'this machine: first delivery', 'this machine: p50 / p99', 'this machine: deliveries per CPU-second', 'fan-out / lane invocations', 'this machine: CPU ms, stack + lane workers', 'this machine: DynamoDB Local CPU', 'machine busy', '1-min load before'],
+      groups.map((group) => {
+        const run = group.median;
         const ratios = lanesRatios(runs, run);
-        const times = (value: number | undefined, bold = true) => (value === undefined ? '–' : bold ? `**${fixed(value)}×**` : `${fixed(value)}×`);
+        const times = (value: number | undefined) => (value === undefined ? '–' : `**${fixed(value)}×**`);
         const bound = postingBound(run, settings);
+        const failures = run.laneFailures > 0 ? ` (${run.laneFailures} failed)` : '';
         return [
           grouped(run.subscribers),
           String(run.workers),
           String(run.events),
-          `${grouped(run.deliveries)} / ${grouped(run.expectedDeliveries)}`,
+          `${span(group, (one) => one.deliveries, grouped)} / ${grouped(run.expectedDeliveries)}`,
           times(ratios.deliveriesPerSecond),
           `${fixed((100 * run.deliveriesPerSecond) / bound, 0)}%`,
-          times(ratios.firstDelivery),
           ratios.p50 === undefined || ratios.p99 === undefined ? '–' : `**${fixed(ratios.p50)}× / ${fixed(ratios.p99)}×**`,
           times(run.deliveriesPerSecond > 0 ? ratios.deliveriesPerCpuSecond : undefined),
-          `${grouped(run.deliveriesPerSecond)} (${grouped(bound)})`,
+          `${grouped(run.deliveriesPerSecond)}${group.repeats.length > 1 ? ` (${span(group, (one) => one.deliveriesPerSecond, grouped, true)})` : ''}`,
+          grouped(bound),
           ms(run.firstDeliveryMs),
           `${ms(run.latency.p50)} / ${ms(run.latency.p99)}`,
           grouped(run.deliveriesPerSecond > 0 ? run.deliveriesPerCpuSecond : 0),
-          `${run.fanoutInvocations} / ${run.laneInvocations}${run.laneFailures > 0 ? ` (${run.laneFailures} failed)` : ''}`,
+          `${span(group, (one) => one.fanoutInvocations, String)} / ${span(group, (one) => one.laneInvocations, String)}${failures}`,
           `${grouped(run.cpuMs.stack)} + ${grouped(run.cpuMs.laneWorkers)}`,
           `${grouped(run.cpuMs.dynamoDbLocal)} ms`,
           `${fixed(busyCores(run))} of ${cores} cores`,
-          fixed(run.loadBefore),
+          span(group, (one) => one.loadBefore, (value) => fixed(value)),
         ];
       }),
     ),
     '',
   ];
-  lines.push(...scalingFindings(result), '');
-  lines.push(...awsModelLines(result));
+  lines.push(...scalingFindings(runs, medians, settings, cores), '');
+  lines.push(...awsModelLines(result, medians, repeats));
   return lines;
 }
 
-/** What the measured runs say about scaling, each sentence chosen by the figures it states. */
-function scalingFindings(result: LanesStageResult): string[] {
-  const { runs, settings } = result;
-  const cores = result.machineCores;
-  const most = Math.max(...runs.map((run) => run.workers));
-  const widest = runs.filter((run) => run.workers === most);
-  const ones = runs.filter((run) => run.workers === 1);
+/**
+ * A count or figure over a group's repeats as they were: the one value when they agree, else
+ * the lowest to the highest (`always`: a range even when they agree).
+ */
+function span(group: LanesGroup, figure: (run: LanesRun) => number, format: (value: number) => string, always = false): string {
+  const values = group.repeats.map(figure);
+  const [low, high] = [format(Math.min(...values)), format(Math.max(...values))];
+  return low === high && !always ? low : `${low}–${high}`;
+}
+
+/** What the measured runs say about scaling, each sentence chosen by the figures it states: the medians over the repeats, ratios median ÷ median. */
+function scalingFindings(runs: readonly LanesRun[], medians: readonly LanesRun[], settings: LanesStageResult['settings'], cores: number): string[] {
+  const most = Math.max(...medians.map((run) => run.workers));
+  const widest = medians.filter((run) => run.workers === most);
+  const ones = medians.filter((run) => run.workers === 1);
   const ratios = widest.map((run) => ratioToOne(runs, run)).filter((ratio): ratio is number => ratio !== undefined);
   if (ratios.length === 0 || most === 1) return [];
   const ofBound = (set: readonly LanesRun[]) => set.map((run) => (100 * run.deliveriesPerSecond) / postingBound(run, settings));
@@ -253,9 +277,9 @@ function scalingFindings(result: LanesStageResult): string[] {
   const perProcess = settings.concurrency / postSeconds;
   // Runs whose connections' own posts (events × post latency) take about as long as the lanes' posting.
   const chained = widest.filter((run) => run.events * postSeconds >= 0.9 * (run.deliveries / (run.workers * perProcess)));
-  const firsts = runs.map((run) => run.firstDeliveryMs);
+  const firsts = medians.map((run) => run.firstDeliveryMs);
   return [
-    `**Scaling.** ${most} delivering processes reached ${range(Math.min(...ratios), Math.max(...ratios))} the deliveries/s of one (same S, same stage run; the issue's goal is 3×). One process posts at most ${grouped(perProcess)} deliveries/s (${settings.concurrency} in flight at ${settings.postMs} ms), ${most} at most ${grouped(most * perProcess)}. Every run reached ${percentRange([...ofBound(ones), ...ofBound(widest)])} of its posting bound (${percentRange(ofBound(ones))} with W = 1, ${percentRange(ofBound(widest))} with W = ${most}): the posting itself grows with the processes. What keeps the ratio under ${most} is the time before the first delivery (this machine: ${grouped(Math.min(...firsts))}–${grouped(Math.max(...firsts))} ms: the POST, the ${settings.pollMs} ms stream poll, ordering, reading S subscriptions, planning and the lane hand-off), the same whatever W and a larger share of a shorter run${chained.length === 0 ? '' : `, and at ${chained.map((run) => grouped(run.subscribers)).join(', ')} subscribers each connection's own posts one after another (${chained.map((run) => `${run.events} events × ${settings.postMs} ms = ${grouped(run.events * settings.postMs)} ms`).join(', ')}), as long as the lanes' posting`}; below the bound, a run split into several batches (the fan-out invocations column) starts each only when the one before has ended (the batch barrier) and the lanes end unevenly.`,
+    `**Scaling.** ${most} delivering processes reached ${range(Math.min(...ratios), Math.max(...ratios))} the deliveries/s of one (same S, same stage run; the issue's goal is 3×). One process posts at most ${grouped(perProcess)} deliveries/s (${settings.concurrency} in flight at ${settings.postMs} ms), ${most} at most ${grouped(most * perProcess)}. Every (W, S) reached ${percentRange([...ofBound(ones), ...ofBound(widest)])} of its posting bound (${percentRange(ofBound(ones))} with W = 1, ${percentRange(ofBound(widest))} with W = ${most}): the posting itself grows with the processes. What keeps the ratio under ${most} is the time before the first delivery (this machine: ${grouped(Math.min(...firsts))}–${grouped(Math.max(...firsts))} ms: the POST, the ${settings.pollMs} ms stream poll, ordering, reading S subscriptions, planning and the lane hand-off), the same whatever W and a larger share of a shorter run${chained.length === 0 ? '' : `, and at ${chained.map((run) => grouped(run.subscribers)).join(', ')} subscribers each connection's own posts one after another (${chained.map((run) => `${run.events} events × ${settings.postMs} ms = ${grouped(run.events * settings.postMs)} ms`).join(', ')}), as long as the lanes' posting`}; below the bound, a run split into several batches (the fan-out invocations column) starts each only when the one before has ended (the batch barrier) and the lanes end unevenly.`,
     '',
     `CPU per delivery of the delivering processes, this machine's: ${us(cpuPerDelivery(ones))} with W = 1 and ${us(cpuPerDelivery(widest))} with W = ${most}, averaged over the sizes; the latter includes the lane hand-off (encoding each lane's work, the Invoke request, decoding it in the worker), and the stack process's standing work (the two stream pollers) runs for a shorter window. ` +
       (busiest >= 0.85 * cores
@@ -264,8 +288,8 @@ function scalingFindings(result: LanesStageResult): string[] {
   ];
 }
 
-function awsModelLines(result: LanesStageResult): string[] {
-  const run = modelRun(result.runs);
+function awsModelLines(result: LanesStageResult, medians: readonly LanesRun[], repeats: number): string[] {
+  const run = modelRun(medians);
   if (run === undefined) return [];
   const cpu = cpuMsPerDelivery(run);
   const memory = MEMORY_MB.fanoutlane;
@@ -281,7 +305,7 @@ function awsModelLines(result: LanesStageResult): string[] {
   return [
     '### The AWS model: 10,000 subscribers, 50 events/s',
     '',
-    `Derived from the CPU per delivery measured above (${us(cpu)}: the run with ${grouped(run.subscribers)} subscribers and W = ${run.workers}, the lane hand-off included; on this machine's core, and without a real post's own CPU, so a lower bound) and the lane function at ${grouped(memory)} MB (its CDK shape in \`infra/constructs/relay-functions.ts\`, as \`bench/prices.ts\` takes it; Lambda gives one vCPU at ${grouped(MB_PER_VCPU)} MB and CPU in proportion to memory, [Lambda Developer Guide](${LAMBDA_MEMORY_URL})). The column at 20 ms is the issue's post latency; the one at 10 ms is for comparison, not a measured AWS figure. F, the time per batch that is not posting (the stream's hand-off, ordering, reading 10,000 subscriptions, the lane invocations), is assumed: ${ASSUMED_BATCH_FIXED_MS} ms (this stack's POST → first delivery above is ${grouped(run.firstDeliveryMs)} ms, with DynamoDB Local and a 100 ms stream poll).`,
+    `Derived from the CPU per delivery measured above (${us(cpu)}: ${repeats > 1 ? `the median of the ${repeats} repeats` : 'the run'} with ${grouped(run.subscribers)} subscribers and W = ${run.workers}, the lane hand-off included; on this machine's core, and without a real post's own CPU, so a lower bound) and the lane function at ${grouped(memory)} MB (its CDK shape in \`infra/constructs/relay-functions.ts\`, as \`bench/prices.ts\` takes it; Lambda gives one vCPU at ${grouped(MB_PER_VCPU)} MB and CPU in proportion to memory, [Lambda Developer Guide](${LAMBDA_MEMORY_URL})). The column at 20 ms is the issue's post latency; the one at 10 ms is for comparison, not a measured AWS figure. F, the time per batch that is not posting (the stream's hand-off, ordering, reading 10,000 subscriptions, the lane invocations), is assumed: ${ASSUMED_BATCH_FIXED_MS} ms (this stack's POST → first delivery above is ${grouped(run.firstDeliveryMs)} ms, with DynamoDB Local and a 100 ms stream poll).`,
     '',
     table(
       ['', 'post latency 20 ms', 'post latency 10 ms', 'how'],

@@ -2,9 +2,10 @@
  * `npm run bench:lanes` (also `npm run bench -- --only lanes`): the fan-out lanes stage alone
  * (`fanout-lanes.ts`), on stacks of its own (one per worker count), merged into
  * bench/results.json as `fanoutLanes` with every other stage's figures kept, and BENCHMARKS.md
- * re-rendered. Environment: BENCH_LANES_DELIVERIES (deliveries per run, default 100,000),
- * BENCH_LANES_SIZES (subscribers, default 1000,5000,10000), BENCH_LANES_WORKERS (default 1,2,4),
- * BENCH_LANES_POST_MS (the stand-in's round trip, default 20), BENCH_LANES_LANE_DELIVERIES
+ * re-rendered. Environment: BENCH_LANES_REPEATS (bursts per worker count and size, one after
+ * another on its stack, default 3: the report states their median), BENCH_LANES_DELIVERIES
+ * (deliveries per run, default 100,000), BENCH_LANES_SIZES (subscribers, default
+ * 1000,5000,10000), BENCH_LANES_WORKERS (default 1,2,4), BENCH_LANES_POST_MS (the stand-in's round trip, default 20), BENCH_LANES_LANE_DELIVERIES
  * (`AEP_FANOUT_LANE_DELIVERIES`, default 250: below a quarter of the smallest batch, so every
  * batch splits into W lanes). `npm run bench` runs it after the other stages (it starts stacks of its own).
  */
@@ -26,6 +27,11 @@ const positive = (name: string, fallback: number) => {
   if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
   return value;
 };
+const count = (name: string, fallback: number) => {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer`);
+  return value;
+};
 
 const handlerLog = divertHandlerLogs('aep-bench-lanes-');
 
@@ -34,6 +40,7 @@ const result = await runFanoutLanes({
   workers: list('BENCH_LANES_WORKERS', '1,2,4'),
   sizes: list('BENCH_LANES_SIZES', '1000,5000,10000'),
   deliveriesPerRun: positive('BENCH_LANES_DELIVERIES', 100_000),
+  repeats: count('BENCH_LANES_REPEATS', 3),
   postMs: positive('BENCH_LANES_POST_MS', 20),
   laneDeliveries: positive('BENCH_LANES_LANE_DELIVERIES', 250),
   log,

@@ -3,6 +3,7 @@ import type { LanesRun, LanesStageResult } from '../../bench/fanout-lanes.ts';
 import { eventsFor } from '../../bench/fanout-lanes.ts';
 import { LAMBDA_SYNC_PAYLOAD_BYTES, laneWorkBytes } from '../../bench/lane-work-size.ts';
 import { cpuMsPerDelivery, lanesMarkdown, lanesModel, modelRun, postingBound, ratioToOne } from '../../bench/lanes-report.ts';
+import { groupRepeats, medianRun } from '../../bench/lanes-repeats.ts';
 
 const target = { subscribers: 10_000, eventsPerSecond: 50, postsPerLane: 256, laneMemoryMb: 1024, cpuMsPerDelivery: 0.025, batchFixedMs: 200 };
 
@@ -137,7 +138,10 @@ describe('the measured figures', () => {
     const text = lanesMarkdown(result).join('\n');
     expect(text).toContain('## Fan-out lanes at scale');
     expect(text).toContain('| 1,000 | 4 | 10 | 10,000 / 10,000 | **3.10×** |');
-    expect(text).toContain('| 31,000 (');
+    // Results saved before the stage repeated its bursts: one run per (W, S), no range, no repeats claimed.
+    expect(text).toContain('| 31,000 | 28,571 | 150 ms |');
+    expect(text).toContain('One burst per (W, S)');
+    expect(text).not.toContain('first delivery ÷ W = 1');
     expect(text).toContain('| 10,000 | 4 | 10 | 100,000 / 100,000 | **3.00×** |');
     expect(text).toContain('reached 3.00× to 3.10× the deliveries/s of one');
     expect(text).toMatch(/\| delivery p99 \| \*\*unbounded\*\* \| \*\*\d[\d,]* ms\*\* \|/);
@@ -146,6 +150,46 @@ describe('the measured figures', () => {
     expect(text).toContain('500,000 deliveries/s needs a quota increase of that order (50× the default)');
     expect(text).toContain('were at most 1.50 busy during the runs (other work on the machine included), so the cores were not the limit');
     expect(lanesMarkdown(undefined)).toEqual([]);
+  });
+
+  it('states the median over each (W, S)\'s repeats, the ratios median ÷ median, and the spread of deliveries/s only as this machine\'s', () => {
+    const repeated = [
+      ...[10_000, 12_000, 11_000].map((rate, index) => run(1, 1000, rate, { repeat: index + 1, firstDeliveryMs: [150, 400, 200][index] as number })),
+      ...[30_000, 36_000, 33_000].map((rate, index) => run(4, 1000, rate, { repeat: index + 1, firstDeliveryMs: [300, 120, 140][index] as number, fanoutInvocations: index === 0 ? 2 : 1 })),
+    ];
+    const result: LanesStageResult = {
+      date: '2026-12-02T04:00:00.000Z',
+      commit: 'abcdef0123',
+      durationSeconds: 200,
+      machineCores: 2,
+      settings: { postMs: 20, laneDeliveries: 250, concurrency: 256, tenantDeliveriesPerBatch: 1_000_000, deliveriesPerRun: 10_000, pollMs: 100, workers: [1, 4], subscribers: [1000], repeats: 3 },
+      runs: repeated,
+    };
+    expect(ratioToOne(repeated, repeated[3] as LanesRun)).toBeCloseTo(3, 9);
+    const groups = groupRepeats(repeated);
+    expect(groups.map((group) => [group.workers, group.repeats.length, group.median.deliveriesPerSecond, group.median.firstDeliveryMs])).toEqual([
+      [1, 3, 11_000, 200],
+      [4, 3, 33_000, 140],
+    ]);
+    const text = lanesMarkdown(result).join('\n');
+    expect(text).toContain('every figure below is the median over the 3 repeats');
+    expect(text).toContain('the median at W ÷ the median at W = 1');
+    // Median 33,000 ÷ median 11,000; the repeats' range beside this machine's median; invocation counts as they were.
+    expect(text).toContain('| 1,000 | 4 | 10 | 10,000 / 10,000 | **3.00×** |');
+    expect(text).toContain('| 33,000 (30,000–36,000) |');
+    expect(text).toContain('| 140 ms |');
+    expect(text).toContain('| 1–2 / 3 |');
+    expect(text).toContain('the median of the 3 repeats with 1,000 subscribers and W = 4');
+    // No ratio of anything per repeat.
+    expect(text).not.toMatch(/\*\*2\.73×\*\*|\*\*3\.27×\*\*/);
+  });
+
+  it('takes an even number of repeats\' median as the mean of the middle two, and totals lane failures', () => {
+    const median = medianRun([run(2, 1000, 10_000, { laneFailures: 1 }), run(2, 1000, 14_000)]);
+    expect(median.deliveriesPerSecond).toBe(12_000);
+    expect(median.laneFailures).toBe(1);
+    const single = run(2, 1000, 10_000);
+    expect(medianRun([single])).toBe(single);
   });
 
   it('says how much of a busy machine was the delivering processes and how much other work', () => {

@@ -35,9 +35,16 @@ describe('report ratios', () => {
     const run = (workers: number, subscribers: number, rate: number, first: number, p50: number, perCpu: number) =>
       ({ workers, subscribers, deliveriesPerSecond: rate, firstDeliveryMs: first, latency: dist(p50, 2 * p50), deliveriesPerCpuSecond: perCpu }) as unknown as LanesRun;
     const runs = [run(1, 1000, 10_000, 200, 4000, 60_000), run(4, 1000, 32_000, 100, 1000, 90_000), run(4, 5000, 30_000, 300, 1000, 90_000)];
-    expect(lanesRatios(runs, runs[1] as LanesRun)).toEqual({ deliveriesPerSecond: 3.2, firstDelivery: 0.5, p50: 0.25, p99: 0.25, deliveriesPerCpuSecond: 1.5 });
+    // No first-delivery ratio: one moment per burst, set by the stream poll, not by W.
+    expect(lanesRatios(runs, runs[1] as LanesRun)).toEqual({ deliveriesPerSecond: 3.2, p50: 0.25, p99: 0.25, deliveriesPerCpuSecond: 1.5 });
     // No W = 1 at 5,000 subscribers: no yardstick, no ratio.
     expect(lanesRatios(runs, runs[2] as LanesRun).p50).toBeUndefined();
+    // Repeats: the median at W ÷ the median at W = 1, never one repeat ÷ another.
+    const repeated = [...runs, run(1, 1000, 12_000, 300, 5000, 50_000), run(1, 1000, 11_000, 250, 4500, 55_000), run(4, 1000, 30_000, 100, 900, 88_000), run(4, 1000, 33_000, 100, 1100, 100_000)];
+    const ratios = lanesRatios(repeated, runs[1] as LanesRun);
+    expect(ratios.deliveriesPerSecond).toBeCloseTo(32_000 / 11_000, 12);
+    expect(ratios.p50).toBeCloseTo(1000 / 4500, 12);
+    expect(ratios.deliveriesPerCpuSecond).toBeCloseTo(90_000 / 55_000, 12);
   });
 
   it('sizes one invocation from relay ÷ stand-in × 256 posts in flight at 20 ms, never from this machine\'s rate', () => {

@@ -1,0 +1,78 @@
+/**
+ * The lanes stage's repeats (`fanout-lanes.ts`): every (W, S) burst runs R times on its stack,
+ * and the report states the median over them, because one burst's timed figures moved by more
+ * than 15% from one stage run to the next. Results saved before repeats existed hold one run per
+ * (W, S): each is a group of one, its median the run itself.
+ */
+import { median } from './cpu-reference.ts';
+import type { LanesRun } from './fanout-lanes.ts';
+
+/** The repeats of one (W, S), in the order they ran, and their median. */
+export interface LanesGroup {
+  workers: number;
+  subscribers: number;
+  repeats: readonly LanesRun[];
+  median: LanesRun;
+}
+
+/** The repeats of `workers` delivering processes at `subscribers`. */
+export const repeatsOf = (runs: readonly LanesRun[], workers: number, subscribers: number) => runs.filter((run) => run.workers === workers && run.subscribers === subscribers);
+
+/** The median over `repeats` of one figure. */
+export const medianOf = (repeats: readonly LanesRun[], figure: (run: LanesRun) => number) => median(repeats.map(figure));
+
+/**
+ * A run whose every figure is the median of that figure over `repeats` (of one W and S). Figures
+ * derived from several (CPU per delivery, busy cores, the posting bound) are then taken from the
+ * medians. Lane failures are the total, so one failed lane in any repeat still shows.
+ */
+export function medianRun(repeats: readonly LanesRun[]): LanesRun {
+  const first = repeats[0];
+  if (first === undefined) throw new Error('no repeats to take the median of');
+  if (repeats.length === 1) return first;
+  const of = (figure: (run: LanesRun) => number) => medianOf(repeats, figure);
+  const processes = [...new Set(repeats.flatMap((run) => Object.keys(run.deliveriesByProcess)))];
+  return {
+    workers: first.workers,
+    subscribers: first.subscribers,
+    events: first.events,
+    expectedDeliveries: first.expectedDeliveries,
+    deliveries: of((run) => run.deliveries),
+    deliveriesPerSecond: of((run) => run.deliveriesPerSecond),
+    firstDeliveryMs: of((run) => run.firstDeliveryMs),
+    latency: {
+      count: of((run) => run.latency.count),
+      min: of((run) => run.latency.min),
+      p50: of((run) => run.latency.p50),
+      p95: of((run) => run.latency.p95),
+      p99: of((run) => run.latency.p99),
+      max: of((run) => run.latency.max),
+      mean: of((run) => run.latency.mean),
+    },
+    fanoutInvocations: of((run) => run.fanoutInvocations),
+    laneInvocations: of((run) => run.laneInvocations),
+    laneFailures: repeats.reduce((sum, run) => sum + run.laneFailures, 0),
+    deliveriesByProcess: Object.fromEntries(processes.map((name) => [name, of((run) => run.deliveriesByProcess[name] ?? 0)])),
+    cpuMs: {
+      stack: of((run) => run.cpuMs.stack),
+      laneWorkers: of((run) => run.cpuMs.laneWorkers),
+      dynamoDbLocal: of((run) => run.cpuMs.dynamoDbLocal),
+      machine: of((run) => run.cpuMs.machine),
+    },
+    windowMs: of((run) => run.windowMs),
+    deliveriesPerCpuSecond: of((run) => run.deliveriesPerCpuSecond),
+    loadBefore: of((run) => run.loadBefore),
+  };
+}
+
+/** The runs grouped by (W, S), by subscribers then workers, each group with its median. */
+export function groupRepeats(runs: readonly LanesRun[]): LanesGroup[] {
+  const sizes = [...new Set(runs.map((run) => run.subscribers))].sort((a, b) => a - b);
+  const workers = [...new Set(runs.map((run) => run.workers))].sort((a, b) => a - b);
+  return sizes.flatMap((subscribers) =>
+    workers.flatMap((count) => {
+      const repeats = repeatsOf(runs, count, subscribers);
+      return repeats.length === 0 ? [] : [{ workers: count, subscribers, repeats, median: medianRun(repeats) }];
+    }),
+  );
+}
