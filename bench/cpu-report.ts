@@ -1,5 +1,5 @@
 /** The handler-CPU lines of BENCHMARKS.md: the figure, and how and when it was taken. */
-import type { CpuResult } from './cpu.ts';
+import type { CpuResult, StageRatios } from './cpu.ts';
 import { fixed, grouped, table } from './report-format.ts';
 
 const spreadOf = (values: readonly number[]) => `${fixed(Math.min(...values), 1)}–${fixed(Math.max(...values), 1)}`;
@@ -39,8 +39,13 @@ export function cpuMarkdown(cpu: CpuResult, machine: string): string[] {
           '',
         ];
   const reference = cpu.reference;
-  // A stage alone is timed on its own, just before the alternating pairs: its ratio is to the reference's µs of the same repeat.
-  const stageRow = (name: string, us: number): string[] => (reference === undefined ? [name, fixed(us, 2)] : [name, `${fixed(us / reference.usPerEvent, 2)}×`, fixed(us, 2)]);
+  // Each stage in alternating pairs of its own with the reference (the median pair, the median over
+  // the repeats); results from before: the stage timed alone ÷ the reference's µs of the same repeat.
+  const stageRow = (name: string, stage: keyof StageRatios, us: number): string[] => {
+    if (reference === undefined) return [name, fixed(us, 2)];
+    const ratio = reference.stageRatios?.[stage] ?? us / reference.usPerEvent;
+    return [name, `${fixed(ratio, 2)}×`, fixed(us, 2)];
+  };
   return [
     '## Handler CPU per event (in-process)',
     '',
@@ -49,15 +54,15 @@ export function cpuMarkdown(cpu: CpuResult, machine: string): string[] {
     table(
       reference === undefined ? ['stage', 'µs per event'] : ['stage', '**÷ reference** (same run)', 'this machine: µs per event'],
       [
-        stageRow('parse + envelope validation', cpu.usPerEvent.parseAndValidate),
-        stageRow(`match against ${cpu.filters} filters`, cpu.usPerEvent.match100),
-        stageRow(`delivery text for ${fixed(cpu.matchesPerEvent, 1)} matches (${fixed(cpu.downlevelsPerEvent, 1)} down-leveled)`, cpu.usPerEvent.deliveryText),
+        stageRow('parse + envelope validation', 'parseAndValidate', cpu.usPerEvent.parseAndValidate),
+        stageRow(`match against ${cpu.filters} filters`, 'match100', cpu.usPerEvent.match100),
+        stageRow(`delivery text for ${fixed(cpu.matchesPerEvent, 1)} matches (${fixed(cpu.downlevelsPerEvent, 1)} down-leveled)`, 'deliveryText', cpu.usPerEvent.deliveryText),
         reference === undefined ? ['**whole pipeline**', `**${fixed(cpu.usPerEvent.pipeline, 2)}**`] : ['**whole pipeline** (alternating slices with the reference)', `**${fixed(reference.pipelineRatio, 2)}×**`, fixed(cpu.usPerEvent.pipeline, 2)],
         ...(reference === undefined ? [] : [['reference pipeline (the yardstick: JSON parse, walk, serialize)', '1×', fixed(reference.usPerEvent, 2)]]),
       ],
     ),
     '',
-    'The µs are this machine\'s and move with its load and model; the ratio to the reference pipeline (`bench/cpu-reference.ts`: a fixed JSON parse, walk and serialize of the same corpus, timed in 30 alternating pairs of slices with the whole pipeline, the ratio the median over the pairs) is the figure to compare across machines and builds. Each stage alone is timed on its own just before the pairs, its ratio taken to the reference\'s µs of the same repeat.',
+    'The µs are this machine\'s and move with its load and model; the ratio to the reference pipeline (`bench/cpu-reference.ts`: a fixed JSON parse, walk and serialize of the same corpus, timed in 30 alternating pairs of slices with the whole pipeline, the ratio the median over the pairs) is the figure to compare across machines and builds. ' + (reference?.stageRatios === undefined ? 'Each stage alone is timed on its own just before the pairs, its ratio taken to the reference\'s µs of the same repeat.' : 'Each stage is timed the same way, in 15 alternating pairs of its own with the reference, and its ratio is the median pair, the median over the repeats (the µs beside are the median repeat\'s).'),
     '',
     'Stages are timed separately, so their sum need not equal the pipeline figure. Handler CPU is small next to the DynamoDB and API Gateway round trips the handlers wait on.',
     '',

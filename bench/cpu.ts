@@ -14,7 +14,7 @@ import type { CaptureLevel } from '../src/protocol/levels.ts';
 import { needsDownlevel } from '../src/protocol/downlevel.ts';
 import { deliveryText } from '../src/relay/delivery-text.ts';
 import type { QuietWait } from './quiet-machine.ts';
-import { alternate, referencePipeline } from './cpu-reference.ts';
+import { alternate, median as medianOf, referencePipeline } from './cpu-reference.ts';
 import { matcherOf } from './workload.ts';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -91,13 +91,28 @@ export interface CpuResult {
    * alternation with the whole pipeline, and the ratio pipeline ÷ reference (the figure that
    * holds across machines). Absent in results from before the yardstick.
    */
-  reference?: { usPerEvent: number; pipelineRatio: number };
+  reference?: {
+    usPerEvent: number;
+    pipelineRatio: number;
+    /**
+     * Each stage ÷ the reference, from alternating pairs of its own (the median pair), and in a
+     * repeated result the median over the repeats. Absent in results from before: their stages
+     * were timed one after another and divided by the reference of the pipeline's pairs.
+     */
+    stageRatios?: StageRatios;
+  };
   /**
    * How the figures were taken: the pipeline µs of every repeat (this result is the median
    * repeat's), so the spread is on record, and the machine's 1-minute load average before each
    * repeat and after the last. Absent in results from before repeats were taken.
    */
   repeats?: { pipelineUsPerEvent: number[]; loadAverage: number[]; loadAfter?: number; taken?: CpuTaking; pipelineRatio?: number[] };
+}
+
+export interface StageRatios {
+  parseAndValidate: number;
+  match100: number;
+  deliveryText: number;
 }
 
 /** Where the CPU stage ran and what the machine was doing. Absent in results from before it was recorded. */
@@ -122,8 +137,14 @@ export function runCpuBenchmarkRepeated(times: number, minMsPerStage: number, lo
   const ratioOf = (result: CpuResult) => result.reference?.pipelineRatio ?? result.usPerEvent.pipeline;
   const sorted = [...results].sort((a, b) => ratioOf(a) - ratioOf(b));
   const median = sorted[Math.floor((sorted.length - 1) / 2)] as CpuResult;
+  // Each stage's ratio: the median over the repeats, not the median pipeline repeat's own.
+  const stageRatiosOf = results.map((result) => result.reference?.stageRatios);
+  const stageRatios: StageRatios | undefined = stageRatiosOf.every((ratios) => ratios !== undefined)
+    ? { parseAndValidate: medianOf(stageRatiosOf.map((ratios) => (ratios as StageRatios).parseAndValidate)), match100: medianOf(stageRatiosOf.map((ratios) => (ratios as StageRatios).match100)), deliveryText: medianOf(stageRatiosOf.map((ratios) => (ratios as StageRatios).deliveryText)) }
+    : undefined;
   const repeats = { pipelineUsPerEvent: results.map((result) => result.usPerEvent.pipeline), pipelineRatio: results.map(ratioOf), loadAverage: loads, loadAfter: loadAverage()[0] ?? Number.NaN };
-  return { ...median, repeats: taken === undefined ? repeats : { ...repeats, taken } };
+  const reference = median.reference === undefined ? undefined : { ...median.reference, ...(stageRatios === undefined ? {} : { stageRatios }) };
+  return { ...median, ...(reference === undefined ? {} : { reference }), repeats: taken === undefined ? repeats : { ...repeats, taken } };
 }
 
 function timeRounds(minMs: number, minRounds: number, body: () => void): { rounds: number; ms: number } {
@@ -181,14 +202,18 @@ export function runCpuBenchmark(minMsPerStage = 1500): CpuResult {
   };
   // Warm-up so the JIT has compiled every path before timing.
   timeRounds(300, 50, pipeline);
-  const perEvent = (result: { rounds: number; ms: number }) => (result.ms * 1000) / (result.rounds * texts.length);
-  const stageA = timeRounds(minMsPerStage, 100, parseAndValidate);
-  const stageB = timeRounds(minMsPerStage, 100, matchAll);
-  const stageC = timeRounds(minMsPerStage, 100, deliver);
-  // The whole pipeline in alternation with the reference, slice by slice, on the same machine state.
-  timeRounds(300, 50, () => (sink += referencePipeline(texts)));
+  // Each stage, and then the whole pipeline, in alternation with the reference, slice by slice,
+  // on the same machine state: timed one after another, a stage's ratio moved by 15% from one
+  // run to the next with what else the cores were doing during its 1.5 s.
+  const reference = () => (sink += referencePipeline(texts));
+  timeRounds(300, 50, reference);
+  const stageSlices = 15;
+  const stageA = alternate(parseAndValidate, reference, minMsPerStage / stageSlices, stageSlices);
+  const stageB = alternate(matchAll, reference, minMsPerStage / stageSlices, stageSlices);
+  const stageC = alternate(deliver, reference, minMsPerStage / stageSlices, stageSlices);
+  const perEvent = (msPerRound: number) => (msPerRound * 1000) / texts.length;
   const slices = 30;
-  const timed = alternate(pipeline, () => (sink += referencePipeline(texts)), minMsPerStage / slices, slices);
+  const timed = alternate(pipeline, reference, minMsPerStage / slices, slices);
   const wholeRounds = Math.round(minMsPerStage / timed.subjectMsPerRound);
   if (sink === 0) throw new Error('nothing was computed');
   const pipelineUs = (timed.subjectMsPerRound * 1000) / texts.length;
@@ -202,8 +227,8 @@ export function runCpuBenchmark(minMsPerStage = 1500): CpuResult {
     ceilings,
     rounds: wholeRounds,
     eventsProcessed: wholeRounds * texts.length,
-    usPerEvent: { parseAndValidate: perEvent(stageA), match100: perEvent(stageB), deliveryText: perEvent(stageC), pipeline: pipelineUs },
-    reference: { usPerEvent: referenceUs, pipelineRatio: timed.medianPairRatio },
+    usPerEvent: { parseAndValidate: perEvent(stageA.subjectMsPerRound), match100: perEvent(stageB.subjectMsPerRound), deliveryText: perEvent(stageC.subjectMsPerRound), pipeline: pipelineUs },
+    reference: { usPerEvent: referenceUs, pipelineRatio: timed.medianPairRatio, stageRatios: { parseAndValidate: stageA.medianPairRatio, match100: stageB.medianPairRatio, deliveryText: stageC.medianPairRatio } },
     matchesPerEvent: matches / texts.length,
     downlevelsPerEvent: downlevels / texts.length,
   };
