@@ -5,7 +5,10 @@
  * per second), deliveries per second over the whole delivery window, loss counted per consumer
  * and event (a duplicate cannot hide a miss), delivery latency percentiles, errors (must be
  * zero) and the stack's memory. Results go to bench/load-results.json and a section of
- * BENCHMARKS.md. Knobs: LOAD_SECONDS, LOAD_CONSUMERS, LOAD_EMITTERS, LOAD_RATE (events/s in all).
+ * BENCHMARKS.md (bench/load-report.ts), each timed figure ÷ a yardstick of the same run.
+ * Knobs: LOAD_SECONDS, LOAD_CONSUMERS, LOAD_EMITTERS, LOAD_RATE (events/s in all). The stack's
+ * stream poll is always `npm start`'s default, whatever the environment says: it is the
+ * latency's yardstick, and runs are compared with the run before.
  */
 import { spawn } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
@@ -14,6 +17,9 @@ import { cpus, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
+import { DEFAULT_LOCAL_POLL_MS } from '../local/stream-poll-default.ts';
+import { loadRatios, loadSectionMarkdown, withLoadSection } from './load-report.ts';
+import type { LoadResults, LoadRun, LoadStackSettings } from './load-report.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const seconds = Number(process.env.LOAD_SECONDS ?? 60);
@@ -21,6 +27,11 @@ const consumerCount = Number(process.env.LOAD_CONSUMERS ?? 200);
 const emitterCount = Number(process.env.LOAD_EMITTERS ?? 20);
 const totalRate = Number(process.env.LOAD_RATE ?? 100);
 const token = `aep_load_${process.pid}`;
+/**
+ * Set in the stack's environment, and recorded: the stream poll is the yardstick of the
+ * latency; no WebSocket jitter and no frame limit, so the load meets the relay's own limits.
+ */
+const stackSettings: LoadStackSettings = { AEP_LOCAL_POLL_MS: DEFAULT_LOCAL_POLL_MS, AEP_LOCAL_WS_JITTER_MS: 0, AEP_SOCKET_FRAMES_PER_SECOND: 0 };
 
 interface Stack {
   baseUrl: string;
@@ -31,7 +42,7 @@ interface Stack {
 async function startStack(): Promise<Stack> {
   const child = spawn(join(root, 'node_modules', '.bin', 'tsx'), [join(root, 'local', 'start.ts'), '--in-memory'], {
     cwd: root,
-    env: { ...process.env, PATH: `${join(root, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`, AEP_PORT: '0', AEP_DEV_TOKEN: token, AEP_LOCAL_WS_JITTER_MS: '0', AEP_SOCKET_FRAMES_PER_SECOND: '0' },
+    env: { ...process.env, PATH: `${join(root, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`, AEP_PORT: '0', AEP_DEV_TOKEN: token, ...Object.fromEntries(Object.entries(stackSettings).map(([name, setting]) => [name, String(setting)])) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -214,7 +225,7 @@ async function main(): Promise<void> {
       return 'unknown';
     }
   })();
-  const results = {
+  const results: LoadRun = {
     date: new Date().toISOString(),
     commit,
     machine: { cpus: cpus().length, model: cpus()[0]?.model ?? 'unknown', memoryBytes: totalmem(), node: process.version },
@@ -222,6 +233,7 @@ async function main(): Promise<void> {
     emitters: emitterCount,
     targetEventsPerSecond: totalRate,
     seconds,
+    settings: stackSettings,
     emitted,
     acknowledged: acked,
     refused,
@@ -240,47 +252,15 @@ async function main(): Promise<void> {
   };
   const resultsFile = join(root, 'bench', 'load-results.json');
   // The run before this one, shown beside it (its settings must match to compare).
-  const previous = existsSync(resultsFile) ? (JSON.parse(readFileSync(resultsFile, 'utf8')) as Record<string, any>) : undefined;
+  const previous = existsSync(resultsFile) ? (JSON.parse(readFileSync(resultsFile, 'utf8')) as LoadResults) : undefined;
   writeFileSync(resultsFile, `${JSON.stringify({ ...results, ...(previous === undefined ? {} : { previous: { ...previous, previous: undefined } }) }, null, 2)}\n`);
-  writeSection(results, previous);
+  const benchmarksFile = join(root, 'BENCHMARKS.md');
+  const benchmarks = existsSync(benchmarksFile) ? readFileSync(benchmarksFile, 'utf8') : '# Benchmarks\n\n';
+  writeFileSync(benchmarksFile, withLoadSection(benchmarks, loadSectionMarkdown(results, previous)));
   console.log(JSON.stringify(results, null, 2));
+  console.log(`same-run ratios: ${JSON.stringify(loadRatios(results))}`);
   console.log(`results written to ${resultsFile} and BENCHMARKS.md (section "Load")`);
   if (errors > 0 || unexpectedCloses > 0 || refused > 0 || results.missingDeliveries > 0) process.exitCode = 1;
-}
-
-function writeSection(results: Record<string, any>, previous: Record<string, any> | undefined): void {
-  const file = join(root, 'BENCHMARKS.md');
-  const was = (value: (run: Record<string, any>) => string) => (previous === undefined ? '' : ` | ${value(previous)}`);
-  const row = (label: string, value: (run: Record<string, any>) => string) => `| ${label} | ${value(results)}${was(value)} |`;
-  const section = [
-    '<!-- load:start -->',
-    '## Load (`npm run load`)',
-    '',
-    `Measured ${results.date} on commit \`${results.commit}\`, ${results.machine.cpus} × ${results.machine.model}, Node ${results.machine.node}, loopback only, local stack (DynamoDB Local).`,
-    '',
-    `${results.consumers} WebSocket consumers (each filtered to one emitter's session) and ${results.emitters} emitters POSTing one event per request, ${results.seconds} s at a target of ${results.targetEventsPerSecond} events/s. Sustained ingest counts the events the relay acknowledged (202) per second, from the first send to the last acknowledgement; deliveries per second run over the whole delivery window (first send to last delivery); a delivery is missing when a consumer never received an acknowledged event of its session (counted per consumer and event, so a duplicate cannot hide a miss). Every figure here is this machine's (the load run has no same-run yardstick).`,
-    '',
-    previous === undefined ? '| figure | value |' : `| figure | this run | previous run (commit \`${String(previous.commit).slice(0, 7)}\`, ${previous.date}) |`,
-    previous === undefined ? '|---|---|' : '|---|---|---|',
-    row('events sent / acknowledged (202) / refused', (run) => `${run.emitted} / ${run.acknowledged ?? '–'} / ${run.refused ?? '–'}`),
-    row('sustained ingest (acknowledged)', (run) => `${run.sustainedEventsPerSecond} events/s`),
-    row('deliveries (expected / received / duplicates)', (run) => `${run.expectedDeliveries} / ${run.delivered} / ${run.duplicates ?? '–'} (${run.deliveriesPerSecond}/s)`),
-    row('delivery latency p50 / p95 / p99 / max', (run) => `${run.latencyMs.p50} / ${run.latencyMs.p95} / ${run.latencyMs.p99} / ${run.latencyMs.max} ms`),
-    row('error frames', (run) => String(run.errors)),
-    row('unexpected closes', (run) => String(run.unexpectedCloses)),
-    row('missing deliveries', (run) => String(run.missingDeliveries)),
-    row('peak memory of the local stack (Node + DynamoDB Local JVM)', (run) => `${run.peakStackRssMiB} MiB`),
-    '',
-    'Latency is measured from the event\'s `time` (set by the emitter just before sending) to its arrival at a consumer, through the HTTP handler, DynamoDB Local, the stream poller and fan-out.',
-    '<!-- load:end -->',
-    '',
-  ].join('\n');
-  let text = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmarks\n\n';
-  const start = text.indexOf('<!-- load:start -->');
-  const end = text.indexOf('<!-- load:end -->');
-  if (start !== -1 && end !== -1) text = text.slice(0, start) + section + text.slice(end + '<!-- load:end -->\n'.length);
-  else text = `${text.trimEnd()}\n\n${section}`;
-  writeFileSync(file, text);
 }
 
 await main();

@@ -7,6 +7,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FUNCTION_NAMES } from '../local/usage.ts';
+import { existingLoadSection } from './load-report.ts';
 import { renderMarkdown, renderSvgs } from './report.ts';
 import type { BenchResults } from './report.ts';
 import { sseStreamHourMarkdown } from './sse-stream-hour-report.ts';
@@ -16,13 +17,10 @@ export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const resultsPath = join(repoRoot, 'bench', 'results.json');
 const streamHourPath = join(repoRoot, 'bench', 'sse-stream-hour.json');
 
-/** The `npm run load` section of the current BENCHMARKS.md, kept when the rest is rewritten. */
+/** The `npm run load` section of the current BENCHMARKS.md, kept as `npm run load` wrote it when the rest is rewritten. */
 function loadSection(): string {
   const path = join(repoRoot, 'BENCHMARKS.md');
-  const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
-  const start = text.indexOf('<!-- load:start -->');
-  const end = text.indexOf('<!-- load:end -->');
-  return start === -1 || end === -1 ? '' : `\n${text.slice(start, end + '<!-- load:end -->'.length)}\n`;
+  return existingLoadSection(existsSync(path) ? readFileSync(path, 'utf8') : '');
 }
 
 /**

@@ -74,6 +74,7 @@ import type { LocalRetryQueue } from '../src/gateway/local-retry-queue.ts';
 import type { SinkRetryWakeUp } from '../src/relay/ports/sink-retry-queue.ts';
 import { SINK_RETRY_MAX_RECEIVES } from '../functions/runtime/create-bridges.ts';
 import { lambdaContext } from './lambda-context.ts';
+import { DEFAULT_LOCAL_POLL_MS } from './stream-poll-default.ts';
 import type { FunctionName, StackUsage } from './usage.ts';
 
 export const LOCAL_TENANT = 'local';
@@ -313,7 +314,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
         usage.fanoutBatch(event.Records.length);
         return usage.invoke('fanout', () => fanoutHandler(event, context));
       },
-      pollIntervalMs: nonNegativeInteger('AEP_LOCAL_POLL_MS', 100),
+      pollIntervalMs: nonNegativeInteger('AEP_LOCAL_POLL_MS', DEFAULT_LOCAL_POLL_MS),
       // On persistent data, fan-out goes on after a restart where it was (replay serves only
       // what fan-out has finished with, so what it never got to would stay unserved).
       ...(options.inMemory ? {} : { checkpointFile: join(options.dataDir, 'fanout-stream-checkpoints.json') }),
@@ -334,7 +335,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       tableName: names.events,
       handler: (event, context) => usage.invoke('bridges', () => bridges.handler(event, context)),
       functionTimeoutMs: BRIDGES_TIMEOUT_SECONDS * 1000,
-      pollIntervalMs: nonNegativeInteger('AEP_LOCAL_POLL_MS', 100),
+      pollIntervalMs: nonNegativeInteger('AEP_LOCAL_POLL_MS', DEFAULT_LOCAL_POLL_MS),
       filter: passesBridgeFilter,
       ...(options.inMemory ? {} : { checkpointFile: join(options.dataDir, 'bridges-stream-checkpoints.json') }),
       startingPosition: STREAM_STARTING_POSITIONS.bridges,
