@@ -172,6 +172,33 @@ export async function postEvents(baseUrl: string, token: string, body: string, c
 }
 
 /** Runs `work` over `items` with at most `concurrency` in flight. */
+/**
+ * Runs each key's items one after another, in order, at most `concurrency` in flight over all
+ * keys, the keys taken round-robin (one item of a key, then the key goes to the back): the
+ * posting discipline fan-out's pool keeps (`src/relay/fanout/delivery-pool.ts`: each connection's
+ * deliveries in order, one in flight per connection), with nothing else of the relay in it.
+ * A lane leaves only when no key is ready, and then every key left is in flight on a lane of its own.
+ */
+export async function inKeyOrder<T>(queues: ReadonlyMap<string, readonly T[]>, concurrency: number, work: (key: string, item: T) => Promise<void>): Promise<void> {
+  const ready = [...queues.keys()].filter((key) => (queues.get(key)?.length ?? 0) > 0);
+  const cursors = new Map(ready.map((key) => [key, 0]));
+  let head = 0;
+  const lane = async () => {
+    while (head < ready.length) {
+      const key = ready[head] as string;
+      head += 1;
+      const items = queues.get(key) as readonly T[];
+      const index = cursors.get(key) as number;
+      await work(key, items[index] as T);
+      if (index + 1 < items.length) {
+        cursors.set(key, index + 1);
+        ready.push(key);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(Math.max(1, concurrency), ready.length) }, lane));
+}
+
 export async function inPool<T>(items: readonly T[], concurrency: number, work: (item: T, index: number) => Promise<void>): Promise<void> {
   let next = 0;
   const lanes = Array.from({ length: Math.min(concurrency, items.length) }, async () => {

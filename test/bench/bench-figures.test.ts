@@ -128,7 +128,7 @@ describe('bench figures', () => {
     expect(standInLatencyRatio(old)).toBeUndefined();
     expect(cpuReferenceRatio(old)).toBeUndefined();
     const table = renderScaleMarkdown([scale], undefined).join('\n');
-    expect(table).toContain('| **0.80×** (stack-limited) | **1.50× / 1.50×** | **50.0×** |');
+    expect(table).toContain('| **0.80×** (posting-limited) | **1.50× / 1.50×** | **50.0×** |');
     expect(table).toContain('| 1 | **1.13×** | 0.5 s, 1% |');
   });
 
