@@ -28,7 +28,7 @@ import { createDynamoClient } from '../src/store/dynamo-client.ts';
 import { QuotaStore } from '../src/store/quota-store.ts';
 import { createTenant, inKeyOrder, postEvents, uniqueName } from './clients.ts';
 import { settle } from './cost.ts';
-import { distribution } from './latency.ts';
+import { distribution, medianSummary } from './latency.ts';
 import type { Distribution } from './latency.ts';
 import type { SubscriberCommand, SubscriberReply } from './subscriber-process.ts';
 import { benchEvents } from './workload.ts';
@@ -154,7 +154,6 @@ export function medianOfPairs(pairs: readonly FanoutScaleRun[]): FanoutScaleRun 
     return values.some((value) => value === undefined) ? undefined : median(values as number[]);
   };
   const must = (pick: (run: FanoutScaleRun) => number) => median(pairs.map(pick));
-  const latencyKeys = ['count', 'min', 'p50', 'p95', 'p99', 'max', 'mean'] as const;
   const standInP50 = of((run) => run.standInLatency?.p50);
   const standInP99 = of((run) => run.standInLatency?.p99);
   const processCpuMs = of((run) => run.processCpuMs);
@@ -165,7 +164,7 @@ export function medianOfPairs(pairs: readonly FanoutScaleRun[]): FanoutScaleRun 
     ...first,
     deliveries: Math.min(...pairs.map((run) => run.deliveries)),
     deliveriesPerSecond: must((run) => run.deliveriesPerSecond),
-    latency: Object.fromEntries(latencyKeys.map((key) => [key, must((run) => run.latency[key])])) as FanoutScaleRun['latency'],
+    latency: medianSummary(pairs.map((run) => run.latency)),
     fanoutInvocations: must((run) => run.fanoutInvocations),
     longestInvocationMs: must((run) => run.longestInvocationMs),
     ...(processCpuMs === undefined ? {} : { processCpuMs }),

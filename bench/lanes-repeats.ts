@@ -6,6 +6,7 @@
  */
 import { median } from './cpu-reference.ts';
 import type { LanesRun } from './fanout-lanes.ts';
+import { medianSummary } from './latency.ts';
 
 /** The repeats of one (W, S), in the order they ran, and their median. */
 export interface LanesGroup {
@@ -40,15 +41,7 @@ export function medianRun(repeats: readonly LanesRun[]): LanesRun {
     deliveries: of((run) => run.deliveries),
     deliveriesPerSecond: of((run) => run.deliveriesPerSecond),
     firstDeliveryMs: of((run) => run.firstDeliveryMs),
-    latency: {
-      count: of((run) => run.latency.count),
-      min: of((run) => run.latency.min),
-      p50: of((run) => run.latency.p50),
-      p95: of((run) => run.latency.p95),
-      p99: of((run) => run.latency.p99),
-      max: of((run) => run.latency.max),
-      mean: of((run) => run.latency.mean),
-    },
+    latency: medianSummary(repeats.map((run) => run.latency)),
     fanoutInvocations: of((run) => run.fanoutInvocations),
     laneInvocations: of((run) => run.laneInvocations),
     laneFailures: repeats.reduce((sum, run) => sum + run.laneFailures, 0),

@@ -37,6 +37,16 @@ export function distribution(values: readonly number[]): Distribution {
   };
 }
 
+/** A distribution's figures without its samples: what results keep per run. */
+export type DistributionSummary = Omit<Distribution, 'samples'>;
+
+const SUMMARY_FIGURES = ['count', 'min', 'p50', 'p95', 'p99', 'max', 'mean'] as const satisfies ReadonlyArray<keyof DistributionSummary>;
+
+/** Each figure's median over `summaries`: one summary standing for repeats of the same measurement. */
+export function medianSummary(summaries: readonly DistributionSummary[]): DistributionSummary {
+  return Object.fromEntries(SUMMARY_FIGURES.map((key) => [key, median(summaries.map((summary) => summary[key]))])) as DistributionSummary;
+}
+
 /**
  * Several repeats of one path as one distribution: every repeat's samples pooled (for the plot and
  * the JSON), and each figure the median of the repeats' own figures, so that one repeat during a

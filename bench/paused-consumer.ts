@@ -9,7 +9,7 @@ import type { RunningStack } from '../local/stack.ts';
 import { BenchSocket, createTenant, postEvents, sleep, uniqueName, waitUntil } from './clients.ts';
 import type { Frame } from './clients.ts';
 import { settle } from './cost.ts';
-import { distribution } from './latency.ts';
+import { distribution, medianSummary } from './latency.ts';
 import type { Distribution } from './latency.ts';
 import { mintId } from './clients.ts';
 import { median } from './cpu-reference.ts';
@@ -70,15 +70,8 @@ export function medianRatios(result: PausedConsumerResult): Record<PausedRatioKe
   return Object.fromEntries(PAUSED_RATIO_KEYS.map((key) => [key, median(carried.map((run) => runRatio(run, key)))])) as Record<PausedRatioKey, number>;
 }
 
-type Figures = Omit<Distribution, 'samples'>;
-const FIGURE_KEYS = ['count', 'min', 'p50', 'p95', 'p99', 'max', 'mean'] as const satisfies ReadonlyArray<keyof Figures>;
-
-/** Each figure's median over `distributions` (a summary of this machine's milliseconds). */
-function medianFigures(distributions: readonly Figures[]): Figures {
-  return Object.fromEntries(FIGURE_KEYS.map((key) => [key, median(distributions.map((figures) => figures[key]))])) as Figures;
-}
-
-const closingHeld = (run: PausedConsumerRun) => run.paused.closingReceived && run.paused.closingMatchesLastEvent && run.paused.closedAfterClosing;
+/** Whether a run's paused consumer got its closing frame, naming its last event, then the close. */
+export const closingHeld = (run: PausedConsumerRun) => run.paused.closingReceived && run.paused.closingMatchesLastEvent && run.paused.closedAfterClosing;
 
 /**
  * `times` consecutive runs on one stack, each an alone/beside pair; the result carries every run
@@ -103,8 +96,8 @@ export async function runPausedConsumerRepeated(stack: RunningStack, plan: { eve
   const summarised = carried.length > 0 ? carried : runs;
   return {
     ...plan,
-    healthyAlone: medianFigures(summarised.map((run) => run.healthyAlone)),
-    healthyBesidePaused: medianFigures(summarised.map((run) => run.healthyBesidePaused)),
+    healthyAlone: medianSummary(summarised.map((run) => run.healthyAlone)),
+    healthyBesidePaused: medianSummary(summarised.map((run) => run.healthyBesidePaused)),
     paused: (runs.find((run) => !closingHeld(run)) ?? (runs.at(-1) as PausedConsumerRun)).paused,
     runs,
   };

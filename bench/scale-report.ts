@@ -4,7 +4,7 @@
  */
 import type { FanoutScaleRun } from './fanout-scale.ts';
 import type { PausedConsumerResult } from './paused-consumer.ts';
-import { SATURATION_PACES, carriedRuns, medianRatios, stackSaturated } from './paused-consumer.ts';
+import { SATURATION_PACES, carriedRuns, closingHeld, medianRatios, stackSaturated } from './paused-consumer.ts';
 import type { PausedRatioKey } from './paused-consumer.ts';
 import { cpuReferenceRatio, longestToStandIn, standInLatencyRatio, standInRatio } from './fanout-scale.ts';
 import { lineChart } from './svg.ts';
@@ -136,13 +136,13 @@ export function renderScaleMarkdown(runs: readonly FanoutScaleRun[], paused: Pau
             '| ---: | ---: | ---: | ---: | :--- |',
             ...paused.runs.map(
               (run, index) =>
-                `| ${index + 1}${stackSaturated(run, paused.paceMs) ? ' (stack saturated)' : ''} | ${ms(run.healthyAlone.p50)} → ${ms(run.healthyBesidePaused.p50)} | ${ms(run.healthyAlone.p95)} → ${ms(run.healthyBesidePaused.p95)} | ${ms(run.healthyAlone.p99)} → ${ms(run.healthyBesidePaused.p99)} | ${run.paused.closingReceived && run.paused.closingMatchesLastEvent && run.paused.closedAfterClosing ? `yes (code ${run.paused.closeCode ?? '?'})` : '**no**'} |`,
+                `| ${index + 1}${stackSaturated(run, paused.paceMs) ? ' (stack saturated)' : ''} | ${ms(run.healthyAlone.p50)} → ${ms(run.healthyBesidePaused.p50)} | ${ms(run.healthyAlone.p95)} → ${ms(run.healthyBesidePaused.p95)} | ${ms(run.healthyAlone.p99)} → ${ms(run.healthyBesidePaused.p99)} | ${closingHeld(run) ? `yes (code ${run.paused.closeCode ?? '?'})` : '**no**'} |`,
             ),
             '',
           ]),
       'A throttled post is retried off the lane, and its backoff ends as soon as nothing else in the batch is left to do (`src/relay/fanout/delivery-pool.ts`): before that, the ~150 ms of retries of the first refused post to the paused consumer held the whole batch, and with it the healthy consumer\'s next batch, a stall of about 130 ms beyond the healthy consumer\'s own posts, once per paused consumer (measured: 161 ms for the deciding batch, whose healthy posts were done after 30 ms; since then 79 ms against 74). What remains until the paused consumer is found out (when its buffers are full, about 4.5 MB here) is the cost of posting to two consumers instead of one, on this stack\'s one Node process. `npm run bench -- --only paused` re-measures this section alone (after three discarded warm-up runs on its fresh stack).',
       '',
-      `${runCount < 2 ? 'The' : paused.runs?.some((run) => !(run.paused.closingReceived && run.paused.closingMatchesLastEvent && run.paused.closedAfterClosing)) ? 'In the first run where the check failed, the' : 'In the last run, the'} paused consumer received ${grouped(paused.paused.eventsReceived)} events; once it read again, a \`closing\` frame ${paused.paused.closingReceived ? 'arrived' : 'did **not** arrive'}${paused.paused.closingReceived ? `, naming ${paused.paused.closingMatchesLastEvent ? 'exactly the last event it had received' : '**not** the last event it had received'}` : ''}, and the connection ${paused.paused.closedAfterClosing ? `was closed after it (code ${paused.paused.closeCode ?? '?'}), with no event in between` : '**was not** closed cleanly after it'}.`,
+      `${runCount < 2 ? 'The' : paused.runs?.some((run) => !closingHeld(run)) ? 'In the first run where the check failed, the' : 'In the last run, the'} paused consumer received ${grouped(paused.paused.eventsReceived)} events; once it read again, a \`closing\` frame ${paused.paused.closingReceived ? 'arrived' : 'did **not** arrive'}${paused.paused.closingReceived ? `, naming ${paused.paused.closingMatchesLastEvent ? 'exactly the last event it had received' : '**not** the last event it had received'}` : ''}, and the connection ${paused.paused.closedAfterClosing ? `was closed after it (code ${paused.paused.closeCode ?? '?'}), with no event in between` : '**was not** closed cleanly after it'}.`,
       '',
     );
   }
