@@ -19,7 +19,7 @@
  */
 import type { LanesRun, LanesStageResult } from './fanout-lanes.ts';
 import { LAMBDA_INVOKE_URL, LAMBDA_SYNC_PAYLOAD_BYTES, laneWorkBytes } from './lane-work-size.ts';
-import { groupRepeats, medianOf, repeatsOf } from './lanes-repeats.ts';
+import { groupRepeats, medianOf, pooledDeliveriesPerCpuSecond, repeatsOf } from './lanes-repeats.ts';
 import type { LanesGroup } from './lanes-repeats.ts';
 import { LANE_PAYLOAD_BYTES } from '../src/relay/fanout/delivery-lanes.ts';
 import { MEMORY_MB, PRICES } from './prices.ts';
@@ -168,12 +168,23 @@ export function toOne(runs: readonly LanesRun[], run: LanesRun, figure: (run: La
   return yardstick > 0 && Number.isFinite(yardstick) ? value / yardstick : undefined;
 }
 
+/**
+ * Deliveries per CPU-second at `run`'s W and S ÷ those of W = 1 at the same size, each over all
+ * its repeats together (`pooledDeliveriesPerCpuSecond`); undefined without that yardstick.
+ */
+export function pooledToOne(runs: readonly LanesRun[], run: LanesRun): number | undefined {
+  const yardstick = pooledDeliveriesPerCpuSecond(repeatsOf(runs, 1, run.subscribers));
+  const own = repeatsOf(runs, run.workers, run.subscribers);
+  const value = pooledDeliveriesPerCpuSecond(own.length === 0 ? [run] : own);
+  return yardstick > 0 ? value / yardstick : undefined;
+}
+
 /** Deliveries/s of `run` ÷ those of one delivering process at the same size; undefined without that yardstick. */
 export const ratioToOne = (runs: readonly LanesRun[], run: LanesRun) => toOne(runs, run, (one) => one.deliveriesPerSecond);
 
 /**
  * The timed figures at a run's W and S, each median ÷ the median of W = 1 at the same S (same
- * stage run). Not the first delivery: one time sample per burst, set mostly by where the POST
+ * stage run), deliveries per CPU-second each over its repeats' totals (`pooledToOne`). Not the first delivery: one time sample per burst, set mostly by where the POST
  * falls in the stream poll, not by W, so a ratio of it moved by more than half between two runs.
  */
 export function lanesRatios(runs: readonly LanesRun[], run: LanesRun) {
@@ -181,7 +192,7 @@ export function lanesRatios(runs: readonly LanesRun[], run: LanesRun) {
     deliveriesPerSecond: ratioToOne(runs, run),
     p50: toOne(runs, run, (one) => one.latency.p50),
     p99: toOne(runs, run, (one) => one.latency.p99),
-    deliveriesPerCpuSecond: toOne(runs, run, (one) => one.deliveriesPerCpuSecond),
+    deliveriesPerCpuSecond: pooledToOne(runs, run),
   };
 }
 
@@ -207,9 +218,9 @@ export function lanesMarkdown(result: LanesStageResult | undefined): string[] {
   const lines: string[] = [
     '## Fan-out lanes at scale',
     '',
-    `\`npm run bench -- --only lanes\` (\`bench/fanout-lanes.ts\`), ${result.date.slice(0, 16).replace('T', ' ')} UTC, commit \`${result.commit.slice(0, 7)}\`, ${grouped(result.durationSeconds)} s. One tenant's session with S subscribers, a burst of events POSTed at once (${grouped(settings.deliveriesPerRun)} deliveries per burst at every S, so runs compare), delivered by W processes: W = 1 is the fan-out invocation alone (\`AEP_FANOUT_MAX_LANES=1\`, no lane workers); W = 2 and 4 add W − 1 lane worker processes (\`AEP_LOCAL_LANE_WORKERS\`) with at most W lanes per batch. \`AEP_FANOUT_LANE_DELIVERIES=${settings.laneDeliveries}\`, so every batch of every run (at least ${grouped(Math.min(...sizes))} deliveries) splits into W lanes; ${settings.concurrency} posts in flight per lane (\`AEP_FANOUT_CONCURRENCY\`). Each stack is fresh (one per W) and runs a discarded warm-up burst first. ${repeats > 1 ? `Each (W, S) burst ran ${repeats} times in a row on its stack, and **every figure below is the median over the ${repeats} repeats** (each repeat's own figures are in \`bench/results.json\`, \`fanoutLanes.runs\`): one burst's first delivery and p50/p99 moved by more than 15% from one stage run to the next. This machine's deliveries/s give the lowest and highest repeat in brackets.` : 'One burst per (W, S) (results taken before the stage repeated its bursts).'}`,
+    `\`npm run bench -- --only lanes\` (\`bench/fanout-lanes.ts\`), ${result.date.slice(0, 16).replace('T', ' ')} UTC, commit \`${result.commit.slice(0, 7)}\`, ${grouped(result.durationSeconds)} s. One tenant's session with S subscribers, a burst of events POSTed at once (${grouped(settings.deliveriesPerRun)} deliveries per burst at every S, so runs compare), delivered by W processes: W = 1 is the fan-out invocation alone (\`AEP_FANOUT_MAX_LANES=1\`, no lane workers); W = 2 and 4 add W − 1 lane worker processes (\`AEP_LOCAL_LANE_WORKERS\`) with at most W lanes per batch. \`AEP_FANOUT_LANE_DELIVERIES=${settings.laneDeliveries}\`, so every batch of every run (at least ${grouped(Math.min(...sizes))} deliveries) splits into W lanes; ${settings.concurrency} posts in flight per lane (\`AEP_FANOUT_CONCURRENCY\`). Each stack is fresh (one per W) and runs a discarded warm-up burst first. ${repeats > 1 ? `Each (W, S) burst ran ${repeats} times in a row on its stack, and **every figure below is the median over the ${repeats} repeats** (CPU: the mean per burst) (each repeat's own figures are in \`bench/results.json\`, \`fanoutLanes.runs\`): one burst's first delivery and p50/p99 moved by more than 15% from one stage run to the next. This machine's deliveries/s give the lowest and highest repeat in brackets.` : 'One burst per (W, S) (results taken before the stage repeated its bursts).'}`,
     '',
-    `Posts go to a stand-in (\`local/stand-in-poster.ts\`): ${settings.postMs} ms of simulated round trip, then \`sent\` and the completion time recorded. Real sockets by the thousand would make the local gateway's one process the limit at every W; the stand-in also leaves out a real post's own CPU (request signing, the HTTPS write), so CPU per delivery here is the relay's share of it. The subscriptions are written straight into the connections table as live index entries, before the timed window. Latency runs from the POST's start to each post's completion; deliveries/s = deliveries ÷ (last completion − POST start). CPU is user + system time from the POST until the last delivery was read back, of the delivering processes (the stack's own process, where fan-out, the HTTP ingest and the stream pollers run, and the lane workers), of DynamoDB Local, and of the whole machine (this machine's ${cores} cores, shared with other work). The posting bound is the rate the run would reach if, from its first delivery on, each of the W processes kept ${settings.concurrency} posts in flight, no connection faster than its own posts one after another (events × ${settings.postMs} ms): deliveries ÷ (first delivery + the longer of the two). **The yardstick of every timed figure is W = 1 at the same S in the same stage run**: deliveries/s, p50/p99 and deliveries per CPU-second are stated ÷ that run's (${repeats > 1 ? 'the median at W ÷ the median at W = 1, ' : ''}so W = 1 reads 1×); the columns marked "this machine" are the absolute values and CPU counts of this run, beside. The first delivery is not stated as a ratio: it is one moment per burst, set mostly by where the POST falls in the ${settings.pollMs} ms stream poll rather than by W, so a ratio of it says nothing about the lanes (it moved by more than half from one run to the next); its ${repeats > 1 ? 'median' : 'value'} is this machine's, and feeds the posting bound.`,
+    `Posts go to a stand-in (\`local/stand-in-poster.ts\`): ${settings.postMs} ms of simulated round trip, then \`sent\` and the completion time recorded. Real sockets by the thousand would make the local gateway's one process the limit at every W; the stand-in also leaves out a real post's own CPU (request signing, the HTTPS write), so CPU per delivery here is the relay's share of it. The subscriptions are written straight into the connections table as live index entries, before the timed window. Latency runs from the POST's start to each post's completion; deliveries/s = deliveries ÷ (last completion − POST start). CPU is user + system time from the POST until the last delivery was read back, of the delivering processes (the stack's own process, where fan-out, the HTTP ingest and the stream pollers run, and the lane workers), of DynamoDB Local, and of the whole machine (this machine's ${cores} cores, shared with other work). The posting bound is the rate the run would reach if, from its first delivery on, each of the W processes kept ${settings.concurrency} posts in flight, no connection faster than its own posts one after another (events × ${settings.postMs} ms): deliveries ÷ (first delivery + the longer of the two). **The yardstick of every timed figure is W = 1 at the same S in the same stage run**: deliveries/s, p50/p99 and deliveries per CPU-second are stated ÷ that run's (${repeats > 1 ? 'the median at W ÷ the median at W = 1; deliveries per CPU-second over all the repeats together, their deliveries ÷ their CPU, at W ÷ at W = 1, because one burst holds about a second of CPU, counted in 10 ms ticks across up to 4 processes, and a median of per-burst rates kept one burst\'s noise (15% between two runs); ' : ''}so W = 1 reads 1×); the columns marked "this machine" are the absolute values and CPU counts of this run, beside. The first delivery is not stated as a ratio: it is one moment per burst, set mostly by where the POST falls in the ${settings.pollMs} ms stream poll rather than by W, so a ratio of it says nothing about the lanes (it moved by more than half from one run to the next); its ${repeats > 1 ? 'median' : 'value'} is this machine's, and feeds the posting bound.`,
     '',
     table(
       ['subscribers', 'W', 'events', 'deliveries per burst', '**deliveries / s ÷ W = 1**', 'of the posting bound', '**p50 / p99 ÷ W = 1**', '**deliveries per CPU-second ÷ W = 1**', repeats > 1 ? 'this machine: deliveries / s (lowest–highest repeat)' : 'this machine: deliveries / s', 'this machine: posting bound', 'this machine: first delivery', 'this machine: p50 / p99', 'this machine: deliveries per CPU-second', 'fan-out / lane invocations', 'this machine: CPU ms, stack + lane workers', 'this machine: DynamoDB Local CPU', 'machine busy', '1-min load before'],
@@ -305,7 +316,7 @@ function awsModelLines(result: LanesStageResult, medians: readonly LanesRun[], r
   return [
     '### The AWS model: 10,000 subscribers, 50 events/s',
     '',
-    `Derived from the CPU per delivery measured above (${us(cpu)}: ${repeats > 1 ? `the median of the ${repeats} repeats` : 'the run'} with ${grouped(run.subscribers)} subscribers and W = ${run.workers}, the lane hand-off included; on this machine's core, and without a real post's own CPU, so a lower bound) and the lane function at ${grouped(memory)} MB (its CDK shape in \`infra/constructs/relay-functions.ts\`, as \`bench/prices.ts\` takes it; Lambda gives one vCPU at ${grouped(MB_PER_VCPU)} MB and CPU in proportion to memory, [Lambda Developer Guide](${LAMBDA_MEMORY_URL})). The column at 20 ms is the issue's post latency; the one at 10 ms is for comparison, not a measured AWS figure. F, the time per batch that is not posting (the stream's hand-off, ordering, reading 10,000 subscriptions, the lane invocations), is assumed: ${ASSUMED_BATCH_FIXED_MS} ms (this stack's POST → first delivery above is ${grouped(run.firstDeliveryMs)} ms, with DynamoDB Local and a 100 ms stream poll).`,
+    `Derived from the CPU per delivery measured above (${us(cpu)}: ${repeats > 1 ? `over the ${repeats} repeats together` : 'the run'} with ${grouped(run.subscribers)} subscribers and W = ${run.workers}, the lane hand-off included; on this machine's core, and without a real post's own CPU, so a lower bound) and the lane function at ${grouped(memory)} MB (its CDK shape in \`infra/constructs/relay-functions.ts\`, as \`bench/prices.ts\` takes it; Lambda gives one vCPU at ${grouped(MB_PER_VCPU)} MB and CPU in proportion to memory, [Lambda Developer Guide](${LAMBDA_MEMORY_URL})). The column at 20 ms is the issue's post latency; the one at 10 ms is for comparison, not a measured AWS figure. F, the time per batch that is not posting (the stream's hand-off, ordering, reading 10,000 subscriptions, the lane invocations), is assumed: ${ASSUMED_BATCH_FIXED_MS} ms (this stack's POST → first delivery above is ${grouped(run.firstDeliveryMs)} ms, with DynamoDB Local and a 100 ms stream poll).`,
     '',
     table(
       ['', 'post latency 20 ms', 'post latency 10 ms', 'how'],

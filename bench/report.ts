@@ -34,6 +34,19 @@ function sseHeadline(hour: SseStreamHour): string {
 }
 
 /** BENCHMARKS.md from the bench's results and the SSE stream-hour (bench/sse-stream-hour.json, measured by the same bench). */
+/** How many times each repeated stage ran in `results`, from their saved settings ("?" where a result predates the setting). */
+function repeatsInRun(results: BenchResults): string {
+  const settings = results.run.settings;
+  const of = (value: unknown) => (value === undefined ? '?' : String(value));
+  return [
+    `the handler CPU ${of(settings['CPU stage repeats'])} repeats, each stage in alternating pairs with the reference`,
+    `the latency stage ${of(settings['latency stage repeats (each figure the median)'])} times`,
+    `each fan-out scale row ${of(settings['fan-out scale: relay/stand-in pairs per row (each figure the median)'])} relay/stand-in pairs`,
+    `the paused consumer ${of(settings['paused consumer: consecutive runs'])} alone/beside pairs (the median of each pair's own ratio)`,
+    `each lanes row ${of(results.fanoutLanes?.settings.repeats)} bursts (its CPU per delivery over their totals)`,
+  ].join('; ');
+}
+
 export function renderMarkdown(results: BenchResults, streamHour?: SseStreamHour): string {
   const { run } = results;
   const derived = deriveAll(results);
@@ -120,7 +133,7 @@ export function renderMarkdown(results: BenchResults, streamHour?: SseStreamHour
     '- Fan-out reads the subscriptions **once per stream batch**, not per event. Batch sizes depend on how fast events arrive and how often the stream is polled (here every ' +
       `${run.settings.AEP_LOCAL_POLL_MS} ms; on AWS, Lambda polls a shard about 4 times a second and batches up to 100 records), so fan-out reads per event fall as traffic rises.`,
     `- **Measured:** request units, invocations, posts, deliveries, latency and CPU. **Modelled:** Lambda duration (see the dollar estimate: posts at ${AWS_POST_MS} ms, DynamoDB calls at ${AWS_DYNAMO_CALL_MS} ms, the measured CPU per delivery). **Assumed:** function memory sizes, Arm pricing. Prices are list prices (see the price table), with free tiers ignored. Every timed figure (latency, CPU, rates) is given as a ratio to a yardstick of the same run, named beside it (the local stack\'s polls, the reference pipeline, the stand-in post loop, one delivering process), with this machine\'s absolute value beside as this machine\'s only; results saved before a yardstick existed show the absolute value alone, marked so.`,
-    '- **Repeats, and why single samples have no ratio.** A timed stage runs several times in the same run and states the median (by default: the handler CPU of 5 repeats, each stage in alternating pairs with the reference; the latency stage 3 times; each fan-out scale row 3 relay/stand-in pairs; the paused consumer 5 alone/beside pairs (the median of each pair\'s own ratio); each lanes row 3 bursts). On this shared 2-core machine one repeat now and then runs through a stall of the whole stack, and a median does not follow one. A figure that is one sample (a maximum, the first delivery of a burst) is this machine\'s milliseconds only: it says where a poll fell or a stall landed, not what the relay does, so it has no ratio.',
+    `- **Repeats, and why single samples have no ratio.** A timed stage runs several times in the same run and states the median (in this run: ${repeatsInRun(results)}). On this shared 2-core machine one repeat now and then runs through a stall of the whole stack, and a median does not follow one. A figure that is one sample (a maximum, the first delivery of a burst) is this machine\'s milliseconds only: it says where a poll fell or a stall landed, not what the relay does, so it has no ratio.`,
     '',
   );
 

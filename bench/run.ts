@@ -141,9 +141,12 @@ const logDir = handlerLog.dir;
 
 /**
  * Whether the tracked tree differs from the commit measured. Untracked files are not counted: a
- * worktree's node_modules symlink (or a scratch file) would mark every run dirty.
+ * worktree's node_modules symlink (or a scratch file) would mark every run dirty. Nor are the
+ * bench's own outputs (`outputs.ts`): the SSE stream-hour writes its files mid-run, and a run
+ * that found them changed would call its own clean tree dirty.
  */
-const treeDirty = () => git(['status', '--porcelain', '--untracked-files=no']) !== '';
+const BENCH_OUTPUTS = ['BENCHMARKS.md', 'bench/results.json', 'bench/*.svg', 'bench/sse-stream-hour.json', 'bench/sse-stream-hour.md'];
+const treeDirty = () => git(['status', '--porcelain', '--untracked-files=no', '--', '.', ...BENCH_OUTPUTS.map((path) => `:(exclude,glob)${path}`)]) !== '';
 
 function git(args: string[]): string {
   try {

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { LanesRun, LanesStageResult } from '../../bench/fanout-lanes.ts';
 import { eventsFor } from '../../bench/fanout-lanes.ts';
 import { LAMBDA_SYNC_PAYLOAD_BYTES, laneWorkBytes } from '../../bench/lane-work-size.ts';
-import { cpuMsPerDelivery, lanesMarkdown, lanesModel, modelRun, postingBound, ratioToOne } from '../../bench/lanes-report.ts';
-import { groupRepeats, medianRun } from '../../bench/lanes-repeats.ts';
+import { cpuMsPerDelivery, lanesMarkdown, lanesModel, lanesRatios, modelRun, postingBound, ratioToOne } from '../../bench/lanes-report.ts';
+import { groupRepeats, medianRun, pooledDeliveriesPerCpuSecond } from '../../bench/lanes-repeats.ts';
 
 const target = { subscribers: 10_000, eventsPerSecond: 50, postsPerLane: 256, laneMemoryMb: 1024, cpuMsPerDelivery: 0.025, batchFixedMs: 200 };
 
@@ -179,7 +179,7 @@ describe('the measured figures', () => {
     expect(text).toContain('| 33,000 (30,000–36,000) |');
     expect(text).toContain('| 140 ms |');
     expect(text).toContain('| 1–2 / 3 |');
-    expect(text).toContain('the median of the 3 repeats with 1,000 subscribers and W = 4');
+    expect(text).toContain('over the 3 repeats together with 1,000 subscribers and W = 4');
     // No ratio of anything per repeat.
     expect(text).not.toMatch(/\*\*2\.73×\*\*|\*\*3\.27×\*\*/);
   });
@@ -190,6 +190,21 @@ describe('the measured figures', () => {
     expect(median.laneFailures).toBe(1);
     const single = run(2, 1000, 10_000);
     expect(medianRun([single])).toBe(single);
+  });
+
+  it('takes deliveries per CPU-second over the repeats\' totals, not the median of per-burst rates, and CPU as the mean per burst', () => {
+    // Per burst: 10,000 deliveries over 100, 125 and 250 ms of delivering CPU (100k, 80k, 40k per CPU-s).
+    const ones = [100, 125, 250].map((stack) => run(1, 1000, 11_000, { cpuMs: { stack, laneWorkers: 0, dynamoDbLocal: 30, machine: 300 } }));
+    expect(pooledDeliveriesPerCpuSecond(ones)).toBeCloseTo(30_000 / 0.475, 6);
+    const middle = medianRun(ones);
+    expect(middle.cpuMs.stack).toBeCloseTo(475 / 3, 9);
+    expect(middle.deliveriesPerCpuSecond).toBeCloseTo(30_000 / 0.475, 6);
+    // The median of the rates would be 80,000; the ratio of totals is 63,158, as cpuMsPerDelivery of the median run says.
+    expect(cpuMsPerDelivery(middle)).toBeCloseTo(475 / 30_000, 9);
+    // W = 4 at half the CPU per delivery: ÷ W = 1 is 2×, whatever one burst's share.
+    const fours = [40, 60, 137.5].map((stack) => run(4, 1000, 33_000, { cpuMs: { stack, laneWorkers: 0, dynamoDbLocal: 30, machine: 300 } }));
+    expect(lanesRatios([...ones, ...fours], fours[0] as LanesRun).deliveriesPerCpuSecond).toBeCloseTo(2, 9);
+    expect(pooledDeliveriesPerCpuSecond([])).toBe(0);
   });
 
   it('says how much of a busy machine was the delivering processes and how much other work', () => {

@@ -33,18 +33,22 @@ describe('report ratios', () => {
 
   it('divides the lanes figures by W = 1 at the same size', () => {
     const run = (workers: number, subscribers: number, rate: number, first: number, p50: number, perCpu: number) =>
-      ({ workers, subscribers, deliveriesPerSecond: rate, firstDeliveryMs: first, latency: dist(p50, 2 * p50), deliveriesPerCpuSecond: perCpu }) as unknown as LanesRun;
+      ({ workers, subscribers, deliveries: 100_000, deliveriesPerSecond: rate, firstDeliveryMs: first, latency: dist(p50, 2 * p50), cpuMs: { stack: (100_000 / perCpu) * 1000, laneWorkers: 0 }, deliveriesPerCpuSecond: perCpu }) as unknown as LanesRun;
     const runs = [run(1, 1000, 10_000, 200, 4000, 60_000), run(4, 1000, 32_000, 100, 1000, 90_000), run(4, 5000, 30_000, 300, 1000, 90_000)];
     // No first-delivery ratio: one moment per burst, set by the stream poll, not by W.
-    expect(lanesRatios(runs, runs[1] as LanesRun)).toEqual({ deliveriesPerSecond: 3.2, p50: 0.25, p99: 0.25, deliveriesPerCpuSecond: 1.5 });
+    const single = lanesRatios(runs, runs[1] as LanesRun);
+    expect(single).toMatchObject({ deliveriesPerSecond: 3.2, p50: 0.25, p99: 0.25 });
+    expect(single.deliveriesPerCpuSecond).toBeCloseTo(1.5, 12);
     // No W = 1 at 5,000 subscribers: no yardstick, no ratio.
     expect(lanesRatios(runs, runs[2] as LanesRun).p50).toBeUndefined();
-    // Repeats: the median at W ÷ the median at W = 1, never one repeat ÷ another.
+    // Repeats: the median at W ÷ the median at W = 1, never one repeat ÷ another; deliveries per
+    // CPU-second over each side's totals (every burst 100,000 deliveries: their harmonic mean).
     const repeated = [...runs, run(1, 1000, 12_000, 300, 5000, 50_000), run(1, 1000, 11_000, 250, 4500, 55_000), run(4, 1000, 30_000, 100, 900, 88_000), run(4, 1000, 33_000, 100, 1100, 100_000)];
     const ratios = lanesRatios(repeated, runs[1] as LanesRun);
     expect(ratios.deliveriesPerSecond).toBeCloseTo(32_000 / 11_000, 12);
     expect(ratios.p50).toBeCloseTo(1000 / 4500, 12);
-    expect(ratios.deliveriesPerCpuSecond).toBeCloseTo(90_000 / 55_000, 12);
+    const totals = (rates: number[]) => (rates.length * 100_000) / rates.reduce((sum, rate) => sum + 100_000 / rate, 0);
+    expect(ratios.deliveriesPerCpuSecond).toBeCloseTo(totals([90_000, 88_000, 100_000]) / totals([60_000, 50_000, 55_000]), 12);
   });
 
   it('sizes one invocation from relay ÷ stand-in × 256 posts in flight at 20 ms, never from this machine\'s rate', () => {
