@@ -41,6 +41,7 @@ import { settle } from './cost.ts';
 import { medianRun } from './lanes-repeats.ts';
 import { distribution } from './latency.ts';
 import type { Distribution } from './latency.ts';
+import { fullGc } from './full-gc.ts';
 import { childProcesses, machineBusyMs, processCpuMs } from './process-cpu.ts';
 import { benchEvents } from './workload.ts';
 
@@ -233,6 +234,9 @@ async function burst(context: BurstContext, subscribers: number, eventCount: num
   if (lanePids.length !== context.workers - 1) throw new Error(`expected ${context.workers - 1} lane worker processes, found ${lanePids.length}`);
   const jvmPids = children.filter((child) => child.comm === 'java').map((child) => child.pid);
   const cpuOf = (pids: readonly number[]) => pids.reduce((sum, pid) => sum + (processCpuMs(pid) ?? 0), 0);
+  // The stack process's CPU window starts on a collected heap (bench/full-gc.ts): with it, its
+  // CPU for the same burst at W = 4 moved by 7% between repeats, without it by half.
+  fullGc();
   const selfBefore = process.cpuUsage();
   const lanesBefore = cpuOf(lanePids);
   const jvmBefore = cpuOf(jvmPids);

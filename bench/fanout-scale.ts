@@ -32,7 +32,8 @@ import { distribution, medianSummary } from './latency.ts';
 import type { Distribution } from './latency.ts';
 import type { SubscriberCommand, SubscriberReply } from './subscriber-process.ts';
 import { benchEvents } from './workload.ts';
-import { median, referencePipeline } from './cpu-reference.ts';
+import { median, referenceSlice } from './cpu-reference.ts';
+import { fullGc } from './full-gc.ts';
 
 export interface FanoutScaleRun {
   postDelayMs: number;
@@ -89,17 +90,10 @@ export const longestToStandIn = (run: FanoutScaleRun): number | undefined =>
 const REFERENCE_SLICES = 5;
 function referenceSlices(texts: readonly string[]): number[] {
   const slices: number[] = [];
+  // On a collected heap, so no slice pays a major collection of the relay run's garbage.
+  fullGc();
   for (let index = 0; index < REFERENCE_SLICES; index += 1) {
-    const started = process.cpuUsage();
-    let events = 0;
-    let cpuMs = 0;
-    let sink = 0;
-    while (events < texts.length || cpuMs < 20) {
-      sink += referencePipeline(texts);
-      events += texts.length;
-      const used = process.cpuUsage(started);
-      cpuMs = (used.user + used.system) / 1000;
-    }
+    const { events, cpuMs, sink } = referenceSlice(texts, 20);
     if (sink === 0) throw new Error('the reference pipeline computed nothing');
     slices.push(cpuMs / events);
   }
@@ -250,6 +244,8 @@ export async function runFanoutScale(stack: RunningStack, plan: FanoutScalePlan)
           const sentAt: Record<string, number> = {};
           const startedAt = performance.timeOrigin + performance.now();
           for (const event of events) sentAt[event.id as string] = startedAt;
+          // The CPU window starts on a collected heap (bench/full-gc.ts).
+          fullGc();
           const cpuBefore = process.cpuUsage();
           await postEvents(stack.baseUrl, token, texts.join('\n') + '\n', 'application/x-ndjson');
           const expected = count * size;

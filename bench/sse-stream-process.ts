@@ -40,7 +40,8 @@ import { InboxStore } from '../src/store/inbox-store.ts';
 import { createRuntime } from '../functions/runtime/create-runtime.ts';
 import { LOCAL_CREDENTIALS } from '../local/local-credentials.ts';
 import type { InboxPort } from '../src/relay/ports/inbox.ts';
-import { referencePipeline } from './cpu-reference.ts';
+import { referenceSlice as referenceCpuSlice } from './cpu-reference.ts';
+import { fullGc } from './full-gc.ts';
 import type { CallRecord, StreamPhase as Phase, StreamProcessReport } from './sse-stream-hour-model.ts';
 
 const READS = new Set(['GetItemCommand', 'QueryCommand', 'ScanCommand', 'BatchGetItemCommand', 'TransactGetItemsCommand']);
@@ -143,15 +144,9 @@ function referenceSlice(): { events: number; cpuMs: number } {
 }
 
 function timeReference(texts: readonly string[]): { events: number; cpuMs: number } {
-  const started = process.cpuUsage();
-  let events = 0;
-  let cpuMs = 0;
-  while (events < texts.length || cpuMs < REFERENCE_SLICE_MS) {
-    sink += referencePipeline(texts);
-    events += texts.length;
-    cpuMs = cpuMsSince(started);
-  }
-  return { events, cpuMs };
+  const slice = referenceCpuSlice(texts, REFERENCE_SLICE_MS);
+  sink += slice.sink;
+  return { events: slice.events, cpuMs: slice.cpuMs };
 }
 
 const response = new PassThrough();
@@ -205,8 +200,12 @@ function afterRead(startedAt: number, startCpu: NodeJS.CpuUsage, callsAtStart: n
   lastEventAt = undefined;
   if (slice?.startCpu !== undefined) cpuSliceRecords.push({ deliveries: slice.delivered, cpuMs: cpuMsSince(slice.startCpu), reads: slice.reads, calls: calls.length - slice.callsAtStart });
   slice = undefined;
+  // Each reference slice and each delivery slice starts on a collected heap (bench/full-gc.ts), so
+  // neither is charged a major collection of the other's garbage.
+  fullGc();
   referenceSliceRecords.push(referenceSlice());
   if (cpuSliceRecords.length < cpuSlices) {
+    fullGc();
     slice = { delivered: 0, reads: 0, callsAtStart: 0 };
     closeGate();
     say(`BENCH_SLICE ${cpuSliceRecords.length}`);
