@@ -38,7 +38,7 @@ import { connectionKeys } from '../src/store/keys.ts';
 import { expiresAfter } from '../src/store/table-access.ts';
 import { createTenant, inPool, postEvents, sleep, uniqueName } from './clients.ts';
 import { settle } from './cost.ts';
-import { medianRun } from './lanes-repeats.ts';
+import { deliveringCpuMs, medianRun } from './lanes-repeats.ts';
 import { distribution } from './latency.ts';
 import type { Distribution } from './latency.ts';
 import { fullGc } from './full-gc.ts';
@@ -285,7 +285,7 @@ async function burst(context: BurstContext, subscribers: number, eventCount: num
     deliveriesByProcess: byLabel,
     cpuMs,
     windowMs,
-    deliveriesPerCpuSecond: all.length / ((cpuMs.stack + cpuMs.laneWorkers) / 1000),
+    deliveriesPerCpuSecond: all.length / (deliveringCpuMs({ cpuMs }) / 1000),
     loadBefore,
   };
 }

@@ -23,7 +23,7 @@ export const repeatsOf = (runs: readonly LanesRun[], workers: number, subscriber
 export const medianOf = (repeats: readonly LanesRun[], figure: (run: LanesRun) => number) => median(repeats.map(figure));
 
 /** The delivering processes' CPU of a run (ms): the stack's own process and the lane workers. */
-export const deliveringCpuMs = (run: LanesRun) => run.cpuMs.stack + run.cpuMs.laneWorkers;
+export const deliveringCpuMs = (run: Pick<LanesRun, 'cpuMs'>) => run.cpuMs.stack + run.cpuMs.laneWorkers;
 
 /**
  * Deliveries per CPU-second over all of `repeats` together: their deliveries ÷ their delivering

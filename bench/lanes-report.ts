@@ -19,7 +19,7 @@
  */
 import type { LanesRun, LanesStageResult } from './fanout-lanes.ts';
 import { LAMBDA_INVOKE_URL, LAMBDA_SYNC_PAYLOAD_BYTES, laneWorkBytes } from './lane-work-size.ts';
-import { groupRepeats, medianOf, pooledDeliveriesPerCpuSecond, repeatsOf } from './lanes-repeats.ts';
+import { deliveringCpuMs, groupRepeats, medianOf, pooledDeliveriesPerCpuSecond, repeatsOf } from './lanes-repeats.ts';
 import type { LanesGroup } from './lanes-repeats.ts';
 import { LANE_PAYLOAD_BYTES } from '../src/relay/fanout/delivery-lanes.ts';
 import { MEMORY_MB, PRICES } from './prices.ts';
@@ -147,7 +147,7 @@ export function postingBound(run: LanesRun, settings: Pick<LanesStageResult['set
 }
 
 /** CPU per delivery of a run (ms): the delivering processes' CPU ÷ its deliveries. */
-export const cpuMsPerDelivery = (run: LanesRun) => (run.cpuMs.stack + run.cpuMs.laneWorkers) / Math.max(1, run.deliveries);
+export const cpuMsPerDelivery = (run: LanesRun) => deliveringCpuMs(run) / Math.max(1, run.deliveries);
 
 /** The run the model takes its CPU per delivery from: the most subscribers, then the most workers (the target's shape, lane hand-off included). */
 export function modelRun(runs: readonly LanesRun[]): LanesRun | undefined {
@@ -155,37 +155,33 @@ export function modelRun(runs: readonly LanesRun[]): LanesRun | undefined {
 }
 
 /**
- * A figure at `run`'s W and S ÷ the same figure of one delivering process (W = 1) at the same
- * size, same stage run, each the median over its repeats in `runs` (a run without repeats is its
- * own median); undefined without that yardstick.
+ * A figure of `run`'s W and S, taken `over` its repeats in `runs` (a run without repeats is its
+ * own), ÷ the same of one delivering process (W = 1) at the same size, same stage run; undefined
+ * without that yardstick.
  */
-export function toOne(runs: readonly LanesRun[], run: LanesRun, figure: (run: LanesRun) => number): number | undefined {
+function toOneOver(runs: readonly LanesRun[], run: LanesRun, over: (repeats: readonly LanesRun[]) => number): number | undefined {
   const ones = repeatsOf(runs, 1, run.subscribers);
   if (ones.length === 0) return undefined;
-  const yardstick = medianOf(ones, figure);
+  const yardstick = over(ones);
   const own = repeatsOf(runs, run.workers, run.subscribers);
-  const value = own.length === 0 ? figure(run) : medianOf(own, figure);
+  const value = over(own.length === 0 ? [run] : own);
   return yardstick > 0 && Number.isFinite(yardstick) ? value / yardstick : undefined;
 }
 
-/**
- * Deliveries per CPU-second at `run`'s W and S ÷ those of W = 1 at the same size, each over all
- * its repeats together (`pooledDeliveriesPerCpuSecond`); undefined without that yardstick.
- */
-export function pooledToOne(runs: readonly LanesRun[], run: LanesRun): number | undefined {
-  const yardstick = pooledDeliveriesPerCpuSecond(repeatsOf(runs, 1, run.subscribers));
-  const own = repeatsOf(runs, run.workers, run.subscribers);
-  const value = pooledDeliveriesPerCpuSecond(own.length === 0 ? [run] : own);
-  return yardstick > 0 ? value / yardstick : undefined;
-}
+/** A figure at `run`'s W and S ÷ the same figure at W = 1, each the median over its repeats. */
+export const toOne = (runs: readonly LanesRun[], run: LanesRun, figure: (run: LanesRun) => number) => toOneOver(runs, run, (repeats) => medianOf(repeats, figure));
+
+/** Deliveries per CPU-second at `run`'s W and S ÷ those at W = 1, each over all its repeats together (`pooledDeliveriesPerCpuSecond`). */
+export const pooledToOne = (runs: readonly LanesRun[], run: LanesRun) => toOneOver(runs, run, pooledDeliveriesPerCpuSecond);
 
 /** Deliveries/s of `run` ÷ those of one delivering process at the same size; undefined without that yardstick. */
 export const ratioToOne = (runs: readonly LanesRun[], run: LanesRun) => toOne(runs, run, (one) => one.deliveriesPerSecond);
 
 /**
  * The timed figures at a run's W and S, each median ÷ the median of W = 1 at the same S (same
- * stage run), deliveries per CPU-second each over its repeats' totals (`pooledToOne`). Not the first delivery: one time sample per burst, set mostly by where the POST
- * falls in the stream poll, not by W, so a ratio of it moved by more than half between two runs.
+ * stage run), deliveries per CPU-second each over its repeats' totals (`pooledToOne`). Not the
+ * first delivery: one time sample per burst, set mostly by where the POST falls in the stream
+ * poll, not by W, so a ratio of it moved by more than half between two runs.
  */
 export function lanesRatios(runs: readonly LanesRun[], run: LanesRun) {
   return {
@@ -294,7 +290,7 @@ function scalingFindings(runs: readonly LanesRun[], medians: readonly LanesRun[]
     '',
     `CPU per delivery of the delivering processes, this machine's: ${us(cpuPerDelivery(ones))} with W = 1 and ${us(cpuPerDelivery(widest))} with W = ${most}, averaged over the sizes; the latter includes the lane hand-off (encoding each lane's work, the Invoke request, decoding it in the worker), and the stack process's standing work (the two stream pollers) runs for a shorter window. ` +
       (busiest >= 0.85 * cores
-        ? `With W = ${most} the machine's ${cores} cores were up to ${fixed(busiest)} busy, of which the delivering processes ${fixed(share(widest, (run) => run.cpuMs.stack + run.cpuMs.laneWorkers))} and DynamoDB Local ${fixed(share(widest, (run) => run.cpuMs.dynamoDbLocal))} at most: the rest was other work on the machine. On contended cores a process does not get a core the moment it needs one, which shows as a lower share of the posting bound${share(widest, (run) => run.cpuMs.stack + run.cpuMs.laneWorkers) < 0.5 * cores ? `; the delivering processes' own CPU (at most ${fixed(share(widest, (run) => run.cpuMs.stack + run.cpuMs.laneWorkers))} of ${cores} cores) was not the limit` : ''}.`
+        ? `With W = ${most} the machine's ${cores} cores were up to ${fixed(busiest)} busy, of which the delivering processes ${fixed(share(widest, deliveringCpuMs))} and DynamoDB Local ${fixed(share(widest, (run) => run.cpuMs.dynamoDbLocal))} at most: the rest was other work on the machine. On contended cores a process does not get a core the moment it needs one, which shows as a lower share of the posting bound${share(widest, deliveringCpuMs) < 0.5 * cores ? `; the delivering processes' own CPU (at most ${fixed(share(widest, deliveringCpuMs))} of ${cores} cores) was not the limit` : ''}.`
         : `With W = ${most} the machine's ${cores} cores were at most ${fixed(busiest)} busy during the runs (other work on the machine included), so the cores were not the limit.`),
   ];
 }

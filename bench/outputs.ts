@@ -17,6 +17,9 @@ export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const resultsPath = join(repoRoot, 'bench', 'results.json');
 const streamHourPath = join(repoRoot, 'bench', 'sse-stream-hour.json');
 
+/** Every file the bench writes, relative to the repository root (the plots by pattern: `renderSvgs` names them). */
+export const BENCH_OUTPUT_FILES: readonly string[] = ['BENCHMARKS.md', 'bench/results.json', 'bench/sse-stream-hour.json', 'bench/sse-stream-hour.md', 'bench/*.svg'];
+
 /** The `npm run load` section of the current BENCHMARKS.md, kept as `npm run load` wrote it when the rest is rewritten. */
 function loadSection(): string {
   const path = join(repoRoot, 'BENCHMARKS.md');

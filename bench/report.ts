@@ -33,7 +33,6 @@ function sseHeadline(hour: SseStreamHour): string {
   return `- **An SSE stream held open an hour** (SSE stream-hour below, the deployed stream settings, every periodic cost in it): ${usd(after.usd.total)} now at ${after.memoryMb} MB (${grouped(Math.round(after.readUnits))} read units), ${usd(before.usd.total)} before the idle backoff and probe reads at ${before.memoryMb} MB (${grouped(Math.round(before.readUnits))}); an idle WebSocket ${usd(hour.websocketIdleHourUsd)} of connection minutes. Lambda duration is ${Math.round((after.usd.lambdaDuration / after.usd.total) * 100)}% of the SSE hour.`;
 }
 
-/** BENCHMARKS.md from the bench's results and the SSE stream-hour (bench/sse-stream-hour.json, measured by the same bench). */
 /** How many times each repeated stage ran in `results`, from their saved settings ("?" where a result predates the setting). */
 function repeatsInRun(results: BenchResults): string {
   const settings = results.run.settings;
@@ -47,6 +46,7 @@ function repeatsInRun(results: BenchResults): string {
   ].join('; ');
 }
 
+/** BENCHMARKS.md from the bench's results and the SSE stream-hour (bench/sse-stream-hour.json, measured by the same bench). */
 export function renderMarkdown(results: BenchResults, streamHour?: SseStreamHour): string {
   const { run } = results;
   const derived = deriveAll(results);

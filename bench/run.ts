@@ -34,7 +34,7 @@ import type { BridgeCostRun } from './bridges.ts';
 import { measureHistory } from './history.ts';
 import { measureCommandRoundTrip, measureDeliveryLatency, medianOfRepeats } from './latency.ts';
 import type { DeliveryLatency, Distribution } from './latency.ts';
-import { readSavedResults, repoRoot, writeBenchmarksMd, writeOutputs, writeRendered, writeStreamHour } from './outputs.ts';
+import { BENCH_OUTPUT_FILES, readSavedResults, repoRoot, writeBenchmarksMd, writeOutputs, writeRendered, writeStreamHour } from './outputs.ts';
 import { measureSseStreamHour } from './sse-stream-hour.ts';
 import type { SseStreamHour } from './sse-stream-hour-model.ts';
 import { measureReconnectingConsumer } from './reconnecting-consumer.ts';
@@ -145,8 +145,7 @@ const logDir = handlerLog.dir;
  * bench's own outputs (`outputs.ts`): the SSE stream-hour writes its files mid-run, and a run
  * that found them changed would call its own clean tree dirty.
  */
-const BENCH_OUTPUTS = ['BENCHMARKS.md', 'bench/results.json', 'bench/*.svg', 'bench/sse-stream-hour.json', 'bench/sse-stream-hour.md'];
-const treeDirty = () => git(['status', '--porcelain', '--untracked-files=no', '--', '.', ...BENCH_OUTPUTS.map((path) => `:(exclude,glob)${path}`)]) !== '';
+const treeDirty = () => git(['status', '--porcelain', '--untracked-files=no', '--', '.', ...BENCH_OUTPUT_FILES.map((path) => `:(exclude,glob)${path}`)]) !== '';
 
 function git(args: string[]): string {
   try {

@@ -40,7 +40,7 @@ import { InboxStore } from '../src/store/inbox-store.ts';
 import { createRuntime } from '../functions/runtime/create-runtime.ts';
 import { LOCAL_CREDENTIALS } from '../local/local-credentials.ts';
 import type { InboxPort } from '../src/relay/ports/inbox.ts';
-import { referenceSlice as referenceCpuSlice } from './cpu-reference.ts';
+import { referenceSlice } from './cpu-reference.ts';
 import { fullGc } from './full-gc.ts';
 import type { CallRecord, StreamPhase as Phase, StreamProcessReport } from './sse-stream-hour-model.ts';
 
@@ -130,9 +130,9 @@ let referenceTexts: string[] | undefined;
  * One slice of the CPU yardstick: the reference pipeline over the burst's events (the texts the
  * parent posts, one a line in BENCH_REFERENCE_FILE, read once the RSS samples are over, so they
  * are not in them, and the bench's event generator is not in this bundle), for at least
- * `REFERENCE_SLICE_MS` of this process's CPU.
+ * `REFERENCE_SLICE_MS` of this thread's CPU (`referenceSlice`).
  */
-function referenceSlice(): { events: number; cpuMs: number } {
+function nextReferenceSlice(): { events: number; cpuMs: number } {
   if (referenceTexts === undefined) {
     referenceTexts = readFileSync(env.BENCH_REFERENCE_FILE ?? '', 'utf8').split('\n').filter((line) => line !== '');
     if (referenceTexts.length === 0) throw new Error('BENCH_REFERENCE_FILE holds no events');
@@ -144,7 +144,7 @@ function referenceSlice(): { events: number; cpuMs: number } {
 }
 
 function timeReference(texts: readonly string[]): { events: number; cpuMs: number } {
-  const slice = referenceCpuSlice(texts, REFERENCE_SLICE_MS);
+  const slice = referenceSlice(texts, REFERENCE_SLICE_MS);
   sink += slice.sink;
   return { events: slice.events, cpuMs: slice.cpuMs };
 }
@@ -203,7 +203,7 @@ function afterRead(startedAt: number, startCpu: NodeJS.CpuUsage, callsAtStart: n
   // Each reference slice and each delivery slice starts on a collected heap (bench/full-gc.ts), so
   // neither is charged a major collection of the other's garbage.
   fullGc();
-  referenceSliceRecords.push(referenceSlice());
+  referenceSliceRecords.push(nextReferenceSlice());
   if (cpuSliceRecords.length < cpuSlices) {
     fullGc();
     slice = { delivered: 0, reads: 0, callsAtStart: 0 };
