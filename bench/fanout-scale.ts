@@ -8,10 +8,13 @@
  * each run also has yardsticks taken in the same run: a stand-in post loop (the same number of
  * posts, as many in flight as fan-out keeps, to the same connections through the same endpoint,
  * with nothing of the relay in between: no DynamoDB, no stream, no matching), for the rate, the
- * latency and the longest invocation; and, for the CPU per delivery of this process (where
- * fan-out, the gateway and the `@connections` endpoint run), the fixed reference pipeline
- * (bench/cpu-reference.ts) over the run's events, timed in this process in slices just before
- * and just after the run. Relay ÷ stand-in near 1 means the local stack, not the relay, is the limit.
+ * latency, the longest invocation and the CPU per delivery of this process (where fan-out, the
+ * gateway and the `@connections` endpoint run): the stand-in's own CPU per delivery, in the same
+ * process, in the same pair. Relay ÷ stand-in near 1 means the local stack, not the relay, is the
+ * limit. (A fixed synchronous reference pipeline timed beside each run was tried first: its CPU
+ * per event moved by up to 1.6× from pair to pair with what the rest of the machine was doing,
+ * while the relay's deliveries per CPU-second held within about 15%; the stand-in runs the same
+ * kind of asynchronous posting work under the same conditions, so it moves with them.)
  *
  * The subscribers live in a child process (`subscriber-process.ts`), so the stack's thread is
  * not also parsing thousands of sockets' frames.
@@ -32,7 +35,7 @@ import { distribution, medianSummary } from './latency.ts';
 import type { Distribution } from './latency.ts';
 import type { SubscriberCommand, SubscriberReply } from './subscriber-process.ts';
 import { benchEvents } from './workload.ts';
-import { median, referenceSlice } from './cpu-reference.ts';
+import { median } from './cpu-reference.ts';
 import { fullGc } from './full-gc.ts';
 
 export interface FanoutScaleRun {
@@ -57,18 +60,18 @@ export interface FanoutScaleRun {
   /** The stand-in loop's latency (its start to each receipt), for the relay's latency as a ratio to it; absent in results from before it was kept. */
   standInLatency?: { p50: number; p99: number };
   /**
-   * The CPU yardstick in this process: the fixed reference pipeline (bench/cpu-reference.ts) over
-   * the run's events, ms of CPU per event, the median of slices taken just before and just after
-   * the run; CPU per delivery is stated as a ratio to it. Absent in results from before it was taken.
+   * The CPU yardstick: this process's CPU (ms) per delivery while the stand-in loop posted the
+   * same number of deliveries (its start to the last receipt, from a collected heap, as the
+   * relay's window); CPU per delivery is stated as a ratio to it. Absent in results from before.
    */
-  referenceCpuMsPerEvent?: number;
+  standInCpuMsPerDelivery?: number;
   /**
    * How many relay/stand-in pairs the row was measured over (absent: one). Each timed field is
    * then the median over the pairs and `deliveries` the pairs' own count (they all deliver the
    * same); `pairs` keeps each pair's figures.
    */
   repeats?: number;
-  pairs?: Array<Pick<FanoutScaleRun, 'deliveriesPerSecond' | 'standInPerSecond' | 'fanoutInvocations' | 'longestInvocationMs' | 'processCpuMs' | 'referenceCpuMsPerEvent'> & { p50: number; p99: number; standInP50?: number; standInP99?: number }>;
+  pairs?: Array<Pick<FanoutScaleRun, 'deliveriesPerSecond' | 'standInPerSecond' | 'fanoutInvocations' | 'longestInvocationMs' | 'processCpuMs' | 'standInCpuMsPerDelivery'> & { p50: number; p99: number; standInP50?: number; standInP99?: number }>;
 }
 
 /** Relay deliveries/s ÷ the stand-in loop's, the figure that does not move with the host. */
@@ -78,27 +81,13 @@ export const standInRatio = (run: FanoutScaleRun): number | undefined => (run.st
 export const standInLatencyRatio = (run: FanoutScaleRun): { p50: number; p99: number } | undefined =>
   run.standInLatency === undefined ? undefined : { p50: run.latency.p50 / run.standInLatency.p50, p99: run.latency.p99 / run.standInLatency.p99 };
 
-/** CPU per delivery of this process ÷ the reference pipeline's CPU per event in it, same run. */
-export const cpuReferenceRatio = (run: FanoutScaleRun): number | undefined =>
-  run.processCpuMs === undefined || run.referenceCpuMsPerEvent === undefined || run.deliveries === 0 ? undefined : run.processCpuMs / run.deliveries / run.referenceCpuMsPerEvent;
+/** CPU per delivery of this process under the relay ÷ under the stand-in loop, same pair. */
+export const cpuStandInRatio = (run: FanoutScaleRun): number | undefined =>
+  run.processCpuMs === undefined || run.standInCpuMsPerDelivery === undefined || run.deliveries === 0 ? undefined : run.processCpuMs / run.deliveries / run.standInCpuMsPerDelivery;
 
 /** The longest fan-out invocation ÷ the stand-in loop's time to post the run's deliveries, same run. */
 export const longestToStandIn = (run: FanoutScaleRun): number | undefined =>
   run.standInPerSecond === undefined || run.deliveries === 0 ? undefined : run.longestInvocationMs / ((run.deliveries / run.standInPerSecond) * 1000);
-
-/** Slices of the reference pipeline over `texts` taken either side of a run: each about 20 ms of this process's CPU. */
-const REFERENCE_SLICES = 5;
-function referenceSlices(texts: readonly string[]): number[] {
-  const slices: number[] = [];
-  // On a collected heap, so no slice pays a major collection of the relay run's garbage.
-  fullGc();
-  for (let index = 0; index < REFERENCE_SLICES; index += 1) {
-    const { events, cpuMs, sink } = referenceSlice(texts, 20);
-    if (sink === 0) throw new Error('the reference pipeline computed nothing');
-    slices.push(cpuMs / events);
-  }
-  return slices;
-}
 
 class SubscriberProcess {
   private readonly child: ChildProcess;
@@ -129,8 +118,8 @@ export interface FanoutScalePlan {
   delaysMs: readonly number[];
   /** Events per run for a subscriber count (one NDJSON POST, at most 1,000). */
   eventsFor: (subscribers: number) => number;
-  /** Relay/stand-in pairs per size and post time, each row their medians (default 1). */
-  repeats?: number;
+  /** Relay/stand-in pairs per post time for a subscriber count, each row their medians. */
+  repeatsFor: (subscribers: number) => number;
   log: (message: string) => void;
 }
 
@@ -153,7 +142,7 @@ export function medianOfPairs(pairs: readonly FanoutScaleRun[]): FanoutScaleRun 
   const processCpuMs = of((run) => run.processCpuMs);
   const deliveriesPerCpuSecond = of((run) => run.deliveriesPerCpuSecond);
   const standInPerSecond = of((run) => run.standInPerSecond);
-  const referenceCpuMsPerEvent = of((run) => run.referenceCpuMsPerEvent);
+  const standInCpuMsPerDelivery = of((run) => run.standInCpuMsPerDelivery);
   return {
     ...first,
     deliveries: Math.min(...pairs.map((run) => run.deliveries)),
@@ -165,7 +154,7 @@ export function medianOfPairs(pairs: readonly FanoutScaleRun[]): FanoutScaleRun 
     ...(deliveriesPerCpuSecond === undefined ? {} : { deliveriesPerCpuSecond }),
     ...(standInPerSecond === undefined ? {} : { standInPerSecond }),
     ...(standInP50 === undefined || standInP99 === undefined ? {} : { standInLatency: { p50: standInP50, p99: standInP99 } }),
-    ...(referenceCpuMsPerEvent === undefined ? {} : { referenceCpuMsPerEvent }),
+    ...(standInCpuMsPerDelivery === undefined ? {} : { standInCpuMsPerDelivery }),
     repeats: pairs.length,
     pairs: pairs.map((run) => ({
       deliveriesPerSecond: run.deliveriesPerSecond,
@@ -176,7 +165,7 @@ export function medianOfPairs(pairs: readonly FanoutScaleRun[]): FanoutScaleRun 
       ...(run.standInPerSecond === undefined ? {} : { standInPerSecond: run.standInPerSecond }),
       ...(run.standInLatency === undefined ? {} : { standInP50: run.standInLatency.p50, standInP99: run.standInLatency.p99 }),
       ...(run.processCpuMs === undefined ? {} : { processCpuMs: run.processCpuMs }),
-      ...(run.referenceCpuMsPerEvent === undefined ? {} : { referenceCpuMsPerEvent: run.referenceCpuMsPerEvent }),
+      ...(run.standInCpuMsPerDelivery === undefined ? {} : { standInCpuMsPerDelivery: run.standInCpuMsPerDelivery }),
     })),
   };
 }
@@ -189,9 +178,10 @@ export function medianOfPairs(pairs: readonly FanoutScaleRun[]): FanoutScaleRun 
  * instead made the yardstick faster than any relay may be where a connection's own posts are
  * the bound (100 subscribers × 200 events at 20 ms: 4 s of posts per connection), and its rate
  * there followed the host (7,104 and 8,866 deliveries/s in two runs beside the relay's steady
- * 3,949 and 3,836). The subscribers time the receipts.
+ * 3,949 and 3,836). The subscribers time the receipts. Its CPU window is the relay's: from a
+ * collected heap, its start to the last receipt.
  */
-async function standInPostRate(stack: RunningStack, subscribers: SubscriberProcess, events: ReadonlyArray<Record<string, unknown>>, size: number): Promise<{ perSecond: number; latency: { p50: number; p99: number } }> {
+async function standInPostRate(stack: RunningStack, subscribers: SubscriberProcess, events: ReadonlyArray<Record<string, unknown>>, size: number): Promise<{ perSecond: number; latency: { p50: number; p99: number }; cpuMsPerDelivery: number }> {
   const concurrency = stack.config.fanout.concurrency;
   const poster = managementApiPoster({ endpoint: stack.managementEndpoint, region: stack.config.region, maxSockets: concurrency, credentials: stack.managementCredentials });
   const connections = stack.connectionIds();
@@ -200,14 +190,17 @@ async function standInPostRate(stack: RunningStack, subscribers: SubscriberProce
   const sentAt: Record<string, number> = {};
   const startedAt = performance.timeOrigin + performance.now();
   for (const event of events) sentAt[event.id as string] = startedAt;
+  fullGc();
+  const cpuBefore = process.cpuUsage();
   await inKeyOrder(queues, concurrency, async (connectionId, text) => {
     await poster.post(connectionId, text);
   });
   const reply = await subscribers.ask({ cmd: 'collect', sentAt, expected: events.length * size, timeoutMs: 300_000 });
   if (reply.reply !== 'collected') throw new Error('subscriber process answered out of turn');
+  const cpu = process.cpuUsage(cpuBefore);
   await settle(stack, 500, 300_000);
   const { p50, p99 } = distribution(reply.latenciesMs);
-  return { perSecond: reply.received / ((reply.lastAt - startedAt) / 1000), latency: { p50, p99 } };
+  return { perSecond: reply.received / ((reply.lastAt - startedAt) / 1000), latency: { p50, p99 }, cpuMsPerDelivery: (cpu.user + cpu.system) / 1000 / reply.received };
 }
 
 export async function runFanoutScale(stack: RunningStack, plan: FanoutScalePlan): Promise<FanoutScaleRun[]> {
@@ -232,14 +225,12 @@ export async function runFanoutScale(stack: RunningStack, plan: FanoutScalePlan)
       for (const delayMs of plan.delaysMs) {
         stack.setPostDelayMs(delayMs);
         const pairs: FanoutScaleRun[] = [];
-        for (let repeat = 0; repeat < (plan.repeats ?? 1); repeat += 1) {
+        const repeats = plan.repeatsFor(size);
+        for (let repeat = 0; repeat < repeats; repeat += 1) {
           const count = plan.eventsFor(size);
           const events = benchEvents(session, count, seq);
           seq += count;
           const texts = events.map((event) => JSON.stringify(event));
-          // The yardstick's slices before the run (before the first run, once untimed: its compilation).
-          if (runs.length === 0 && pairs.length === 0) referenceSlices(texts);
-          const reference = referenceSlices(texts);
           stack.resetUsage();
           const sentAt: Record<string, number> = {};
           const startedAt = performance.timeOrigin + performance.now();
@@ -253,7 +244,6 @@ export async function runFanoutScale(stack: RunningStack, plan: FanoutScalePlan)
           if (reply.reply !== 'collected') throw new Error('subscriber process answered out of turn');
           const cpu = process.cpuUsage(cpuBefore);
           const processCpuMs = (cpu.user + cpu.system) / 1000;
-          reference.push(...referenceSlices(texts));
           await settle(stack, 500, 300_000);
           const usage = stack.usage();
           const standIn = await standInPostRate(stack, subscribers, benchEvents(session, count, seq), size);
@@ -276,11 +266,11 @@ export async function runFanoutScale(stack: RunningStack, plan: FanoutScalePlan)
             deliveriesPerCpuSecond: reply.received / (processCpuMs / 1000),
             standInPerSecond,
             standInLatency: standIn.latency,
-            referenceCpuMsPerEvent: median(reference),
+            standInCpuMsPerDelivery: standIn.cpuMsPerDelivery,
           };
           pairs.push(run);
           plan.log(
-            `  ${String(size).padStart(5)} subscribers, ${delayMs} ms posts: ${run.deliveries}/${expected} deliveries, ${run.deliveriesPerSecond.toFixed(0)}/s (${(standInRatio(run) ?? Number.NaN).toFixed(2)}× the stand-in loop's ${standInPerSecond.toFixed(0)}/s; CPU per delivery ${(cpuReferenceRatio(run) ?? Number.NaN).toFixed(1)}× the reference's per event, ${(run.deliveriesPerCpuSecond ?? 0).toFixed(0)} per CPU-second), p50 ${latency.p50.toFixed(0)} ms, p99 ${latency.p99.toFixed(0)} ms (${(standInLatencyRatio(run)?.p50 ?? Number.NaN).toFixed(2)}× / ${(standInLatencyRatio(run)?.p99 ?? Number.NaN).toFixed(2)}× the stand-in's), ${run.fanoutInvocations} invocations, longest ${(run.longestInvocationMs / 1000).toFixed(1)} s${(plan.repeats ?? 1) > 1 ? ` (pair ${repeat + 1}/${plan.repeats})` : ''}`,
+            `  ${String(size).padStart(5)} subscribers, ${delayMs} ms posts: ${run.deliveries}/${expected} deliveries, ${run.deliveriesPerSecond.toFixed(0)}/s (${(standInRatio(run) ?? Number.NaN).toFixed(2)}× the stand-in loop's ${standInPerSecond.toFixed(0)}/s; CPU per delivery ${(cpuStandInRatio(run) ?? Number.NaN).toFixed(2)}× the stand-in's, ${(run.deliveriesPerCpuSecond ?? 0).toFixed(0)} per CPU-second), p50 ${latency.p50.toFixed(0)} ms, p99 ${latency.p99.toFixed(0)} ms (${(standInLatencyRatio(run)?.p50 ?? Number.NaN).toFixed(2)}× / ${(standInLatencyRatio(run)?.p99 ?? Number.NaN).toFixed(2)}× the stand-in's), ${run.fanoutInvocations} invocations, longest ${(run.longestInvocationMs / 1000).toFixed(1)} s${repeats > 1 ? ` (pair ${repeat + 1}/${repeats})` : ''}`,
           );
         }
         runs.push(medianOfPairs(pairs));

@@ -3,7 +3,7 @@
  * (`fanout-lanes.ts`), on stacks of its own (one per worker count), merged into
  * bench/results.json as `fanoutLanes` with every other stage's figures kept, and BENCHMARKS.md
  * re-rendered. Environment: BENCH_LANES_REPEATS (bursts per worker count and size, one after
- * another on its stack, default 5: the report states their median), BENCH_LANES_DELIVERIES
+ * another on its stack, default 7: the report states their median), BENCH_LANES_DELIVERIES
  * (deliveries per run, default 100,000), BENCH_LANES_SIZES (subscribers, default
  * 1000,5000,10000), BENCH_LANES_WORKERS (default 1,2,4), BENCH_LANES_POST_MS (the stand-in's round trip, default 20), BENCH_LANES_LANE_DELIVERIES
  * (`AEP_FANOUT_LANE_DELIVERIES`, default 250: below a quarter of the smallest batch, so every
@@ -40,7 +40,7 @@ const result = await runFanoutLanes({
   workers: list('BENCH_LANES_WORKERS', '1,2,4'),
   sizes: list('BENCH_LANES_SIZES', '1000,5000,10000'),
   deliveriesPerRun: positive('BENCH_LANES_DELIVERIES', 100_000),
-  repeats: count('BENCH_LANES_REPEATS', 5),
+  repeats: count('BENCH_LANES_REPEATS', 7),
   postMs: positive('BENCH_LANES_POST_MS', 20),
   laneDeliveries: positive('BENCH_LANES_LANE_DELIVERIES', 250),
   log,

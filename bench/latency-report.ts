@@ -21,6 +21,13 @@ const setting = (settings: Record<string, string | number>, key: string): number
   return Number.isFinite(value) && value > 0 ? value : undefined;
 };
 
+/** The SSE streams of the delivery stage, from the samples: each stream gets every event the WebSocket does. */
+function sseStreamsText(delivery: { websocket: { count: number }; sse: { count: number } }): string {
+  const streams = delivery.websocket.count === 0 ? 1 : Math.round(delivery.sse.count / delivery.websocket.count);
+  if (streams <= 1) return 'one SSE stream';
+  return `${streams} SSE streams, opened a few tens of milliseconds apart at random so that they sample the phases between the stream poll and each stream's own inbox poll (a stream's phase is set when it opens and drifts only slowly), their deliveries pooled`;
+}
+
 /**
  * Each path's polling floor on the local stack: a WebSocket delivery and a command round trip
  * wait on the stream poller (`AEP_LOCAL_POLL_MS`), an SSE delivery on it and then on the
@@ -76,7 +83,7 @@ export function latencyMarkdown(latency: { delivery: DeliveryLatency; command: D
   return [
     '## Latency (local stack)',
     '',
-    `POST → delivery: ${repeats > 1 ? `${delivery.websocket.count / repeats}` : delivery.websocket.count} events POSTed one every ${delivery.paceMs} ms (after 20 warm-up events) to a session with one WebSocket subscriber and one SSE stream. Each is timed from the start of its POST to the consumer receiving it. Command round trip: a \`both\` connection sends \`control.pause\`/\`control.resume\` to the simulated agent (\`local/agent/simulated-agent.ts\`), one at a time, and waits to see the agent's \`control.accepted\` through its own session subscription (10 warm-up commands not counted).${repeats > 1 ? ` The stage runs ${repeats} times in a row (delivery, then commands, in turn); every figure below is the median of the ${repeats} repeats' own figures (the samples column counts all of them, and the plot pools them), because one repeat's tail moves with a stall of the shared machine and the median does not follow one.` : ''}`,
+    `POST → delivery: ${repeats > 1 ? `${delivery.websocket.count / repeats}` : delivery.websocket.count} events POSTed one every ${delivery.paceMs} ms (after 20 warm-up events) to a session with one WebSocket subscriber and ${sseStreamsText(delivery)}. Each is timed from the start of its POST to the consumer receiving it. Command round trip: a \`both\` connection sends \`control.pause\`/\`control.resume\` to the simulated agent (\`local/agent/simulated-agent.ts\`), one at a time, and waits to see the agent's \`control.accepted\` through its own session subscription (10 warm-up commands not counted).${repeats > 1 ? ` The stage runs ${repeats} times in a row (delivery, then commands, in turn); every figure below is the median of the ${repeats} repeats' own figures (the samples column counts all of them, and the plot pools them), because one repeat's tail moves with a stall of the shared machine and the median does not follow one.` : ''}`,
     '',
     `On this stack, latency is mostly polling: nothing reaches a consumer before the stream poller has read the events table's stream, and an SSE stream then reads its inbox on a poll of its own. So each latency is stated in periods of the polling it waits on, from this run's settings (the yardstick): POST → WebSocket and the command round trip ÷ ${websocket?.name ?? 'the stream poll (not in these settings)'}; POST → SSE ÷ ${sse?.name ?? 'the stream and inbox polls (not in these settings)'}. The milliseconds are this machine's, beside. The maximum is one sample, so it is given in milliseconds only.`,
     '',

@@ -8,7 +8,7 @@ import type { IngestPath, SweepRun } from './cost.ts';
 import { INGEST_LABELS } from './cost.ts';
 import { latencyHeadline, latencyMarkdown } from './latency-report.ts';
 import { historyMarkdown } from './history.ts';
-import { renderScaleMarkdown } from './scale-report.ts';
+import { pairCounts, renderScaleMarkdown } from './scale-report.ts';
 import { lanesMarkdown } from './lanes-report.ts';
 import { cpuMarkdown, cpuSummary } from './cpu-report.ts';
 import { bridgeCostLines } from './bridges.ts';
@@ -40,7 +40,7 @@ function repeatsInRun(results: BenchResults): string {
   return [
     `the handler CPU ${of(settings['CPU stage repeats'])} repeats, each stage in alternating pairs with the reference`,
     `the latency stage ${of(settings['latency stage repeats (each figure the median)'])} times`,
-    `each fan-out scale row ${of(settings['fan-out scale: relay/stand-in pairs per row (each figure the median)'])} relay/stand-in pairs`,
+    `each fan-out scale row ${results.fanoutScale === undefined ? `${of(settings['fan-out scale: relay/stand-in pairs per row (each figure the median)'])} relay/stand-in pairs` : pairCounts(results.fanoutScale)}`,
     `the paused consumer ${of(settings['paused consumer: consecutive runs'])} alone/beside pairs (the median of each pair's own ratio)`,
     `each lanes row ${of(results.fanoutLanes?.settings.repeats)} bursts (its CPU per delivery over their totals)`,
   ].join('; ');
@@ -311,14 +311,14 @@ export function renderMarkdown(results: BenchResults, streamHour?: SseStreamHour
 
 /**
  * Which parts of the modelled Lambda duration are this machine's: the fan-out CPU floor (as a
- * ratio to the reference pipeline when the run has it) and the other functions' wall-time cap.
+ * ratio to the stand-in post loop's when the run has it) and the other functions' wall-time cap.
  */
 export function floorClause(floor: ReturnType<typeof cpuFloor>): string {
   const cap = "The latencies are the model's; two parts are this machine's: the other functions' cap (their local wall time, DynamoDB Local's answers in it), and fan-out's CPU floor";
   if (floor === undefined) return `${cap}, not measured in these results (no fan-out scale stage), so 0.`;
   const where = `the fan-out scale run with the least CPU per delivery (${floor.run.subscribers} subscribers, ${floor.run.postDelayMs} ms posts): CPU-seconds of the process running fan-out ÷ its deliveries`;
-  if (floor.referenceRatio === undefined || floor.referenceMsPerEvent === undefined) return `${cap}: ${fixed(floor.msPerDelivery, 3)} ms per delivery on this machine, ${where} (no reference pipeline in these results to state it as a ratio).`;
-  return `${cap}: **${fixed(floor.referenceRatio, 1)}× the reference pipeline's CPU per event** (same run), ${where}; on this machine ${fixed(floor.msPerDelivery, 3)} ms per delivery against the reference's ${fixed(floor.referenceMsPerEvent * 1000, 2)} µs. On a Lambda core the floor is that ratio × the reference's cost there.`;
+  if (floor.standInRatio === undefined || floor.standInMsPerDelivery === undefined) return `${cap}: ${fixed(floor.msPerDelivery, 3)} ms per delivery on this machine, ${where} (no stand-in CPU in these results to state it as a ratio).`;
+  return `${cap}: **${fixed(floor.standInRatio, 2)}× the stand-in post loop's CPU per delivery** (same pair: the posting path alone, as "Fan-out at scale" says), ${where}; on this machine ${fixed(floor.msPerDelivery, 3)} ms per delivery against the stand-in's ${fixed(floor.standInMsPerDelivery, 3)} ms. That process also runs the local gateway and \`@connections\` endpoint, so the floor is an upper bound on fan-out's own CPU.`;
 }
 
 /** The reconnecting consumer: counts per round (README "Session order"). */

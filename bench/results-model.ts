@@ -95,17 +95,17 @@ export const sum = (values: Iterable<number>) => [...values].reduce((total, valu
 
 /**
  * The duration model's CPU floor: the fan-out scale run with the least CPU per delivery (this
- * machine's CPU-ms), and that run's ratio to the reference pipeline's CPU per event (same run)
- * when its results carry the reference. Undefined without a fan-out scale stage.
+ * machine's CPU-ms), and that run's ratio to the stand-in post loop's CPU per delivery (same
+ * pair) when its results carry it. Undefined without a fan-out scale stage.
  */
-export function cpuFloor(results: Pick<BenchResults, 'fanoutScale'>): { msPerDelivery: number; referenceRatio?: number; referenceMsPerEvent?: number; run: FanoutScaleRun } | undefined {
+export function cpuFloor(results: Pick<BenchResults, 'fanoutScale'>): { msPerDelivery: number; standInRatio?: number; standInMsPerDelivery?: number; run: FanoutScaleRun } | undefined {
   const measured = (results.fanoutScale ?? []).filter((run) => run.processCpuMs !== undefined && run.deliveries > 0);
   const perDelivery = (run: FanoutScaleRun) => (run.processCpuMs as number) / run.deliveries;
   const run = [...measured].sort((a, b) => perDelivery(a) - perDelivery(b))[0];
   if (run === undefined) return undefined;
   const msPerDelivery = perDelivery(run);
-  const reference = run.referenceCpuMsPerEvent;
-  return reference === undefined || reference <= 0 ? { msPerDelivery, run } : { msPerDelivery, referenceRatio: msPerDelivery / reference, referenceMsPerEvent: reference, run };
+  const standIn = run.standInCpuMsPerDelivery;
+  return standIn === undefined || standIn <= 0 ? { msPerDelivery, run } : { msPerDelivery, standInRatio: msPerDelivery / standIn, standInMsPerDelivery: standIn, run };
 }
 
 /** What the duration model needs beyond the counts; without a fan-out scale stage, CPU per delivery is unmeasured (0). */

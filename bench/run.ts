@@ -6,7 +6,7 @@
  * Environment: BENCH_EVENTS (events per batch and WebSocket cost scenario, default 1000),
  * BENCH_SINGLE_EVENTS (events per single-POST scenario, default 1000), BENCH_LATENCY_EVENTS (default 500), BENCH_COMMANDS (default 200), BENCH_LATENCY_REPEATS (times the
  * latency stage runs, each figure the median, default 3), BENCH_SCALE_REPEATS (relay/stand-in pairs
- * per fan-out scale row, each figure the median, default 3),
+ * per fan-out scale row, each figure the median, default 3; two more at 100 subscribers or fewer),
  * BENCH_HISTORY_EVENTS (events read back through GET /history, default 3000), BENCH_HISTORY_SESSIONS
  * (sessions listed, default 200), BENCH_QUICK=1 (a fast smoke run with fewer events and subscribers;
  * not for committing), BENCH_CPU_REPEATS (default 5), BENCH_CPU_MAX_LOAD / BENCH_CPU_WAIT_S (the
@@ -32,7 +32,7 @@ import type { PausedConsumerResult } from './paused-consumer.ts';
 import { runBridgeCost } from './bridges.ts';
 import type { BridgeCostRun } from './bridges.ts';
 import { measureHistory } from './history.ts';
-import { measureCommandRoundTrip, measureDeliveryLatency, medianOfRepeats } from './latency.ts';
+import { SSE_STREAMS, measureCommandRoundTrip, measureDeliveryLatency, medianOfRepeats } from './latency.ts';
 import type { DeliveryLatency, Distribution } from './latency.ts';
 import { BENCH_OUTPUT_FILES, readSavedResults, repoRoot, writeBenchmarksMd, writeOutputs, writeRendered, writeStreamHour } from './outputs.ts';
 import { measureSseStreamHour } from './sse-stream-hour.ts';
@@ -85,6 +85,11 @@ const SCALE_SIZES = (process.env.BENCH_SCALE_SIZES ?? (quick ? '100,300' : '100,
 const SCALE_DELAYS = [20, 50];
 // Relay/stand-in pairs per fan-out scale row, each row their medians (fanout-scale.ts, medianOfPairs).
 const SCALE_REPEATS = positive('BENCH_SCALE_REPEATS', quick ? 1 : 3);
+// Rows of at most SHORT_ROW_SUBSCRIBERS take two pairs more: a pair there is about 11 s, and its
+// longest invocation depends on how the stream poller splits 200 events into batches (one
+// invocation or several), so three pairs left that figure 0.82× in one run and 1.00× in the next.
+const SHORT_ROW_SUBSCRIBERS = 100;
+const scaleRepeats = (subscribers: number) => (subscribers <= SHORT_ROW_SUBSCRIBERS && SCALE_REPEATS > 1 ? SCALE_REPEATS + 2 : SCALE_REPEATS);
 /** Events per scale run: enough deliveries to time (at least ~20,000), one NDJSON request. */
 const scaleEvents = (subscribers: number) => Math.max(10, Math.min(200, Math.round(50_000 / subscribers)));
 const PAUSED = { events: quick ? 1000 : 5000, batch: 50, paceMs: 100, eventBytes: 2000 };
@@ -128,7 +133,7 @@ const settings = {
   'SSE stream-hour: idle / burst / CPU slices': `${SSE_HOUR.idleSeconds} s / ${SSE_HOUR.burstEvents} events / ${SSE_HOUR.cpuSlices} × ${SSE_HOUR.sliceEvents} events`,
   'history session events / sessions listed': `${HISTORY_EVENTS} / ${HISTORY_SESSIONS}`,
   'fan-out scale: subscribers / post round trips': `${SCALE_SIZES.join(', ')} / ${SCALE_DELAYS.join(', ')} ms`,
-  'fan-out scale: relay/stand-in pairs per row (each figure the median)': SCALE_REPEATS,
+  'fan-out scale: relay/stand-in pairs per row (each figure the median)': SCALE_SIZES.map((size) => `${scaleRepeats(size)} at ${size}`).join(', '),
   'paused consumer: events / batch / pace / bytes': `${PAUSED.events} / ${PAUSED.batch} / ${PAUSED.paceMs} ms / ${PAUSED.eventBytes}`,
   'paused consumer: consecutive runs': PAUSED_REPEATS,
   'CPU stage repeats': CPU_REPEATS,
@@ -173,7 +178,7 @@ async function measureLatency(stack: Parameters<typeof measureDeliveryLatency>[0
   const deliveries: DeliveryLatency[] = [];
   const commands: Distribution[] = [];
   for (let repeat = 1; repeat <= LATENCY_REPEATS; repeat += 1) {
-    log(`latency ${repeat}/${LATENCY_REPEATS}: ${LATENCY_EVENTS} POSTs to a WebSocket subscriber and an SSE stream`);
+    log(`latency ${repeat}/${LATENCY_REPEATS}: ${LATENCY_EVENTS} POSTs to a WebSocket subscriber and ${SSE_STREAMS} SSE streams`);
     const delivery = await measureDeliveryLatency(stack, LATENCY_EVENTS, PACE_MS);
     deliveries.push(delivery);
     log(`  WebSocket p50/p99 ${delivery.websocket.p50.toFixed(0)}/${delivery.websocket.p99.toFixed(0)} ms, SSE p50/p99 ${delivery.sse.p50.toFixed(0)}/${delivery.sse.p99.toFixed(0)} ms`);
@@ -200,7 +205,7 @@ async function measureReconnect(stack: Parameters<typeof measureReconnectingCons
 /** The fan-out scale stage, each run with its same-run yardsticks. */
 async function measureFanoutScale(stack: Parameters<typeof runFanoutScale>[0]) {
   log(`fan-out at scale: ${SCALE_SIZES.join(', ')} subscribers, posts of ${SCALE_DELAYS.join(' / ')} ms, each beside a stand-in post loop`);
-  return runFanoutScale(stack, { sizes: SCALE_SIZES, delaysMs: SCALE_DELAYS, eventsFor: scaleEvents, repeats: SCALE_REPEATS, log });
+  return runFanoutScale(stack, { sizes: SCALE_SIZES, delaysMs: SCALE_DELAYS, eventsFor: scaleEvents, repeatsFor: scaleRepeats, log });
 }
 
 /** The SSE stream-hour stage, written to its own files (BENCHMARKS.md quotes them). */
@@ -262,7 +267,7 @@ if (only !== undefined) {
       saved.reconnectingConsumer = await measureReconnect(stack);
     } else if (only === 'fanout') {
       saved.fanoutScale = await measureFanoutScale(stack);
-      saved.run.settings = { ...saved.run.settings, 'fan-out scale: subscribers / post round trips': settings['fan-out scale: subscribers / post round trips'], 'fan-out scale: relay/stand-in pairs per row (each figure the median)': SCALE_REPEATS };
+      saved.run.settings = { ...saved.run.settings, 'fan-out scale: subscribers / post round trips': settings['fan-out scale: subscribers / post round trips'], 'fan-out scale: relay/stand-in pairs per row (each figure the median)': settings['fan-out scale: relay/stand-in pairs per row (each figure the median)'] };
     } else if (only === 'history') {
       log(`history only: ${HISTORY_EVENTS} events, ${HISTORY_SESSIONS} sessions`);
       saved.history = await measureHistory(stack, HISTORY_EVENTS, HISTORY_SESSIONS);

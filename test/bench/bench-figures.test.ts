@@ -9,8 +9,8 @@ import type { FunctionUsage, StackUsage } from '../../local/usage.ts';
 import type { CostRun } from '../../bench/cost.ts';
 import { alternate, referencePipeline } from '../../bench/cpu-reference.ts';
 import { AWS_DYNAMO_CALL_MS, AWS_POST_MS, modelledGbSeconds } from '../../bench/duration-model.ts';
-import { cpuReferenceRatio, longestToStandIn, medianOfPairs, standInLatencyRatio, standInRatio } from '../../bench/fanout-scale.ts';
-import { renderScaleMarkdown } from '../../bench/scale-report.ts';
+import { cpuStandInRatio, longestToStandIn, medianOfPairs, standInLatencyRatio, standInRatio } from '../../bench/fanout-scale.ts';
+import { pairCounts, renderScaleMarkdown } from '../../bench/scale-report.ts';
 import type { FanoutScaleRun } from '../../bench/fanout-scale.ts';
 import { medianRatios, stackSaturated } from '../../bench/paused-consumer.ts';
 import { distribution as latencyDistribution, medianOfRepeats } from '../../bench/latency.ts';
@@ -100,7 +100,7 @@ describe('bench figures', () => {
   it('takes a fan-out scale row as the median of its relay/stand-in pairs, each pair kept', () => {
     const pair = (rate: number, standIn: number, invocations: number, longest: number): FanoutScaleRun => {
       const latency = { count: 1000, min: 10, p50: 100_000 / rate, p95: 180_000 / rate, p99: 200_000 / rate, max: 210_000 / rate, mean: 100_000 / rate };
-      return { postDelayMs: 20, subscribers: 100, events: 10, expectedDeliveries: 1000, deliveries: 1000, deliveriesPerSecond: rate, latency, fanoutInvocations: invocations, longestInvocationMs: longest, timeoutMs: 60_000, concurrency: 256, processCpuMs: 100, deliveriesPerCpuSecond: 10_000, standInPerSecond: standIn, standInLatency: { p50: 50, p99: 90 }, referenceCpuMsPerEvent: 0.003 };
+      return { postDelayMs: 20, subscribers: 100, events: 10, expectedDeliveries: 1000, deliveries: 1000, deliveriesPerSecond: rate, latency, fanoutInvocations: invocations, longestInvocationMs: longest, timeoutMs: 60_000, concurrency: 256, processCpuMs: 100, deliveriesPerCpuSecond: 10_000, standInPerSecond: standIn, standInLatency: { p50: 50, p99: 90 }, standInCpuMsPerDelivery: 0.05 };
     };
     // The middle pair's batches split in 3 where the others split in 2; one pair ran during a stall.
     const row = medianOfPairs([pair(4000, 7000, 2, 2000), pair(1500, 6800, 2, 6000), pair(3800, 7100, 3, 2400)]);
@@ -114,21 +114,24 @@ describe('bench figures', () => {
     expect(row.pairs?.map((one) => one.deliveriesPerSecond)).toEqual([4000, 1500, 3800]);
     const single = pair(4000, 7000, 2, 2000);
     expect(medianOfPairs([single])).toBe(single);
+    const big = { ...row, subscribers: 1000, repeats: 3 };
+    expect(pairCounts([row, big])).toBe('3 relay/stand-in pairs');
+    expect(pairCounts([{ ...row, repeats: 5 }, big, { ...big, subscribers: 5000 }])).toBe('5 relay/stand-in pairs at 100 subscribers and 3 at 1,000 and 5,000');
   });
 
   it('states fan-out latency, CPU per delivery and the longest invocation against same-run yardsticks', () => {
     const latency = { count: 1, min: 100, p50: 300, p95: 500, p99: 600, max: 700, mean: 320 };
-    const scale = { postDelayMs: 20, subscribers: 100, events: 10, expectedDeliveries: 1000, deliveries: 1000, deliveriesPerSecond: 2000, latency, fanoutInvocations: 1, longestInvocationMs: 450, timeoutMs: 60_000, concurrency: 256, processCpuMs: 200, standInPerSecond: 2500, standInLatency: { p50: 200, p99: 400 }, referenceCpuMsPerEvent: 0.004 } satisfies FanoutScaleRun;
+    const scale = { postDelayMs: 20, subscribers: 100, events: 10, expectedDeliveries: 1000, deliveries: 1000, deliveriesPerSecond: 2000, latency, fanoutInvocations: 1, longestInvocationMs: 450, timeoutMs: 60_000, concurrency: 256, processCpuMs: 200, standInPerSecond: 2500, standInLatency: { p50: 200, p99: 400 }, standInCpuMsPerDelivery: 0.08 } satisfies FanoutScaleRun;
     expect(standInLatencyRatio(scale)).toEqual({ p50: 1.5, p99: 1.5 });
-    // 0.2 ms of CPU per delivery against 0.004 ms per reference event.
-    expect(cpuReferenceRatio(scale)).toBeCloseTo(50);
+    // 0.2 ms of CPU per delivery against the stand-in's 0.08 ms.
+    expect(cpuStandInRatio(scale)).toBeCloseTo(2.5);
     // The stand-in posted the 1,000 deliveries in 400 ms.
     expect(longestToStandIn(scale)).toBeCloseTo(1.125);
-    const { standInLatency: _latency, referenceCpuMsPerEvent: _reference, ...old } = scale;
+    const { standInLatency: _latency, standInCpuMsPerDelivery: _standInCpu, ...old } = scale;
     expect(standInLatencyRatio(old)).toBeUndefined();
-    expect(cpuReferenceRatio(old)).toBeUndefined();
+    expect(cpuStandInRatio(old)).toBeUndefined();
     const table = renderScaleMarkdown([scale], undefined).join('\n');
-    expect(table).toContain('| **0.80×** (posting-limited) | **1.50× / 1.50×** | **50.0×** |');
+    expect(table).toContain('| **0.80×** (posting-limited) | **1.50× / 1.50×** | **2.50×** |');
     expect(table).toContain('| 1 | **1.13×** | 0.5 s, 1% |');
   });
 

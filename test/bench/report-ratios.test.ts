@@ -64,13 +64,13 @@ describe('report ratios', () => {
     expect(capacityParagraph([old])).toContain('see the AWS model under Fan-out lanes at scale');
   });
 
-  it('states the duration model\'s CPU floor as a ratio to the reference pipeline when the run has it', () => {
-    const run = (processCpuMs: number, referenceCpuMsPerEvent?: number) => ({ subscribers: 1000, postDelayMs: 20, deliveries: 1000, processCpuMs, referenceCpuMsPerEvent }) as FanoutScaleRun;
-    const floor = cpuFloor({ fanoutScale: [run(300, 0.004), run(200, 0.004)] });
+  it('states the duration model\'s CPU floor as a ratio to the stand-in loop\'s CPU when the run has it', () => {
+    const run = (processCpuMs: number, standInCpuMsPerDelivery?: number) => ({ subscribers: 1000, postDelayMs: 20, deliveries: 1000, processCpuMs, standInCpuMsPerDelivery }) as unknown as FanoutScaleRun;
+    const floor = cpuFloor({ fanoutScale: [run(300, 0.08), run(200, 0.08)] });
     expect(floor?.msPerDelivery).toBeCloseTo(0.2);
-    expect(floor?.referenceRatio).toBeCloseTo(50);
-    expect(floorClause(floor)).toContain('**50.0× the reference pipeline\'s CPU per event**');
-    expect(cpuFloor({ fanoutScale: [run(200)] })?.referenceRatio).toBeUndefined();
+    expect(floor?.standInRatio).toBeCloseTo(2.5);
+    expect(floorClause(floor)).toContain('**2.50× the stand-in post loop\'s CPU per delivery**');
+    expect(cpuFloor({ fanoutScale: [run(200)] })?.standInRatio).toBeUndefined();
     expect(floorClause(cpuFloor({ fanoutScale: [run(200)] }))).toContain('0.200 ms per delivery on this machine');
     expect(floorClause(cpuFloor({}))).toContain('not measured in these results');
   });
