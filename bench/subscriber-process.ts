@@ -17,6 +17,19 @@ export type SubscriberReply =
   | { reply: 'error'; message: string };
 
 const sockets: WebSocket[] = [];
+/**
+ * How often each socket sends an AEP `ping` frame (AEP-0003 liveness; the relay answers `pong`).
+ * The gateway closes a connection that has sent nothing for 10 minutes (API Gateway's idle
+ * timeout, which the local gateway keeps, with 1001), and a subscriber only listens: the fan-out
+ * scale stage outlasts that, and its first subscribers were closed mid-stage, leaving a run
+ * waiting for deliveries to sockets gone. A long-lived consumer keeps its connection alive the
+ * same way. A frame, not a WebSocket control ping: API Gateway is not documented to count
+ * control frames as activity. About one ping a second per 240 subscribers, each socket's on its
+ * own schedule from when it opened.
+ */
+const KEEPALIVE_MS = 4 * 60 * 1000;
+/** Sockets that closed while the stage still counted on them (the reason, for the error). */
+const closedEarly: string[] = [];
 /** Receipt times of each event id, since the last collect. */
 let arrivals = new Map<string, number[]>();
 let received = 0;
@@ -52,6 +65,12 @@ async function openOne(baseUrl: string, token: string, session: string, index: n
   socket.send(JSON.stringify({ type: 'subscribe', id: 'scale', filter: { session } }));
   await subscribed;
   sockets.push(socket);
+  const keepAlive = setInterval(() => socket.send(JSON.stringify({ type: 'ping', t: Date.now() })), KEEPALIVE_MS);
+  keepAlive.unref();
+  socket.once('close', (code: number, reason: Buffer) => {
+    clearInterval(keepAlive);
+    closedEarly.push(`subscriber ${index} closed ${code} ${reason.toString('utf8')}`.trim());
+  });
 }
 
 async function open(command: Extract<SubscriberCommand, { cmd: 'open' }>): Promise<void> {
@@ -70,7 +89,11 @@ async function open(command: Extract<SubscriberCommand, { cmd: 'open' }>): Promi
 
 async function collect(command: Extract<SubscriberCommand, { cmd: 'collect' }>): Promise<void> {
   const deadline = Date.now() + command.timeoutMs;
-  while (received < command.expected && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  while (received < command.expected && Date.now() < deadline) {
+    // Deliveries to a closed socket never come: say so now rather than at the deadline.
+    if (closedEarly.length > 0) throw new Error(`${closedEarly.length} subscribers closed during the stage, first: ${closedEarly[0]}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
   const latenciesMs: number[] = [];
   let firstAt = Number.POSITIVE_INFINITY;
   let lastAt = 0;
@@ -94,6 +117,9 @@ process.on('message', (command: SubscriberCommand) => {
 });
 
 function closeAll(): void {
-  for (const socket of sockets) socket.terminate();
+  for (const socket of sockets) {
+    socket.removeAllListeners('close');
+    socket.terminate();
+  }
   process.exit(0);
 }
