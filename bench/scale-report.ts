@@ -127,7 +127,7 @@ export function renderScaleMarkdown(runs: readonly FanoutScaleRun[], paused: Pau
     lines.push(
       '## A paused consumer beside a healthy one',
       '',
-      `${grouped(paused.events)} \`notice\` events of about ${grouped(paused.eventBytes)} bytes on one session, POSTed ${paused.batch} at a time once in every ${paused.paceMs} ms (at a random point of each period, so that the batches do not lock to one phase of a stream poll of the same period), to a healthy consumer, once alone and once beside a consumer that stopped reading (its socket paused). Latency from the POST's start to the healthy consumer's receipt.`,
+      `${grouped(paused.events)} \`notice\` events of about ${grouped(paused.eventBytes)} bytes on one session, POSTed ${paused.batch} at a time every ${paused.paceMs} ms (a pace off the stream poll's period, so that the batches sweep its phases instead of locking to one), to a healthy consumer, once alone and once beside a consumer that stopped reading (its socket paused). Latency from the POST's start to the healthy consumer's receipt.`,
       '',
       `| healthy consumer | p50 | p95 | p99 | max |`,
       '| :--- | ---: | ---: | ---: | ---: |',

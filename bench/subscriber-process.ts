@@ -18,14 +18,16 @@ export type SubscriberReply =
 
 const sockets: WebSocket[] = [];
 /**
- * How often each socket sends an AEP `ping` frame (AEP-0003 liveness; the relay answers `pong`).
- * The gateway closes a connection that has sent nothing for 10 minutes (API Gateway's idle
- * timeout, which the local gateway keeps, with 1001), and a subscriber only listens: the fan-out
- * scale stage outlasts that, and its first subscribers were closed mid-stage, leaving a run
- * waiting for deliveries to sockets gone. A long-lived consumer keeps its connection alive the
- * same way. A frame, not a WebSocket control ping: API Gateway is not documented to count
- * control frames as activity. About one ping a second per 240 subscribers, each socket's on its
- * own schedule from when it opened.
+ * How often each socket sends a WebSocket ping. The gateway closes a connection that has sent
+ * nothing for 10 minutes (API Gateway's idle timeout, which the local gateway keeps, with 1001),
+ * and a subscriber only listens: the fan-out scale stage outlasts that, and its first
+ * subscribers were closed mid-stage, leaving a run waiting for deliveries to sockets gone.
+ * A control-frame ping, not an AEP `ping` frame: these subscribers are the bench's instrument,
+ * and an AEP ping is a handler invocation, a DynamoDB read and a `pong` post in the very process
+ * the stage times (tried: thousands of sockets opened within seconds pinged in bursts, and the
+ * stand-in loop's rate moved by a third with whether a burst fell in its window). The local
+ * gateway counts a ping as activity; on AWS a consumer keeps alive with AEP `ping` frames.
+ * Each socket's first ping comes at a random point of the period, so they do not bunch.
  */
 const KEEPALIVE_MS = 4 * 60 * 1000;
 /** Sockets that closed while the stage still counted on them (the reason, for the error). */
@@ -65,9 +67,15 @@ async function openOne(baseUrl: string, token: string, session: string, index: n
   socket.send(JSON.stringify({ type: 'subscribe', id: 'scale', filter: { session } }));
   await subscribed;
   sockets.push(socket);
-  const keepAlive = setInterval(() => socket.send(JSON.stringify({ type: 'ping', t: Date.now() })), KEEPALIVE_MS);
-  keepAlive.unref();
+  let keepAlive: NodeJS.Timeout | undefined;
+  const firstPing = setTimeout(() => {
+    socket.ping();
+    keepAlive = setInterval(() => socket.ping(), KEEPALIVE_MS);
+    keepAlive.unref();
+  }, Math.random() * KEEPALIVE_MS);
+  firstPing.unref();
   socket.once('close', (code: number, reason: Buffer) => {
+    clearTimeout(firstPing);
     clearInterval(keepAlive);
     closedEarly.push(`subscriber ${index} closed ${code} ${reason.toString('utf8')}`.trim());
   });
