@@ -36,7 +36,7 @@ import type { Distribution } from './latency.ts';
 import type { SubscriberCommand, SubscriberReply } from './subscriber-process.ts';
 import { benchEvents } from './workload.ts';
 import { median } from './cpu-reference.ts';
-import { fullGc } from './full-gc.ts';
+import { cpuWindowFromCollectedHeap } from './full-gc.ts';
 
 export interface FanoutScaleRun {
   postDelayMs: number;
@@ -190,17 +190,16 @@ async function standInPostRate(stack: RunningStack, subscribers: SubscriberProce
   const sentAt: Record<string, number> = {};
   const startedAt = performance.timeOrigin + performance.now();
   for (const event of events) sentAt[event.id as string] = startedAt;
-  fullGc();
-  const cpuBefore = process.cpuUsage();
+  const cpuMs = cpuWindowFromCollectedHeap();
   await inKeyOrder(queues, concurrency, async (connectionId, text) => {
     await poster.post(connectionId, text);
   });
   const reply = await subscribers.ask({ cmd: 'collect', sentAt, expected: events.length * size, timeoutMs: 300_000 });
   if (reply.reply !== 'collected') throw new Error('subscriber process answered out of turn');
-  const cpu = process.cpuUsage(cpuBefore);
+  const standInCpuMs = cpuMs();
   await settle(stack, 500, 300_000);
   const { p50, p99 } = distribution(reply.latenciesMs);
-  return { perSecond: reply.received / ((reply.lastAt - startedAt) / 1000), latency: { p50, p99 }, cpuMsPerDelivery: (cpu.user + cpu.system) / 1000 / reply.received };
+  return { perSecond: reply.received / ((reply.lastAt - startedAt) / 1000), latency: { p50, p99 }, cpuMsPerDelivery: standInCpuMs / reply.received };
 }
 
 export async function runFanoutScale(stack: RunningStack, plan: FanoutScalePlan): Promise<FanoutScaleRun[]> {
@@ -235,15 +234,12 @@ export async function runFanoutScale(stack: RunningStack, plan: FanoutScalePlan)
           const sentAt: Record<string, number> = {};
           const startedAt = performance.timeOrigin + performance.now();
           for (const event of events) sentAt[event.id as string] = startedAt;
-          // The CPU window starts on a collected heap (bench/full-gc.ts).
-          fullGc();
-          const cpuBefore = process.cpuUsage();
+          const cpuMs = cpuWindowFromCollectedHeap();
           await postEvents(stack.baseUrl, token, texts.join('\n') + '\n', 'application/x-ndjson');
           const expected = count * size;
           const reply = await subscribers.ask({ cmd: 'collect', sentAt, expected, timeoutMs: 300_000 });
           if (reply.reply !== 'collected') throw new Error('subscriber process answered out of turn');
-          const cpu = process.cpuUsage(cpuBefore);
-          const processCpuMs = (cpu.user + cpu.system) / 1000;
+          const processCpuMs = cpuMs();
           await settle(stack, 500, 300_000);
           const usage = stack.usage();
           const standIn = await standInPostRate(stack, subscribers, benchEvents(session, count, seq), size);

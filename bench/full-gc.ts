@@ -20,3 +20,13 @@ export function fullGc(): void {
   }
   collect();
 }
+
+/** Starts a CPU window on a collected heap; the returned function gives this process's CPU-ms since. */
+export function cpuWindowFromCollectedHeap(): () => number {
+  fullGc();
+  const start = process.cpuUsage();
+  return () => {
+    const used = process.cpuUsage(start);
+    return (used.user + used.system) / 1000;
+  };
+}
