@@ -74,20 +74,60 @@ export interface FanoutScaleRun {
   pairs?: Array<Pick<FanoutScaleRun, 'deliveriesPerSecond' | 'standInPerSecond' | 'fanoutInvocations' | 'longestInvocationMs' | 'processCpuMs' | 'standInCpuMsPerDelivery'> & { p50: number; p99: number; standInP50?: number; standInP99?: number }>;
 }
 
+type Pair = NonNullable<FanoutScaleRun['pairs']>[number];
+
+/**
+ * A row's ratio to its stand-in: each pair's own ratio (relay and stand-in a few seconds apart),
+ * combined over the pairs by their geometric mean; a row without pairs is its own one pair.
+ * Taking the ratio inside each pair cancels the host's drift between pairs (this machine's
+ * CPU per delivery moved by up to 1.6× from one pair to the next, relay and stand-in alike), and
+ * the geometric mean weighs every pair, where the median of 3 kept one pair's ratio: a ratio of
+ * the pairs' medians moved by up to 23% between two consecutive full runs, the geometric mean of
+ * the same runs' pair ratios by at most 5%. Undefined where any pair lacks a figure.
+ */
+function pairRatio(run: FanoutScaleRun, ofPair: (pair: Pair, deliveries: number) => number | undefined, ofRun: (run: FanoutScaleRun) => number | undefined): number | undefined {
+  if (run.pairs === undefined || run.pairs.length === 0) return ofRun(run);
+  const ratios = run.pairs.map((pair) => ofPair(pair, run.deliveries));
+  if (ratios.some((ratio) => ratio === undefined || !(ratio > 0))) return undefined;
+  return geometricMean(ratios as number[]);
+}
+
+export const geometricMean = (values: readonly number[]): number => Math.exp(values.reduce((sum, value) => sum + Math.log(value), 0) / values.length);
+
 /** Relay deliveries/s ÷ the stand-in loop's, the figure that does not move with the host. */
-export const standInRatio = (run: FanoutScaleRun): number | undefined => (run.standInPerSecond === undefined ? undefined : run.deliveriesPerSecond / run.standInPerSecond);
+export const standInRatio = (run: FanoutScaleRun): number | undefined =>
+  pairRatio(
+    run,
+    (pair) => (pair.standInPerSecond === undefined ? undefined : pair.deliveriesPerSecond / pair.standInPerSecond),
+    (one) => (one.standInPerSecond === undefined ? undefined : one.deliveriesPerSecond / one.standInPerSecond),
+  );
 
 /** The relay's latency p50 and p99 ÷ the stand-in loop's, same posts, same run. */
-export const standInLatencyRatio = (run: FanoutScaleRun): { p50: number; p99: number } | undefined =>
-  run.standInLatency === undefined ? undefined : { p50: run.latency.p50 / run.standInLatency.p50, p99: run.latency.p99 / run.standInLatency.p99 };
+export function standInLatencyRatio(run: FanoutScaleRun): { p50: number; p99: number } | undefined {
+  const p50 = pairRatio(run, (pair) => (pair.standInP50 === undefined ? undefined : pair.p50 / pair.standInP50), (one) => (one.standInLatency === undefined ? undefined : one.latency.p50 / one.standInLatency.p50));
+  const p99 = pairRatio(run, (pair) => (pair.standInP99 === undefined ? undefined : pair.p99 / pair.standInP99), (one) => (one.standInLatency === undefined ? undefined : one.latency.p99 / one.standInLatency.p99));
+  return p50 === undefined || p99 === undefined ? undefined : { p50, p99 };
+}
 
 /** CPU per delivery of this process under the relay ÷ under the stand-in loop, same pair. */
 export const cpuStandInRatio = (run: FanoutScaleRun): number | undefined =>
-  run.processCpuMs === undefined || run.standInCpuMsPerDelivery === undefined || run.deliveries === 0 ? undefined : run.processCpuMs / run.deliveries / run.standInCpuMsPerDelivery;
+  run.deliveries === 0
+    ? undefined
+    : pairRatio(
+        run,
+        (pair, deliveries) => (pair.processCpuMs === undefined || pair.standInCpuMsPerDelivery === undefined ? undefined : pair.processCpuMs / deliveries / pair.standInCpuMsPerDelivery),
+        (one) => (one.processCpuMs === undefined || one.standInCpuMsPerDelivery === undefined ? undefined : one.processCpuMs / one.deliveries / one.standInCpuMsPerDelivery),
+      );
 
 /** The longest fan-out invocation ÷ the stand-in loop's time to post the run's deliveries, same run. */
 export const longestToStandIn = (run: FanoutScaleRun): number | undefined =>
-  run.standInPerSecond === undefined || run.deliveries === 0 ? undefined : run.longestInvocationMs / ((run.deliveries / run.standInPerSecond) * 1000);
+  run.deliveries === 0
+    ? undefined
+    : pairRatio(
+        run,
+        (pair, deliveries) => (pair.standInPerSecond === undefined ? undefined : pair.longestInvocationMs / ((deliveries / pair.standInPerSecond) * 1000)),
+        (one) => (one.standInPerSecond === undefined ? undefined : one.longestInvocationMs / ((one.deliveries / one.standInPerSecond) * 1000)),
+      );
 
 class SubscriberProcess {
   private readonly child: ChildProcess;
@@ -124,7 +164,8 @@ export interface FanoutScalePlan {
 }
 
 /**
- * One row from several relay/stand-in pairs: each timed figure the median over the pairs. A pair
+ * One row from several relay/stand-in pairs: each of this machine's figures the median over the
+ * pairs (the ratios are taken per pair, above, and kept in `pairs`). A pair
  * at 100 subscribers depends on how the stream poller happens to split its events into batches
  * (2 or 3 invocations, each waiting for the last), and any pair on a stall of the shared
  * machine; the median of the pairs follows neither.
@@ -187,10 +228,12 @@ async function standInPostRate(stack: RunningStack, subscribers: SubscriberProce
   const connections = stack.connectionIds();
   const texts = events.map((event) => JSON.stringify(event));
   const queues = new Map(connections.map((connectionId) => [connectionId, texts]));
+  // The collection first, then the clock (as for the relay, below): a full collection of this
+  // process's heap takes up to a few hundred ms, which were counted in the rate and every latency.
+  const cpuMs = cpuWindowFromCollectedHeap();
   const sentAt: Record<string, number> = {};
   const startedAt = performance.timeOrigin + performance.now();
   for (const event of events) sentAt[event.id as string] = startedAt;
-  const cpuMs = cpuWindowFromCollectedHeap();
   await inKeyOrder(queues, concurrency, async (connectionId, text) => {
     await poster.post(connectionId, text);
   });
@@ -231,10 +274,11 @@ export async function runFanoutScale(stack: RunningStack, plan: FanoutScalePlan)
           seq += count;
           const texts = events.map((event) => JSON.stringify(event));
           stack.resetUsage();
+          // The heap collected before the clock starts: the collection's pause is not the relay's.
+          const cpuMs = cpuWindowFromCollectedHeap();
           const sentAt: Record<string, number> = {};
           const startedAt = performance.timeOrigin + performance.now();
           for (const event of events) sentAt[event.id as string] = startedAt;
-          const cpuMs = cpuWindowFromCollectedHeap();
           await postEvents(stack.baseUrl, token, texts.join('\n') + '\n', 'application/x-ndjson');
           const expected = count * size;
           const reply = await subscribers.ask({ cmd: 'collect', sentAt, expected, timeoutMs: 300_000 });

@@ -7,6 +7,7 @@ import type { LanesStageResult } from './fanout-lanes.ts';
 import type { CostRun, IngestPath, SweepRun } from './cost.ts';
 import type { DeliveryLatency, Distribution } from './latency.ts';
 import type { FanoutScaleRun } from './fanout-scale.ts';
+import { cpuStandInRatio } from './fanout-scale.ts';
 import type { HistoryBench } from './history.ts';
 import type { PausedConsumerResult } from './paused-consumer.ts';
 import type { BridgeCostRun } from './bridges.ts';
@@ -105,7 +106,9 @@ export function cpuFloor(results: Pick<BenchResults, 'fanoutScale'>): { msPerDel
   if (run === undefined) return undefined;
   const msPerDelivery = perDelivery(run);
   const standIn = run.standInCpuMsPerDelivery;
-  return standIn === undefined || standIn <= 0 ? { msPerDelivery, run } : { msPerDelivery, standInRatio: msPerDelivery / standIn, standInMsPerDelivery: standIn, run };
+  // The ratio as the row states it (each pair's own, combined: fanout-scale.ts).
+  const ratio = cpuStandInRatio(run);
+  return standIn === undefined || standIn <= 0 || ratio === undefined ? { msPerDelivery, run } : { msPerDelivery, standInRatio: ratio, standInMsPerDelivery: standIn, run };
 }
 
 /** What the duration model needs beyond the counts; without a fan-out scale stage, CPU per delivery is unmeasured (0). */

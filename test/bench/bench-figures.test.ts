@@ -97,7 +97,7 @@ describe('bench figures', () => {
     expect(medianOfRepeats([stalled])).toBe(stalled);
   });
 
-  it('takes a fan-out scale row as the median of its relay/stand-in pairs, each pair kept', () => {
+  it('takes a fan-out scale row from its relay/stand-in pairs: this machine\'s figures their medians, each ratio the geometric mean of the pairs\' own, each pair kept', () => {
     const pair = (rate: number, standIn: number, invocations: number, longest: number): FanoutScaleRun => {
       const latency = { count: 1000, min: 10, p50: 100_000 / rate, p95: 180_000 / rate, p99: 200_000 / rate, max: 210_000 / rate, mean: 100_000 / rate };
       return { postDelayMs: 20, subscribers: 100, events: 10, expectedDeliveries: 1000, deliveries: 1000, deliveriesPerSecond: rate, latency, fanoutInvocations: invocations, longestInvocationMs: longest, timeoutMs: 60_000, concurrency: 256, processCpuMs: 100, deliveriesPerCpuSecond: 10_000, standInPerSecond: standIn, standInLatency: { p50: 50, p99: 90 }, standInCpuMsPerDelivery: 0.05 };
@@ -106,7 +106,11 @@ describe('bench figures', () => {
     const row = medianOfPairs([pair(4000, 7000, 2, 2000), pair(1500, 6800, 2, 6000), pair(3800, 7100, 3, 2400)]);
     expect(row.deliveriesPerSecond).toBe(3800);
     expect(row.standInPerSecond).toBe(7000);
-    expect(standInRatio(row)).toBeCloseTo(3800 / 7000);
+    // The ratio is each pair's own, combined by their geometric mean: not the ratio of the medians.
+    expect(standInRatio(row)).toBeCloseTo(Math.cbrt((4000 / 7000) * (1500 / 6800) * (3800 / 7100)));
+    expect(standInRatio({ ...row, pairs: undefined })).toBeCloseTo(3800 / 7000);
+    // Latency: every pair 100,000 / rate ÷ the stand-in's 50 ms at p50.
+    expect(standInLatencyRatio(row)?.p50).toBeCloseTo(Math.cbrt((25 / 50) * (100_000 / 1500 / 50) * (100_000 / 3800 / 50)));
     expect(row.latency.p99).toBeCloseTo(200_000 / 3800);
     expect(row.fanoutInvocations).toBe(2);
     expect(row.longestInvocationMs).toBe(2400);
