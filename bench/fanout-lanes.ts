@@ -15,10 +15,11 @@
  * POST's start to each completion; fan-out and lane invocations; CPU time of every delivering
  * process (the stack's, where fan-out, ingest and the pollers run, and the lane workers'), of
  * DynamoDB Local, and of the machine as a whole, from the POST until the last delivery was read
- * back. Each (W, S) burst runs `repeats` times, one after another on the same stack, every
- * repeat kept in the results: one burst's timed figures moved by more than 15% from one stage run
- * to the next, their median over the repeats did not (`lanes-repeats.ts`). The yardstick is W = 1
- * at the same S in the same stage run (`lanes-report.ts`).
+ * back. Each (W, S) burst runs `repeats` times, once per round, each round every W on a fresh
+ * stack of its own (`runFanoutLanes`), every repeat kept in the results: one burst's timed
+ * figures moved by more than 15% from one stage run to the next, their median over the repeats
+ * did not (`lanes-repeats.ts`). The yardstick is W = 1 at the same S in the same rounds
+ * (`lanes-report.ts`).
  */
 import { BatchWriteItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient, WriteRequest } from '@aws-sdk/client-dynamodb';
@@ -49,7 +50,7 @@ export interface LanesRun {
   /** Delivering processes: the fan-out invocation and W − 1 lane workers. */
   workers: number;
   subscribers: number;
-  /** Which of the (W, S)'s repeats this burst was, from 1; absent in results saved before the stage repeated its bursts. */
+  /** Which of the (W, S)'s repeats (the stage's rounds) this burst was, from 1; absent in results saved before the stage repeated its bursts. */
   repeat?: number;
   events: number;
   expectedDeliveries: number;
@@ -91,6 +92,8 @@ export interface LanesStageResult {
     subscribers: number[];
     /** Bursts per (W, S); absent in results saved before the stage repeated its bursts (one each). */
     repeats?: number;
+    /** True where the repeats ran in rounds, every W on a fresh stack each round; absent where each W's repeats ran in a row on one stack. */
+    rounds?: boolean;
   };
   /** Every repeat of every (W, S), in the order they ran. */
   runs: LanesRun[];
@@ -101,7 +104,7 @@ export interface LanesPlan {
   sizes: readonly number[];
   /** Deliveries per run (events = this ÷ subscribers), the same at every size so runs compare. */
   deliveriesPerRun: number;
-  /** Bursts per (W, S), one after another on the same stack; the report states their median. */
+  /** Rounds: bursts per (W, S), one per round, each on a fresh stack; the report states their median. */
   repeats: number;
   postMs: number;
   /** `AEP_FANOUT_LANE_DELIVERIES`: low enough that every batch of a run splits into W lanes. */
@@ -116,79 +119,46 @@ const SUBSCRIPTION_ID = 's1';
 /** Events per run at `subscribers`: the plan's deliveries, at least one event. */
 export const eventsFor = (deliveriesPerRun: number, subscribers: number) => Math.max(1, Math.round(deliveriesPerRun / subscribers));
 
-/** The stage: one fresh stack per worker count, every size on it, smallest first. */
+/**
+ * The order the worker counts take in round `round` (from 1): the plan's order, rotated by one
+ * each round, so that no W always runs first or last in a round.
+ */
+export const roundOrder = (workers: readonly number[], round: number): number[] => workers.map((_, index) => workers[(index + round - 1) % workers.length] as number);
+
+/**
+ * The stage, in rounds: each round runs every worker count once, each on a fresh stack of its
+ * own, every size on it smallest first, one burst per size; `repeats` rounds. The W = 1 yardstick
+ * and the W = 2 and 4 bursts it divides are then minutes apart, not a whole stack's life: run
+ * one W after another (seven bursts per size on one stack, then the next W), the stack's CPU per
+ * burst at W = 1 drifted up by a third to a half over its seven bursts at 10,000 subscribers
+ * (1.42 to 1.96 s in one run, 1.53 to 2.37 s in the next), and W = 2's by a different amount,
+ * so deliveries per CPU-second ÷ W = 1 was 0.80× in one full run and 1.12× in the next.
+ */
 export async function runFanoutLanes(plan: LanesPlan): Promise<LanesStageResult> {
   const startedAt = performance.now();
   const runs: LanesRun[] = [];
-  let concurrency = 0;
-  let tenantDeliveriesPerBatch = 0;
-  for (const workers of plan.workers) {
-    const samplesDir = mkdtempSync(join(tmpdir(), `aep-lanes-w${workers}-`));
-    // A previous stack of this process left its lane endpoint in the environment.
-    delete process.env[RELAY_VARIABLES.laneFunction];
-    delete process.env[RELAY_VARIABLES.laneEndpoint];
-    plan.log(`lanes: ${workers} delivering process${workers === 1 ? '' : 'es'} (${workers - 1} lane worker${workers === 2 ? '' : 's'}, at most ${workers} lane${workers === 1 ? '' : 's'} per batch); starting a stack`);
-    const stack = await startStack({
-      port: 0,
-      inMemory: true,
-      dataDir: join(samplesDir, 'data'),
-      env: {
-        AEP_LOCAL_POLL_MS: String(POLL_MS),
-        AEP_LOCAL_LANE_WORKERS: String(workers - 1),
-        AEP_FANOUT_MAX_LANES: String(workers),
-        AEP_FANOUT_LANE_DELIVERIES: String(plan.laneDeliveries),
-        // One tenant's session at the posting rate: the per-tenant bound per lane (for shards
-        // shared with other tenants) would drop its info events past 5,000 deliveries.
-        AEP_FANOUT_TENANT_DELIVERIES: '1000000',
-        [STANDIN_VARIABLES.postMs]: String(plan.postMs),
-        [STANDIN_VARIABLES.logDir]: samplesDir,
-      },
-    });
-    concurrency = stack.config.fanout.concurrency;
-    tenantDeliveriesPerBatch = stack.config.fanout.tenantDeliveriesPerBatch;
-    const client = createDynamoClient({ region: 'us-east-1', endpoint: stack.dynamoEndpoint, credentials: LOCAL_CREDENTIALS });
-    try {
-      const tenant = uniqueName('bench-lanes');
-      const token = await createTenant(stack.dynamoEndpoint, tenant);
-      const session = uniqueName('lanes');
-      const context: BurstContext = { stack, token, session, workers, samples: new SampleFiles(samplesDir), seq: 0 };
-      const sizes = [...plan.sizes].sort((a, b) => a - b);
-      let seeded = 0;
-      const seedTo = async (size: number) => {
-        const seedStart = performance.now();
-        await seedSubscriptions(client, tenant, session, seeded, size);
-        plan.log(`  seeded subscriptions ${seeded} -> ${size} (${((performance.now() - seedStart) / 1000).toFixed(1)} s)`);
-        seeded = size;
-      };
-      // Warm-up (discarded): JIT, the lane workers' first invocations, DynamoDB Local's first queries.
-      await seedTo(sizes[0] as number);
-      await burst(context, sizes[0] as number, eventsFor(plan.deliveriesPerRun, sizes[0] as number) / 5);
-      for (const size of sizes) {
-        if (size > seeded) await seedTo(size);
-        const repeats: LanesRun[] = [];
-        for (let repeat = 1; repeat <= plan.repeats; repeat += 1) {
-          const run = { ...(await burst(context, size, eventsFor(plan.deliveriesPerRun, size))), repeat };
-          repeats.push(run);
-          plan.log(
-            `  W=${workers} S=${String(size).padStart(5)} repeat ${repeat}/${plan.repeats}: ${run.deliveries}/${run.expectedDeliveries} deliveries, ${run.deliveriesPerSecond.toFixed(0)}/s, first ${run.firstDeliveryMs.toFixed(0)} ms, p50 ${run.latency.p50.toFixed(0)} ms, p99 ${run.latency.p99.toFixed(0)} ms; ${run.fanoutInvocations} fan-out + ${run.laneInvocations} lane invocations; CPU ${run.cpuMs.stack.toFixed(0)} + ${run.cpuMs.laneWorkers.toFixed(0)} ms (${run.deliveriesPerCpuSecond.toFixed(0)} deliveries per CPU-s), DynamoDB Local ${run.cpuMs.dynamoDbLocal.toFixed(0)} ms, machine ${(run.cpuMs.machine / run.windowMs).toFixed(2)} cores busy; load ${run.loadBefore.toFixed(2)}`,
-          );
-        }
-        runs.push(...repeats);
-        if (plan.repeats > 1) {
-          // The figures the report states: the median over the repeats.
-          const middle = medianRun(repeats);
-          const rates = repeats.map((run) => run.deliveriesPerSecond);
-          plan.log(
-            `  W=${workers} S=${String(size).padStart(5)} median of ${plan.repeats}: ${middle.deliveriesPerSecond.toFixed(0)}/s (${Math.min(...rates).toFixed(0)}–${Math.max(...rates).toFixed(0)}), first ${middle.firstDeliveryMs.toFixed(0)} ms, p50 ${middle.latency.p50.toFixed(0)} ms, p99 ${middle.latency.p99.toFixed(0)} ms, ${middle.deliveriesPerCpuSecond.toFixed(0)} deliveries per CPU-s`,
-          );
-        }
-      }
-    } finally {
-      client.destroy();
-      await stack.stop();
-      rmSync(samplesDir, { recursive: true, force: true });
+  let settings = { concurrency: 0, tenantDeliveriesPerBatch: 0 };
+  for (let round = 1; round <= plan.repeats; round += 1) {
+    for (const workers of roundOrder(plan.workers, round)) {
+      const roundRuns = await runOnFreshStack(plan, workers, round);
+      runs.push(...roundRuns.runs);
+      settings = roundRuns.settings;
     }
   }
+  if (plan.repeats > 1) {
+    for (const size of plan.sizes) {
+      for (const workers of plan.workers) {
+        // The figures the report states: the median over the rounds.
+        const repeats = runs.filter((run) => run.workers === workers && run.subscribers === size);
+        const middle = medianRun(repeats);
+        const rates = repeats.map((run) => run.deliveriesPerSecond);
+        plan.log(
+          `  W=${workers} S=${String(size).padStart(5)} median of ${repeats.length}: ${middle.deliveriesPerSecond.toFixed(0)}/s (${Math.min(...rates).toFixed(0)}–${Math.max(...rates).toFixed(0)}), first ${middle.firstDeliveryMs.toFixed(0)} ms, p50 ${middle.latency.p50.toFixed(0)} ms, p99 ${middle.latency.p99.toFixed(0)} ms, ${middle.deliveriesPerCpuSecond.toFixed(0)} deliveries per CPU-s`,
+        );
+      }
+    }
+  }
+  const { concurrency, tenantDeliveriesPerBatch } = settings;
   delete process.env[STANDIN_VARIABLES.postMs];
   delete process.env[STANDIN_VARIABLES.logDir];
   return {
@@ -203,12 +173,69 @@ export async function runFanoutLanes(plan: LanesPlan): Promise<LanesStageResult>
       tenantDeliveriesPerBatch,
       deliveriesPerRun: plan.deliveriesPerRun,
       repeats: plan.repeats,
+      rounds: true,
       pollMs: POLL_MS,
       workers: [...plan.workers],
       subscribers: [...plan.sizes],
     },
     runs,
   };
+}
+
+/** One round's bursts for `workers`: a fresh stack, a discarded warm-up, then one burst per size, smallest first. */
+async function runOnFreshStack(plan: LanesPlan, workers: number, round: number): Promise<{ runs: LanesRun[]; settings: { concurrency: number; tenantDeliveriesPerBatch: number } }> {
+  const samplesDir = mkdtempSync(join(tmpdir(), `aep-lanes-w${workers}-`));
+  // A previous stack of this process left its lane endpoint in the environment.
+  delete process.env[RELAY_VARIABLES.laneFunction];
+  delete process.env[RELAY_VARIABLES.laneEndpoint];
+  plan.log(`lanes round ${round}/${plan.repeats}: ${workers} delivering process${workers === 1 ? '' : 'es'} (${workers - 1} lane worker${workers === 2 ? '' : 's'}, at most ${workers} lane${workers === 1 ? '' : 's'} per batch); starting a stack`);
+  const stack = await startStack({
+    port: 0,
+    inMemory: true,
+    dataDir: join(samplesDir, 'data'),
+    env: {
+      AEP_LOCAL_POLL_MS: String(POLL_MS),
+      AEP_LOCAL_LANE_WORKERS: String(workers - 1),
+      AEP_FANOUT_MAX_LANES: String(workers),
+      AEP_FANOUT_LANE_DELIVERIES: String(plan.laneDeliveries),
+      // One tenant's session at the posting rate: the per-tenant bound per lane (for shards
+      // shared with other tenants) would drop its info events past 5,000 deliveries.
+      AEP_FANOUT_TENANT_DELIVERIES: '1000000',
+      [STANDIN_VARIABLES.postMs]: String(plan.postMs),
+      [STANDIN_VARIABLES.logDir]: samplesDir,
+    },
+  });
+  const settings = { concurrency: stack.config.fanout.concurrency, tenantDeliveriesPerBatch: stack.config.fanout.tenantDeliveriesPerBatch };
+  const client = createDynamoClient({ region: 'us-east-1', endpoint: stack.dynamoEndpoint, credentials: LOCAL_CREDENTIALS });
+  const runs: LanesRun[] = [];
+  try {
+    const tenant = uniqueName('bench-lanes');
+    const token = await createTenant(stack.dynamoEndpoint, tenant);
+    const session = uniqueName('lanes');
+    const context: BurstContext = { stack, token, session, workers, samples: new SampleFiles(samplesDir), seq: 0 };
+    const sizes = [...plan.sizes].sort((a, b) => a - b);
+    let seeded = 0;
+    const seedTo = async (size: number) => {
+      await seedSubscriptions(client, tenant, session, seeded, size);
+      seeded = size;
+    };
+    // Warm-up (discarded): JIT, the lane workers' first invocations, DynamoDB Local's first queries.
+    await seedTo(sizes[0] as number);
+    await burst(context, sizes[0] as number, eventsFor(plan.deliveriesPerRun, sizes[0] as number) / 5);
+    for (const size of sizes) {
+      if (size > seeded) await seedTo(size);
+      const run = { ...(await burst(context, size, eventsFor(plan.deliveriesPerRun, size))), repeat: round };
+      runs.push(run);
+      plan.log(
+        `  W=${workers} S=${String(size).padStart(5)} round ${round}/${plan.repeats}: ${run.deliveries}/${run.expectedDeliveries} deliveries, ${run.deliveriesPerSecond.toFixed(0)}/s, first ${run.firstDeliveryMs.toFixed(0)} ms, p50 ${run.latency.p50.toFixed(0)} ms, p99 ${run.latency.p99.toFixed(0)} ms; ${run.fanoutInvocations} fan-out + ${run.laneInvocations} lane invocations; CPU ${run.cpuMs.stack.toFixed(0)} + ${run.cpuMs.laneWorkers.toFixed(0)} ms (${run.deliveriesPerCpuSecond.toFixed(0)} deliveries per CPU-s), DynamoDB Local ${run.cpuMs.dynamoDbLocal.toFixed(0)} ms, machine ${(run.cpuMs.machine / run.windowMs).toFixed(2)} cores busy; load ${run.loadBefore.toFixed(2)}`,
+      );
+    }
+  } finally {
+    client.destroy();
+    await stack.stop();
+    rmSync(samplesDir, { recursive: true, force: true });
+  }
+  return { runs, settings };
 }
 
 interface BurstContext {

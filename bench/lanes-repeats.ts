@@ -1,5 +1,5 @@
 /**
- * The lanes stage's repeats (`fanout-lanes.ts`): every (W, S) burst runs R times on its stack,
+ * The lanes stage's repeats (`fanout-lanes.ts`): every (W, S) burst runs R times, once a round,
  * and the report states the median over them, because one burst's timed figures moved by more
  * than 15% from one stage run to the next. Results saved before repeats existed hold one run per
  * (W, S): each is a group of one, its median the run itself.

@@ -1,9 +1,9 @@
 /**
  * `npm run bench:lanes` (also `npm run bench -- --only lanes`): the fan-out lanes stage alone
- * (`fanout-lanes.ts`), on stacks of its own (one per worker count), merged into
+ * (`fanout-lanes.ts`), on stacks of its own (one per worker count and round), merged into
  * bench/results.json as `fanoutLanes` with every other stage's figures kept, and BENCHMARKS.md
- * re-rendered. Environment: BENCH_LANES_REPEATS (bursts per worker count and size, one after
- * another on its stack, default 7: the report states their median), BENCH_LANES_DELIVERIES
+ * re-rendered. Environment: BENCH_LANES_REPEATS (rounds: bursts per worker count and size, one
+ * a round, each round every worker count on a fresh stack, default 7: the report states their median), BENCH_LANES_DELIVERIES
  * (deliveries per run, default 100,000), BENCH_LANES_SIZES (subscribers, default
  * 1000,5000,10000), BENCH_LANES_WORKERS (default 1,2,4), BENCH_LANES_POST_MS (the stand-in's round trip, default 20), BENCH_LANES_LANE_DELIVERIES
  * (`AEP_FANOUT_LANE_DELIVERIES`, default 250: below a quarter of the smallest batch, so every

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LanesRun, LanesStageResult } from '../../bench/fanout-lanes.ts';
-import { eventsFor } from '../../bench/fanout-lanes.ts';
+import { eventsFor, roundOrder } from '../../bench/fanout-lanes.ts';
 import { LAMBDA_SYNC_PAYLOAD_BYTES, laneWorkBytes } from '../../bench/lane-work-size.ts';
 import { cpuMsPerDelivery, lanesMarkdown, lanesModel, lanesRatios, modelRun, postingBound, ratioToOne } from '../../bench/lanes-report.ts';
 import { groupRepeats, medianRun, pooledDeliveriesPerCpuSecond } from '../../bench/lanes-repeats.ts';
@@ -119,6 +119,15 @@ describe('the measured figures', () => {
     expect(postingBound(run(4, 10_000, 1), settings)).toBeCloseTo(100_000 / (0.15 + 100_000 / 51_200), 6);
     // 100 events per connection in a row: 2 s, longer than 4 processes' 0.39 s for 20,000 deliveries.
     expect(postingBound(run(4, 200, 1, { events: 100, deliveries: 20_000 }), settings)).toBeCloseTo(20_000 / (0.15 + 2), 6);
+  });
+
+  it('runs the worker counts in rounds, their order rotated by one each round', () => {
+    expect([1, 2, 3, 4].map((round) => roundOrder([1, 2, 4], round))).toEqual([
+      [1, 2, 4],
+      [2, 4, 1],
+      [4, 1, 2],
+      [1, 2, 4],
+    ]);
   });
 
   it('spreads the same deliveries over every size', () => {
