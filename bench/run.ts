@@ -6,14 +6,14 @@
  * Environment: BENCH_EVENTS (events per batch and WebSocket cost scenario, default 1000),
  * BENCH_SINGLE_EVENTS (events per single-POST scenario, default 1000), BENCH_LATENCY_EVENTS (default 500), BENCH_COMMANDS (default 200), BENCH_LATENCY_REPEATS (times the
  * latency stage runs, each figure the median, default 3), BENCH_SCALE_REPEATS (relay/stand-in pairs
- * per fan-out scale row, each figure the median, default 3; two more at 100 subscribers or fewer),
+ * per fan-out scale row, default 5: each ratio their geometric mean, this machine's figures their medians),
  * BENCH_HISTORY_EVENTS (events read back through GET /history, default 3000), BENCH_HISTORY_SESSIONS
  * (sessions listed, default 200), BENCH_QUICK=1 (a fast smoke run with fewer events and subscribers;
  * not for committing), BENCH_CPU_REPEATS (default 5), BENCH_CPU_MAX_LOAD / BENCH_CPU_WAIT_S (the
  * quiet machine the CPU stage waits for, below), BENCH_PAUSED_REPEATS (consecutive paused-consumer
  * runs, default 5), BENCH_SSE_IDLE_S / BENCH_SSE_BURST / BENCH_SSE_CPU_SLICES (the SSE stream-hour's
- * idle seconds, burst events, and CPU slices of 50 events alternated with the yardstick, default
- * 121, 300 and 20). `--only cpu|paused|history|reconnect|fanout` measures that stage alone and merges it into
+ * idle seconds, burst events, and CPU slices of 100 events alternated with the yardstick, default
+ * 121, 300 and 30). `--only cpu|paused|history|reconnect|fanout` measures that stage alone and merges it into
  * bench/results.json (`--history-only` is `--only history`); `--only sse-hour` (also `npm run
  * bench:sse-hour`) the SSE stream-hour alone, into bench/sse-stream-hour.json and .md, BENCHMARKS.md
  * regenerated with it. Run a stage alone under the shared test lock.
@@ -83,13 +83,13 @@ const SWEEP_COUNTS = quick ? [0, 10, 100] : [0, 10, 100, 1000];
 const PACE_MS = 30;
 const SCALE_SIZES = (process.env.BENCH_SCALE_SIZES ?? (quick ? '100,300' : '100,1000,5000')).split(',').map(Number).filter((size) => size > 0);
 const SCALE_DELAYS = [20, 50];
-// Relay/stand-in pairs per fan-out scale row, each row their medians (fanout-scale.ts, medianOfPairs).
-const SCALE_REPEATS = positive('BENCH_SCALE_REPEATS', quick ? 1 : 3);
-// Rows of at most SHORT_ROW_SUBSCRIBERS take two pairs more: a pair there is about 11 s, and its
-// longest invocation depends on how the stream poller splits 200 events into batches (one
-// invocation or several), so three pairs left that figure 0.82× in one run and 1.00× in the next.
-const SHORT_ROW_SUBSCRIBERS = 100;
-const scaleRepeats = (subscribers: number) => (subscribers <= SHORT_ROW_SUBSCRIBERS && SCALE_REPEATS > 1 ? SCALE_REPEATS + 2 : SCALE_REPEATS);
+// Relay/stand-in pairs per fan-out scale row: each ratio the geometric mean of the pairs' own
+// ratios, this machine's figures their medians (fanout-scale.ts, pairRatio and medianOfPairs).
+// Five at every size: with three, one pair's ratio moved a row's latency ratio by 17% between two
+// consecutive full runs (pair ratios 0.81-1.19 at 5,000 subscribers).
+const SCALE_REPEATS = positive('BENCH_SCALE_REPEATS', quick ? 1 : 5);
+const scaleRepeats = () => SCALE_REPEATS;
+const SCALE_PAIRS_SETTING = "fan-out scale: relay/stand-in pairs per row (ratios their geometric mean, this machine's figures their medians)";
 /** Events per scale run: enough deliveries to time (at least ~20,000), one NDJSON request. */
 const scaleEvents = (subscribers: number) => Math.max(10, Math.min(200, Math.round(50_000 / subscribers)));
 // The pace is kept off the stream poll's 100 ms: at 100 ms every batch of a half fell at one phase
@@ -97,7 +97,12 @@ const scaleEvents = (subscribers: number) => Math.max(10, Math.min(200, Math.rou
 // was 0.92× in one run and 1.16× in the next; each batch at a random point of its period instead
 // bunched batches and moved it more (0.43-4.49× between pairs). At 110 ms the phase moves 10 ms a
 // batch and sweeps the whole poll ten times in a half.
-const PAUSED = { events: quick ? 1000 : 5000, batch: 50, paceMs: 110, eventBytes: 2000 };
+// 20 events a batch (182 events/s, 364 KB/s): at 50 (455 events/s) the offered load was above
+// what DynamoDB Local takes on this machine (about 360 conditional puts/s), the stack queued, and
+// a run's healthy p50 was 0.2 s or 3 s by where the queue stood (beside ÷ alone 0.99-11.4× in one
+// full run, medians 1.12× and 2.40× in two consecutive ones). 4,000 events are still 8 MB, past
+// the paused consumer's buffers (about 4.5 MB), so its closing frame is still decided.
+const PAUSED = { events: quick ? 1000 : 4000, batch: 20, paceMs: 110, eventBytes: 2000 };
 const CPU_REPEATS = positive('BENCH_CPU_REPEATS', quick ? 3 : 5);
 // The CPU stage waits for a quiet machine: the 1-minute load below BENCH_CPU_MAX_LOAD (default
 // 0.5), for at most BENCH_CPU_WAIT_S (default 1800 s alone, where not reaching it is an error;
@@ -111,9 +116,11 @@ const PAUSED_REPEATS = positive('BENCH_PAUSED_REPEATS', quick ? 1 : 5);
 const IDLE_SECONDS = quick ? 5 : 30;
 // The SSE stream-hour's idle phase: long enough for the periodic costs (the token re-check every
 // 30 s, the slot renewal every 40 s) to come round several times (121 s: 4 re-checks, 3 renewals).
-// Its CPU per delivery: slices of 50 events (one POST each) alternated with the yardstick on the
-// "after" stream, after its burst; 20 slices add about 20 s to the stage (of about 4.5 min).
-const SSE_HOUR = { idleSeconds: positive('BENCH_SSE_IDLE_S', quick ? 45 : 121), burstEvents: positive('BENCH_SSE_BURST', quick ? 100 : 300), cpuSlices: positive('BENCH_SSE_CPU_SLICES', quick ? 6 : 20), sliceEvents: 50 };
+// Its CPU per delivery: slices of 100 events (one POST each) alternated with the yardstick on the
+// "after" stream, after its burst. 30 of them: with 20 slices of 50 events (about 16 ms of CPU
+// each, single slices 0.23-0.69 ms per delivery) the median ratio was 108× in one full run and
+// 123× in the next, 14% apart, at the edge of what two runs may differ by.
+const SSE_HOUR = { idleSeconds: positive('BENCH_SSE_IDLE_S', quick ? 45 : 121), burstEvents: positive('BENCH_SSE_BURST', quick ? 100 : 300), cpuSlices: positive('BENCH_SSE_CPU_SLICES', quick ? 6 : 30), sliceEvents: 100 };
 const RECONNECT = { rounds: quick ? 2 : 5, events: 200 };
 
 const settings = {
@@ -138,7 +145,7 @@ const settings = {
   'SSE stream-hour: idle / burst / CPU slices': `${SSE_HOUR.idleSeconds} s / ${SSE_HOUR.burstEvents} events / ${SSE_HOUR.cpuSlices} × ${SSE_HOUR.sliceEvents} events`,
   'history session events / sessions listed': `${HISTORY_EVENTS} / ${HISTORY_SESSIONS}`,
   'fan-out scale: subscribers / post round trips': `${SCALE_SIZES.join(', ')} / ${SCALE_DELAYS.join(', ')} ms`,
-  'fan-out scale: relay/stand-in pairs per row (each figure the median)': SCALE_SIZES.map((size) => `${scaleRepeats(size)} at ${size}`).join(', '),
+  [SCALE_PAIRS_SETTING]: SCALE_REPEATS,
   'paused consumer: events / batch / pace / bytes': `${PAUSED.events} / ${PAUSED.batch} / ${PAUSED.paceMs} ms / ${PAUSED.eventBytes}`,
   'paused consumer: consecutive runs': PAUSED_REPEATS,
   'CPU stage repeats': CPU_REPEATS,
@@ -272,7 +279,7 @@ if (only !== undefined) {
       saved.reconnectingConsumer = await measureReconnect(stack);
     } else if (only === 'fanout') {
       saved.fanoutScale = await measureFanoutScale(stack);
-      saved.run.settings = { ...saved.run.settings, 'fan-out scale: subscribers / post round trips': settings['fan-out scale: subscribers / post round trips'], 'fan-out scale: relay/stand-in pairs per row (each figure the median)': settings['fan-out scale: relay/stand-in pairs per row (each figure the median)'] };
+      saved.run.settings = { ...saved.run.settings, 'fan-out scale: subscribers / post round trips': settings['fan-out scale: subscribers / post round trips'], [SCALE_PAIRS_SETTING]: SCALE_REPEATS };
     } else if (only === 'history') {
       log(`history only: ${HISTORY_EVENTS} events, ${HISTORY_SESSIONS} sessions`);
       saved.history = await measureHistory(stack, HISTORY_EVENTS, HISTORY_SESSIONS);
