@@ -76,6 +76,23 @@ export interface FanoutScaleRun {
 
 type Pair = NonNullable<FanoutScaleRun['pairs']>[number];
 
+/** One relay/stand-in pair's figures, as a row keeps each of its pairs. */
+function pairOf(run: FanoutScaleRun): Pair {
+  return {
+    deliveriesPerSecond: run.deliveriesPerSecond,
+    fanoutInvocations: run.fanoutInvocations,
+    longestInvocationMs: run.longestInvocationMs,
+    p50: run.latency.p50,
+    p99: run.latency.p99,
+    ...(run.standInPerSecond === undefined ? {} : { standInPerSecond: run.standInPerSecond }),
+    ...(run.standInLatency === undefined ? {} : { standInP50: run.standInLatency.p50, standInP99: run.standInLatency.p99 }),
+    ...(run.processCpuMs === undefined ? {} : { processCpuMs: run.processCpuMs }),
+    ...(run.standInCpuMsPerDelivery === undefined ? {} : { standInCpuMsPerDelivery: run.standInCpuMsPerDelivery }),
+  };
+}
+
+export const geometricMean = (values: readonly number[]): number => Math.exp(values.reduce((sum, value) => sum + Math.log(value), 0) / values.length);
+
 /**
  * A row's ratio to its stand-in: each pair's own ratio (relay and stand-in a few seconds apart),
  * combined over the pairs by their geometric mean; a row without pairs is its own one pair.
@@ -85,49 +102,30 @@ type Pair = NonNullable<FanoutScaleRun['pairs']>[number];
  * the pairs' medians moved by up to 23% between two consecutive full runs, the geometric mean of
  * the same runs' pair ratios by at most 5%. Undefined where any pair lacks a figure.
  */
-function pairRatio(run: FanoutScaleRun, ofPair: (pair: Pair, deliveries: number) => number | undefined, ofRun: (run: FanoutScaleRun) => number | undefined): number | undefined {
-  if (run.pairs === undefined || run.pairs.length === 0) return ofRun(run);
-  const ratios = run.pairs.map((pair) => ofPair(pair, run.deliveries));
+function pairRatio(run: FanoutScaleRun, ofPair: (pair: Pair, deliveries: number) => number | undefined): number | undefined {
+  const pairs = run.pairs !== undefined && run.pairs.length > 0 ? run.pairs : [pairOf(run)];
+  const ratios = pairs.map((pair) => ofPair(pair, run.deliveries));
   if (ratios.some((ratio) => ratio === undefined || !(ratio > 0))) return undefined;
   return geometricMean(ratios as number[]);
 }
 
-export const geometricMean = (values: readonly number[]): number => Math.exp(values.reduce((sum, value) => sum + Math.log(value), 0) / values.length);
-
 /** Relay deliveries/s ÷ the stand-in loop's, the figure that does not move with the host. */
-export const standInRatio = (run: FanoutScaleRun): number | undefined =>
-  pairRatio(
-    run,
-    (pair) => (pair.standInPerSecond === undefined ? undefined : pair.deliveriesPerSecond / pair.standInPerSecond),
-    (one) => (one.standInPerSecond === undefined ? undefined : one.deliveriesPerSecond / one.standInPerSecond),
-  );
+export const standInRatio = (run: FanoutScaleRun): number | undefined => pairRatio(run, (pair) => (pair.standInPerSecond === undefined ? undefined : pair.deliveriesPerSecond / pair.standInPerSecond));
 
 /** The relay's latency p50 and p99 ÷ the stand-in loop's, same posts, same run. */
 export function standInLatencyRatio(run: FanoutScaleRun): { p50: number; p99: number } | undefined {
-  const p50 = pairRatio(run, (pair) => (pair.standInP50 === undefined ? undefined : pair.p50 / pair.standInP50), (one) => (one.standInLatency === undefined ? undefined : one.latency.p50 / one.standInLatency.p50));
-  const p99 = pairRatio(run, (pair) => (pair.standInP99 === undefined ? undefined : pair.p99 / pair.standInP99), (one) => (one.standInLatency === undefined ? undefined : one.latency.p99 / one.standInLatency.p99));
+  const p50 = pairRatio(run, (pair) => (pair.standInP50 === undefined ? undefined : pair.p50 / pair.standInP50));
+  const p99 = pairRatio(run, (pair) => (pair.standInP99 === undefined ? undefined : pair.p99 / pair.standInP99));
   return p50 === undefined || p99 === undefined ? undefined : { p50, p99 };
 }
 
 /** CPU per delivery of this process under the relay ÷ under the stand-in loop, same pair. */
 export const cpuStandInRatio = (run: FanoutScaleRun): number | undefined =>
-  run.deliveries === 0
-    ? undefined
-    : pairRatio(
-        run,
-        (pair, deliveries) => (pair.processCpuMs === undefined || pair.standInCpuMsPerDelivery === undefined ? undefined : pair.processCpuMs / deliveries / pair.standInCpuMsPerDelivery),
-        (one) => (one.processCpuMs === undefined || one.standInCpuMsPerDelivery === undefined ? undefined : one.processCpuMs / one.deliveries / one.standInCpuMsPerDelivery),
-      );
+  run.deliveries === 0 ? undefined : pairRatio(run, (pair, deliveries) => (pair.processCpuMs === undefined || pair.standInCpuMsPerDelivery === undefined ? undefined : pair.processCpuMs / deliveries / pair.standInCpuMsPerDelivery));
 
 /** The longest fan-out invocation ÷ the stand-in loop's time to post the run's deliveries, same run. */
 export const longestToStandIn = (run: FanoutScaleRun): number | undefined =>
-  run.deliveries === 0
-    ? undefined
-    : pairRatio(
-        run,
-        (pair, deliveries) => (pair.standInPerSecond === undefined ? undefined : pair.longestInvocationMs / ((deliveries / pair.standInPerSecond) * 1000)),
-        (one) => (one.standInPerSecond === undefined ? undefined : one.longestInvocationMs / ((one.deliveries / one.standInPerSecond) * 1000)),
-      );
+  run.deliveries === 0 ? undefined : pairRatio(run, (pair, deliveries) => (pair.standInPerSecond === undefined ? undefined : pair.longestInvocationMs / ((deliveries / pair.standInPerSecond) * 1000)));
 
 class SubscriberProcess {
   private readonly child: ChildProcess;
@@ -197,17 +195,7 @@ export function medianOfPairs(pairs: readonly FanoutScaleRun[]): FanoutScaleRun 
     ...(standInP50 === undefined || standInP99 === undefined ? {} : { standInLatency: { p50: standInP50, p99: standInP99 } }),
     ...(standInCpuMsPerDelivery === undefined ? {} : { standInCpuMsPerDelivery }),
     repeats: pairs.length,
-    pairs: pairs.map((run) => ({
-      deliveriesPerSecond: run.deliveriesPerSecond,
-      fanoutInvocations: run.fanoutInvocations,
-      longestInvocationMs: run.longestInvocationMs,
-      p50: run.latency.p50,
-      p99: run.latency.p99,
-      ...(run.standInPerSecond === undefined ? {} : { standInPerSecond: run.standInPerSecond }),
-      ...(run.standInLatency === undefined ? {} : { standInP50: run.standInLatency.p50, standInP99: run.standInLatency.p99 }),
-      ...(run.processCpuMs === undefined ? {} : { processCpuMs: run.processCpuMs }),
-      ...(run.standInCpuMsPerDelivery === undefined ? {} : { standInCpuMsPerDelivery: run.standInCpuMsPerDelivery }),
-    })),
+    pairs: pairs.map(pairOf),
   };
 }
 

@@ -65,9 +65,10 @@ describe('bench figures', () => {
   });
 
   it('states fan-out against the stand-in loop of the same run, and a paused-consumer run with a lagging healthy consumer as a saturated stack', () => {
-    const scale = { deliveriesPerSecond: 2000, standInPerSecond: 2500 } as FanoutScaleRun;
+    const latency = { count: 1, min: 100, p50: 100, p95: 100, p99: 100, max: 100, mean: 100 };
+    const scale = { deliveriesPerSecond: 2000, standInPerSecond: 2500, latency } as FanoutScaleRun;
     expect(standInRatio(scale)).toBeCloseTo(0.8);
-    expect(standInRatio({ deliveriesPerSecond: 2000 } as FanoutScaleRun)).toBeUndefined();
+    expect(standInRatio({ deliveriesPerSecond: 2000, latency } as FanoutScaleRun)).toBeUndefined();
     const distribution = (p50: number) => ({ count: 1, min: p50, p50, p95: p50, p99: p50, max: p50, mean: p50 });
     const paused = (p50: number): PausedConsumerRun => ({ healthyAlone: distribution(p50), healthyBesidePaused: distribution(p50), paused: { eventsReceived: 0, closingReceived: true, closingMatchesLastEvent: true, closedAfterClosing: true, closeCode: 1000 } });
     expect(stackSaturated(paused(3000), 100)).toBe(true);

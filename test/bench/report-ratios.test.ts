@@ -52,7 +52,8 @@ describe('report ratios', () => {
   });
 
   it('sizes one invocation from relay ÷ stand-in × 256 posts in flight at 20 ms, never from this machine\'s rate', () => {
-    const scale = { postDelayMs: 20, subscribers: 5000, concurrency: 256, timeoutMs: 60_000, deliveriesPerSecond: 5000, standInPerSecond: 10_000 } as FanoutScaleRun;
+    const latency = { count: 1, min: 100, p50: 100, p95: 100, p99: 100, max: 100, mean: 100 };
+    const scale = { postDelayMs: 20, subscribers: 5000, concurrency: 256, timeoutMs: 60_000, deliveriesPerSecond: 5000, standInPerSecond: 10_000, latency } as FanoutScaleRun;
     expect(modelledInvocationRate(scale)).toBeCloseTo(6400);
     // 6,400/s × 30 s ÷ 100 records.
     expect(carries(scale, 100, 30_000)).toBe(1920);
@@ -65,7 +66,7 @@ describe('report ratios', () => {
   });
 
   it('states the duration model\'s CPU floor as a ratio to the stand-in loop\'s CPU when the run has it', () => {
-    const run = (processCpuMs: number, standInCpuMsPerDelivery?: number) => ({ subscribers: 1000, postDelayMs: 20, deliveries: 1000, processCpuMs, standInCpuMsPerDelivery }) as unknown as FanoutScaleRun;
+    const run = (processCpuMs: number, standInCpuMsPerDelivery?: number) => ({ subscribers: 1000, postDelayMs: 20, deliveries: 1000, processCpuMs, standInCpuMsPerDelivery, latency: { count: 1, min: 100, p50: 100, p95: 100, p99: 100, max: 100, mean: 100 } }) as unknown as FanoutScaleRun;
     const floor = cpuFloor({ fanoutScale: [run(300, 0.08), run(200, 0.08)] });
     expect(floor?.msPerDelivery).toBeCloseTo(0.2);
     expect(floor?.standInRatio).toBeCloseTo(2.5);
