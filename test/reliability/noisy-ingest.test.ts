@@ -6,7 +6,8 @@
  * process here (in AWS each function's instances are their own), so A's refused requests and
  * frames still cost B's process CPU: the offered load is kept to what this shared machine can
  * absorb, several times past each bound. B loses nothing, is refused
- * nothing, and its delivery p99 stays within 1.5x of B alone, measured first in the same run.
+ * nothing, and its delivery p90 stays within 1.5x of B alone and its p99 within 2x, measured first in
+ * the same run (support/canary.ts).
  *
  * A stack of its own with the bounds under test set low enough for a shared 2-core machine:
  * a default of 50 events per second per tenant (AEP_DEFAULT_EVENTS_PER_SECOND; B sends 10)
