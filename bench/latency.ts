@@ -76,6 +76,18 @@ export interface DeliveryLatency {
 export const SSE_STREAMS = 5;
 const STAGGER_MS = 37;
 
+/**
+ * The gap before the next POST: exponential with mean `meanMs` (Poisson arrivals), capped at 5x
+ * the mean. At a fixed pace the POSTs lock to the stream poll: 30 ms a POST against a poll cycle
+ * of about 120 ms (the 100 ms wait and the read) puts every POST at one of four phases of the
+ * cycle, where they stay, so a repeat's p50 followed the phase its first POST fell on (89 and
+ * 111 ms within one run, 84 to 90 in the next). Poisson arrivals see the time average (PASTA):
+ * their phases spread over the whole cycle whatever its length.
+ */
+export function poissonGapMs(meanMs: number, random: () => number = Math.random): number {
+  return Math.min(5 * meanMs, -meanMs * Math.log(1 - random()));
+}
+
 export async function measureDeliveryLatency(stack: RunningStack, count: number, paceMs: number): Promise<DeliveryLatency> {
   const token = await createTenant(stack.dynamoEndpoint, uniqueName('bench-latency'));
   const session = uniqueName('latency');
@@ -105,9 +117,9 @@ export async function measureDeliveryLatency(stack: RunningStack, count: number,
   }
   const sentAt = new Map<string, number>();
   const posts: Array<Promise<void>> = [];
-  const start = performance.now();
+  let due = performance.now();
   for (let index = 0; index < count; index += 1) {
-    const due = start + index * paceMs;
+    due += poissonGapMs(paceMs);
     const wait = due - performance.now();
     if (wait > 0) await sleep(wait);
     const event = benchEvent(session, seq++);

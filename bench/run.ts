@@ -138,7 +138,7 @@ const settings = {
   'unmatchable subscription counts (sweeps)': SWEEP_COUNTS.join(', '),
   'single-POST concurrency': 4,
   'WebSocket emit window (messages in flight)': 8,
-  'latency events / pace': `${LATENCY_EVENTS} / one every ${PACE_MS} ms`,
+  'latency events / mean pace': `${LATENCY_EVENTS} / one every ${PACE_MS} ms on average (Poisson arrivals)`,
   'commands timed (random pause between them)': `${COMMANDS} (0–100 ms)`,
   'latency stage repeats (each figure the median)': LATENCY_REPEATS,
   'idle window for standing costs (WebSocket)': `${IDLE_SECONDS} s`,

@@ -43,6 +43,8 @@ export interface StackUsage {
   socketRoutes: Record<string, number>;
   /** Stream records handed to the fan-out function (after the mapping's filter). */
   fanoutRecords: number;
+  /** The records of the longest fan-out invocation (the one `functions.fanout.maxDurationMs` times). */
+  fanoutLongestBatchRecords: number;
   /** PostToConnection calls the `@connections` endpoint answered, by status. */
   postToConnection: { calls: number; byStatus: Record<string, number> };
   /** Request units over every function's meter. */
@@ -56,6 +58,7 @@ export class UsageCounters {
   private calls = new Map<FunctionName, FunctionUsage>();
   private routes = new Map<string, number>();
   private records = 0;
+  private longestBatchRecords = 0;
   private posts = new Map<number, number>();
 
   /** The meter the DynamoDB client of function `name` reports to (one per function). */
@@ -68,8 +71,8 @@ export class UsageCounters {
     return meter;
   }
 
-  /** Counts one invocation of `name` and its duration. */
-  async invoke<T>(name: FunctionName, work: () => Promise<T>): Promise<T> {
+  /** Counts one invocation of `name` and its duration; `records`, a fan-out batch's, is kept for the longest one. */
+  async invoke<T>(name: FunctionName, work: () => Promise<T>, records?: number): Promise<T> {
     const usage = this.usageOf(name);
     usage.invocations += 1;
     const startedAt = performance.now();
@@ -83,6 +86,7 @@ export class UsageCounters {
       usage.completed += 1;
       usage.durationMs += elapsed;
       usage.billedMs += Math.max(1, Math.ceil(elapsed));
+      if (records !== undefined && elapsed >= usage.maxDurationMs) this.longestBatchRecords = records;
       usage.maxDurationMs = Math.max(usage.maxDurationMs, elapsed);
     }
   }
@@ -128,6 +132,7 @@ export class UsageCounters {
       functions,
       socketRoutes: Object.fromEntries(this.routes),
       fanoutRecords: this.records,
+      fanoutLongestBatchRecords: this.longestBatchRecords,
       postToConnection: { calls: [...this.posts.values()].reduce((sum, count) => sum + count, 0), byStatus },
       dynamo,
     };
@@ -138,6 +143,7 @@ export class UsageCounters {
     this.calls = new Map();
     this.routes = new Map();
     this.records = 0;
+    this.longestBatchRecords = 0;
     this.posts = new Map();
     for (const meter of this.meters.values()) meter.reset();
   }

@@ -13,7 +13,7 @@ import { cpuStandInRatio, longestToStandIn, medianOfPairs, standInLatencyRatio, 
 import { pairCounts, renderScaleMarkdown } from '../../bench/scale-report.ts';
 import type { FanoutScaleRun } from '../../bench/fanout-scale.ts';
 import { medianRatios, stackSaturated } from '../../bench/paused-consumer.ts';
-import { distribution as latencyDistribution, medianOfRepeats } from '../../bench/latency.ts';
+import { distribution as latencyDistribution, medianOfRepeats, poissonGapMs } from '../../bench/latency.ts';
 import type { PausedConsumerResult, PausedConsumerRun } from '../../bench/paused-consumer.ts';
 import { derive } from '../../bench/results-model.ts';
 import type { BenchResults } from '../../bench/results-model.ts';
@@ -28,6 +28,7 @@ function usageOf(functions: Partial<Record<(typeof FUNCTION_NAMES)[number], Func
     functions: all,
     socketRoutes: {},
     fanoutRecords: 100,
+    fanoutLongestBatchRecords: 100,
     postToConnection: { calls: posts, byStatus: { '200': posts } },
     dynamo: { readUnits: sum('readUnits'), writeUnits: sum('writeUnits'), calls: sum('dynamoCalls'), emptyReads: sum('emptyReads'), emptyReadUnits: sum('emptyReadUnits'), refusedWrites: sum('refusedWrites'), refusedWriteUnits: sum('refusedWriteUnits') },
   };
@@ -87,6 +88,25 @@ describe('bench figures', () => {
     expect(medianRatios(result([run(2000, 2000), run(3000, 3000), run(100, 110)]))).toBeUndefined();
   });
 
+  it('paces latency POSTs as Poisson arrivals, which sample every phase of a poll cycle that a fixed pace locks to a few of', () => {
+    let state = 42;
+    const seeded = () => ((state = (state * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    const phases = (gap: () => number) => {
+      let at = 0;
+      return Array.from({ length: 500 }, () => ((at += gap()) % 120) / 120);
+    };
+    const tenths = (values: number[]) => new Set(values.map((phase) => Math.floor(phase * 10))).size;
+    // 30 ms a POST against a 120 ms cycle: four phases, the same ones all run long.
+    expect(new Set(phases(() => 30).map((phase) => phase.toFixed(6))).size).toBe(4);
+    const poisson = phases(() => poissonGapMs(30, seeded));
+    expect(tenths(poisson)).toBe(10);
+    for (let tenth = 0; tenth < 10; tenth += 1) expect(poisson.filter((phase) => Math.floor(phase * 10) === tenth).length).toBeGreaterThan(25);
+    const gaps = Array.from({ length: 2000 }, () => poissonGapMs(30, seeded));
+    expect(gaps.reduce((sum, gap) => sum + gap, 0) / gaps.length).toBeGreaterThan(27);
+    expect(gaps.reduce((sum, gap) => sum + gap, 0) / gaps.length).toBeLessThan(33);
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(150);
+  });
+
   it('takes each latency figure as the median of the repeats\' own, the samples pooled', () => {
     const steady = (offset: number) => latencyDistribution(Array.from({ length: 100 }, (_, index) => 100 + index + offset));
     const stalled = latencyDistribution([...Array.from({ length: 90 }, (_, index) => 100 + index), ...Array.from({ length: 10 }, () => 5000)]);
@@ -126,15 +146,18 @@ describe('bench figures', () => {
 
   it('states fan-out latency, CPU per delivery and the longest invocation against same-run yardsticks', () => {
     const latency = { count: 1, min: 100, p50: 300, p95: 500, p99: 600, max: 700, mean: 320 };
-    const scale = { postDelayMs: 20, subscribers: 100, events: 10, expectedDeliveries: 1000, deliveries: 1000, deliveriesPerSecond: 2000, latency, fanoutInvocations: 1, longestInvocationMs: 450, timeoutMs: 60_000, concurrency: 256, processCpuMs: 200, standInPerSecond: 2500, standInLatency: { p50: 200, p99: 400 }, standInCpuMsPerDelivery: 0.08 } satisfies FanoutScaleRun;
+    const scale = { postDelayMs: 20, subscribers: 100, events: 10, expectedDeliveries: 1000, deliveries: 1000, deliveriesPerSecond: 2000, latency, fanoutInvocations: 1, longestInvocationMs: 450, longestInvocationRecords: 10, timeoutMs: 60_000, concurrency: 256, processCpuMs: 200, standInPerSecond: 2500, standInLatency: { p50: 200, p99: 400 }, standInCpuMsPerDelivery: 0.08 } satisfies FanoutScaleRun;
     expect(standInLatencyRatio(scale)).toEqual({ p50: 1.5, p99: 1.5 });
     // 0.2 ms of CPU per delivery against the stand-in's 0.08 ms.
     expect(cpuStandInRatio(scale)).toBeCloseTo(2.5);
-    // The stand-in posted the 1,000 deliveries in 400 ms.
+    // The longest invocation carried all 10 events: the stand-in posts its 1,000 deliveries in 400 ms.
     expect(longestToStandIn(scale)).toBeCloseTo(1.125);
-    const { standInLatency: _latency, standInCpuMsPerDelivery: _standInCpu, ...old } = scale;
+    // The same rate with the events split in two batches: half the deliveries in half the time, the same ratio.
+    expect(longestToStandIn({ ...scale, longestInvocationMs: 225, longestInvocationRecords: 5 })).toBeCloseTo(1.125);
+    const { standInLatency: _latency, standInCpuMsPerDelivery: _standInCpu, longestInvocationRecords: _records, ...old } = scale;
     expect(standInLatencyRatio(old)).toBeUndefined();
     expect(cpuStandInRatio(old)).toBeUndefined();
+    expect(longestToStandIn(old)).toBeUndefined();
     const table = renderScaleMarkdown([scale], undefined).join('\n');
     expect(table).toContain('| **0.80×** (posting-limited) | **1.50× / 1.50×** | **2.50×** |');
     expect(table).toContain('| 1 | **1.13×** | 0.5 s, 1% |');
