@@ -6,10 +6,8 @@
  * positions, so A's batches would hold thousands of posts. `AEP_FANOUT_TENANT_DELIVERIES` caps
  * A's deliveries per batch (past it A's consumers are treated as slow ones, AEP-0003 §8.4), so
  * tenant B's canary, measured alone and then beside A in the same run, loses nothing, is
- * refused nothing, and keeps its delivery p90 within 1.5x of alone (or alone + 250 ms) and its p99
- * within 2x (or alone + 500 ms), the rule of support/canary.ts: a percentile of a few tens of ms
- * on a shared 2-core machine moves by that much with no neighbour at all, and the p99 of 30
- * events is the slowest one, which one stall of the machine sets.
+ * refused nothing, and keeps its delivery p99 within 1.5x of alone (or alone + 250 ms: a p99 of
+ * a few tens of ms on a shared 2-core machine moves by that much with no neighbour at all).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashTokenSecret, mintTokenSecret } from '../../src/auth/token-secret.ts';
@@ -103,10 +101,10 @@ const quantile = (values: readonly number[], q: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
 };
-const figures = (run: CanaryRun) => `n=${run.latencies.length} p50=${quantile(run.latencies, 0.5)} ms p90=${quantile(run.latencies, 0.9)} ms p99=${quantile(run.latencies, 0.99)} ms max=${Math.max(...run.latencies)} ms refused=${run.refused}`;
+const figures = (run: CanaryRun) => `n=${run.latencies.length} p50=${quantile(run.latencies, 0.5)} ms p99=${quantile(run.latencies, 0.99)} ms max=${Math.max(...run.latencies)} ms refused=${run.refused}`;
 
 describe('a noisy neighbour on the fan-out lane', () => {
-  it("caps tenant A's deliveries per batch, so B's canary loses nothing and keeps its p90 and p99 beside A's burst", async () => {
+  it("caps tenant A's deliveries per batch, so B's canary loses nothing and keeps its p99 beside A's burst", async () => {
     const canarySession = uniqueName('canary');
     const consumerB = await helloSocket({ role: 'consumer' }, { baseUrl: stack.baseUrl, token: tokenB });
     consumerB.send({ type: 'subscribe', id: 'b', filter: { session: canarySession } });
@@ -152,10 +150,9 @@ describe('a noisy neighbour on the fan-out lane', () => {
     expect(alone.refused + beside.refused).toBe(0);
     expect(alone.seqs).toEqual(Array.from({ length: CANARY_EVENTS }, (_unused, seq) => seq));
     expect(beside.seqs).toEqual(Array.from({ length: CANARY_EVENTS }, (_unused, seq) => CANARY_EVENTS + seq));
-    // ...and its p90 no slower than 1.5x alone, its p99 than 2x (floors: see the file comment).
-    const [p90Alone, p99Alone] = [quantile(alone.latencies, 0.9), quantile(alone.latencies, 0.99)];
-    expect(quantile(beside.latencies, 0.9), 'B beside A: p90').toBeLessThanOrEqual(Math.max(1.5 * p90Alone, p90Alone + 250));
-    expect(quantile(beside.latencies, 0.99), 'B beside A: p99').toBeLessThanOrEqual(Math.max(2 * p99Alone, p99Alone + 500));
+    // ...and no slower than 1.5x alone (floor: alone + 250 ms, see the file comment).
+    const p99Alone = quantile(alone.latencies, 0.99);
+    expect(quantile(beside.latencies, 0.99)).toBeLessThanOrEqual(Math.max(1.5 * p99Alone, p99Alone + 250));
     // A's burst really was over its cap: its consumers got only part of it.
     expect(rounds).toBeGreaterThan(0);
     expect(deliveredToA).toBeLessThan(plannedForA);
