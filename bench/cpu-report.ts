@@ -39,7 +39,7 @@ export function cpuMarkdown(cpu: CpuResult, machine: string): string[] {
           '',
         ];
   const reference = cpu.reference;
-  // Each stage in alternating pairs of its own with the reference (the median pair, the median over
+  // Each stage in alternating pairs of its own with the reference (the median pair, the mean over
   // the repeats); results from before: the stage timed alone ÷ the reference's µs of the same repeat.
   const stageRow = (name: string, stage: keyof StageRatios, us: number): string[] => {
     if (reference === undefined) return [name, fixed(us, 2)];
@@ -62,7 +62,7 @@ export function cpuMarkdown(cpu: CpuResult, machine: string): string[] {
       ],
     ),
     '',
-    'The µs are this machine\'s and move with its load and model; the ratio to the reference pipeline (`bench/cpu-reference.ts`: a fixed JSON parse, walk and serialize of the same corpus, timed in 30 alternating pairs of slices with the whole pipeline, the ratio the median over the pairs) is the figure to compare across machines and builds. ' + (reference?.stageRatios === undefined ? 'Each stage alone is timed on its own just before the pairs, its ratio taken to the reference\'s µs of the same repeat.' : 'Each stage is timed the same way, in 15 alternating pairs of its own with the reference, and its ratio is the median pair, the median over the repeats (the µs beside are the median repeat\'s).'),
+    'The µs are this machine\'s and move with its load and model; the ratio to the reference pipeline (`bench/cpu-reference.ts`: a fixed JSON parse, walk and serialize of the same corpus, timed in 30 alternating pairs of slices with the whole pipeline, the ratio the median over the pairs) is the figure to compare across machines and builds. ' + (reference?.stageRatios === undefined ? 'Each stage alone is timed on its own just before the pairs, its ratio taken to the reference\'s µs of the same repeat.' : 'Each stage is timed the same way, in 15 alternating pairs of its own with the reference, and its ratio is the median pair, the mean over the repeats, each repeat in a fresh process (the µs beside are the median repeat\'s).'),
     '',
     'Stages are timed separately, so their sum need not equal the pipeline figure. Handler CPU is small next to the DynamoDB and API Gateway round trips the handlers wait on.',
     '',

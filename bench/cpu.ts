@@ -4,6 +4,7 @@
  * text (down-leveled where the subscriber's capture ceiling is below the event's level) for
  * every filter that matches, over the official golden corpus.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,7 +15,7 @@ import type { CaptureLevel } from '../src/protocol/levels.ts';
 import { needsDownlevel } from '../src/protocol/downlevel.ts';
 import { deliveryText } from '../src/relay/delivery-text.ts';
 import type { QuietWait } from './quiet-machine.ts';
-import { alternate, median as medianOf, referencePipeline } from './cpu-reference.ts';
+import { alternate, referencePipeline } from './cpu-reference.ts';
 import { matcherOf } from './workload.ts';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -125,26 +126,46 @@ export interface CpuTaking {
   quietWait: QuietWait;
 }
 
-/** Runs the benchmark `times` times and returns the run with the median pipeline figure, with every repeat's figure. */
+/**
+ * Runs the benchmark `times` times, each in a fresh Node process, and returns the run with the
+ * median pipeline figure, with every repeat's figure. A process settles into one of a few
+ * compiled forms of the 100 matcher calls and keeps it (the match stage's ratio fell on about
+ * 1.26, 1.34 or 1.44 from one process to the next and barely moved within one), so repeats in
+ * one process sample one form, and two runs could disagree by 20% on nothing but that draw.
+ * Each stage's ratio is therefore the mean over the processes: a median picks one form, a mean
+ * averages over them.
+ */
 export function runCpuBenchmarkRepeated(times: number, minMsPerStage: number, loadAverage: () => number[], taken?: CpuTaking): CpuResult {
   const results: CpuResult[] = [];
   const loads: number[] = [];
   for (let index = 0; index < times; index += 1) {
     loads.push(loadAverage()[0] ?? Number.NaN);
-    results.push(runCpuBenchmark(minMsPerStage));
+    results.push(runCpuBenchmarkInFreshProcess(minMsPerStage));
   }
+  return combineRepeats(results, { loads, loadAfter: loadAverage()[0] ?? Number.NaN, ...(taken === undefined ? {} : { taken }) });
+}
+
+/** One repeat in its own process (`cpu-process.ts`), so its compiled code owes nothing to the repeats before it. */
+function runCpuBenchmarkInFreshProcess(minMsPerStage: number): CpuResult {
+  const script = join(dirname(fileURLToPath(import.meta.url)), 'cpu-process.ts');
+  const output = execFileSync(process.execPath, ['--import', 'tsx', script, String(minMsPerStage)], { cwd: repoRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  return JSON.parse(output) as CpuResult;
+}
+
+/** The median repeat by pipeline ratio, each stage's ratio the mean over the repeats, and the repeats' own figures. */
+export function combineRepeats(results: readonly CpuResult[], context: { loads: number[]; loadAfter: number; taken?: CpuTaking }): CpuResult {
   // The median by ratio: the figure the stage stands for is pipeline ÷ reference.
   const ratioOf = (result: CpuResult) => result.reference?.pipelineRatio ?? result.usPerEvent.pipeline;
   const sorted = [...results].sort((a, b) => ratioOf(a) - ratioOf(b));
   const median = sorted[Math.floor((sorted.length - 1) / 2)] as CpuResult;
-  // Each stage's ratio: the median over the repeats, not the median pipeline repeat's own.
   const stageRatiosOf = results.map((result) => result.reference?.stageRatios);
+  const meanOf = (stage: keyof StageRatios) => stageRatiosOf.reduce((sum, ratios) => sum + (ratios as StageRatios)[stage], 0) / stageRatiosOf.length;
   const stageRatios: StageRatios | undefined = stageRatiosOf.every((ratios) => ratios !== undefined)
-    ? { parseAndValidate: medianOf(stageRatiosOf.map((ratios) => (ratios as StageRatios).parseAndValidate)), match100: medianOf(stageRatiosOf.map((ratios) => (ratios as StageRatios).match100)), deliveryText: medianOf(stageRatiosOf.map((ratios) => (ratios as StageRatios).deliveryText)) }
+    ? { parseAndValidate: meanOf('parseAndValidate'), match100: meanOf('match100'), deliveryText: meanOf('deliveryText') }
     : undefined;
-  const repeats = { pipelineUsPerEvent: results.map((result) => result.usPerEvent.pipeline), pipelineRatio: results.map(ratioOf), loadAverage: loads, loadAfter: loadAverage()[0] ?? Number.NaN };
+  const repeats = { pipelineUsPerEvent: results.map((result) => result.usPerEvent.pipeline), pipelineRatio: results.map(ratioOf), loadAverage: context.loads, loadAfter: context.loadAfter };
   const reference = median.reference === undefined ? undefined : { ...median.reference, ...(stageRatios === undefined ? {} : { stageRatios }) };
-  return { ...median, ...(reference === undefined ? {} : { reference }), repeats: taken === undefined ? repeats : { ...repeats, taken } };
+  return { ...median, ...(reference === undefined ? {} : { reference }), repeats: context.taken === undefined ? repeats : { ...repeats, taken: context.taken } };
 }
 
 function timeRounds(minMs: number, minRounds: number, body: () => void): { rounds: number; ms: number } {
@@ -200,8 +221,9 @@ export function runCpuBenchmark(minMsPerStage = 1500): CpuResult {
       for (const subscriber of subscribers) if (subscriber.matches(validation.event)) sink += deliveryText(text, validation.event, subscriber.ceiling).length;
     }
   };
-  // Warm-up so the JIT has compiled every path before timing.
-  timeRounds(300, 50, pipeline);
+  // Warm-up so the JIT has compiled every path, each stage's own loop included, before timing:
+  // a stage timed cold is still being tiered up during its first slices.
+  for (const body of [pipeline, parseAndValidate, matchAll, deliver]) timeRounds(300, 50, body);
   // Each stage, and then the whole pipeline, in alternation with the reference, slice by slice,
   // on the same machine state: timed one after another, a stage's ratio moved by 15% from one
   // run to the next with what else the cores were doing during its 1.5 s.

@@ -8,6 +8,8 @@ import { FUNCTION_NAMES } from '../../local/usage.ts';
 import type { FunctionUsage, StackUsage } from '../../local/usage.ts';
 import type { CostRun } from '../../bench/cost.ts';
 import { alternate, referencePipeline } from '../../bench/cpu-reference.ts';
+import { combineRepeats } from '../../bench/cpu.ts';
+import type { CpuResult } from '../../bench/cpu.ts';
 import { AWS_DYNAMO_CALL_MS, AWS_POST_MS, modelledGbSeconds } from '../../bench/duration-model.ts';
 import { cpuStandInRatio, longestToStandIn, medianOfPairs, standInLatencyRatio, standInRatio } from '../../bench/fanout-scale.ts';
 import { pairCounts, renderScaleMarkdown } from '../../bench/scale-report.ts';
@@ -180,5 +182,20 @@ describe('bench figures', () => {
     const timed = alternate(() => referencePipeline(texts), () => referencePipeline(texts), 5, 4);
     expect(timed.subjectMsPerRound).toBeGreaterThan(0);
     expect(timed.referenceMsPerRound).toBeGreaterThan(0);
+  });
+
+  it('takes the CPU stage as the median repeat by pipeline ratio, each stage\'s ratio the mean over the repeats', () => {
+    const repeat = (pipelineRatio: number, match100: number): CpuResult => ({
+      corpus: 'golden.jsonl', corpusEvents: 10, filters: 100, ceilings: {}, rounds: 1, eventsProcessed: 10, matchesPerEvent: 1, downlevelsPerEvent: 0,
+      usPerEvent: { parseAndValidate: 1, match100: 1, deliveryText: 1, pipeline: pipelineRatio * 2 },
+      reference: { usPerEvent: 2, pipelineRatio, stageRatios: { parseAndValidate: 1.7, match100, deliveryText: 2.5 } },
+    });
+    // Two processes settled on the slower compiled form of the matcher calls, three on the faster.
+    const combined = combineRepeats([repeat(6.4, 1.44), repeat(6.3, 1.26), repeat(6.5, 1.44), repeat(6.2, 1.26), repeat(6.35, 1.26)], { loads: [0.3, 0.4, 0.4, 0.5, 0.5], loadAfter: 0.6 });
+    expect(combined.reference?.pipelineRatio).toBe(6.35);
+    expect(combined.reference?.stageRatios?.match100).toBeCloseTo((2 * 1.44 + 3 * 1.26) / 5, 10);
+    expect(combined.reference?.stageRatios?.parseAndValidate).toBeCloseTo(1.7, 10);
+    expect(combined.repeats?.pipelineRatio).toEqual([6.4, 6.3, 6.5, 6.2, 6.35]);
+    expect(combined.repeats?.loadAfter).toBe(0.6);
   });
 });
