@@ -49,8 +49,8 @@ export interface FanoutScaleRun {
   latency: Omit<Distribution, 'samples'>;
   fanoutInvocations: number;
   longestInvocationMs: number;
-  /** The records (events) the longest invocation carried, each to every subscriber; absent in results from before it was kept. */
-  longestInvocationRecords?: number;
+  /** The posts answered while the longest invocation ran (its deliveries); absent in results from before they were kept. */
+  longestInvocationPosts?: number;
   timeoutMs: number;
   concurrency: number;
   /** CPU time of this process (user + system, ms) from the POST to the last receipt; absent in results from before the yardsticks. */
@@ -73,7 +73,7 @@ export interface FanoutScaleRun {
    * same); `pairs` keeps each pair's figures.
    */
   repeats?: number;
-  pairs?: Array<Pick<FanoutScaleRun, 'deliveriesPerSecond' | 'standInPerSecond' | 'fanoutInvocations' | 'longestInvocationMs' | 'longestInvocationRecords' | 'processCpuMs' | 'standInCpuMsPerDelivery'> & { p50: number; p99: number; standInP50?: number; standInP99?: number }>;
+  pairs?: Array<Pick<FanoutScaleRun, 'deliveriesPerSecond' | 'standInPerSecond' | 'fanoutInvocations' | 'longestInvocationMs' | 'longestInvocationPosts' | 'processCpuMs' | 'standInCpuMsPerDelivery'> & { p50: number; p99: number; standInP50?: number; standInP99?: number }>;
 }
 
 type Pair = NonNullable<FanoutScaleRun['pairs']>[number];
@@ -84,7 +84,7 @@ function pairOf(run: FanoutScaleRun): Pair {
     deliveriesPerSecond: run.deliveriesPerSecond,
     fanoutInvocations: run.fanoutInvocations,
     longestInvocationMs: run.longestInvocationMs,
-    ...(run.longestInvocationRecords === undefined ? {} : { longestInvocationRecords: run.longestInvocationRecords }),
+    ...(run.longestInvocationPosts === undefined ? {} : { longestInvocationPosts: run.longestInvocationPosts }),
     p50: run.latency.p50,
     p99: run.latency.p99,
     ...(run.standInPerSecond === undefined ? {} : { standInPerSecond: run.standInPerSecond }),
@@ -128,16 +128,18 @@ export const cpuStandInRatio = (run: FanoutScaleRun): number | undefined =>
 
 /**
  * The longest fan-out invocation ÷ the stand-in loop's time to post that invocation's deliveries
- * (its records × the subscribers, each of whom matches every event), same pair. Against the whole
- * run's deliveries the ratio followed how the stream poller split the events into batches (one
- * invocation carrying all of them or half: 0.75× and 0.91× in two runs at 100 subscribers); per
- * delivery of the batch it does not. Undefined for results from before the records were kept.
+ * (the posts answered while it ran), same pair. Against the whole run's deliveries the ratio
+ * followed how the stream poller split the events into batches (one invocation carrying all of
+ * them or half: 0.75× and 0.91× in two runs at 100 subscribers); per delivery of the invocation
+ * it does not. Its records × the subscribers was no measure of its deliveries: a batch of one
+ * record (a session's order-state wake-up) released a burst of 49 held events and 49,000 posts,
+ * and the ratio read 53×. Undefined for results from before the posts were kept.
  */
 export const longestToStandIn = (run: FanoutScaleRun): number | undefined =>
   pairRatio(run, (pair) =>
-    pair.standInPerSecond === undefined || pair.longestInvocationRecords === undefined || pair.longestInvocationRecords === 0
+    pair.standInPerSecond === undefined || pair.longestInvocationPosts === undefined || pair.longestInvocationPosts === 0
       ? undefined
-      : pair.longestInvocationMs / (((pair.longestInvocationRecords * run.subscribers) / pair.standInPerSecond) * 1000),
+      : pair.longestInvocationMs / ((pair.longestInvocationPosts / pair.standInPerSecond) * 1000),
   );
 
 class SubscriberProcess {
@@ -195,7 +197,7 @@ export function medianOfPairs(pairs: readonly FanoutScaleRun[]): FanoutScaleRun 
   const deliveriesPerCpuSecond = of((run) => run.deliveriesPerCpuSecond);
   const standInPerSecond = of((run) => run.standInPerSecond);
   const standInCpuMsPerDelivery = of((run) => run.standInCpuMsPerDelivery);
-  const longestInvocationRecords = of((run) => run.longestInvocationRecords);
+  const longestInvocationPosts = of((run) => run.longestInvocationPosts);
   return {
     ...first,
     deliveries: Math.min(...pairs.map((run) => run.deliveries)),
@@ -203,7 +205,7 @@ export function medianOfPairs(pairs: readonly FanoutScaleRun[]): FanoutScaleRun 
     latency: medianSummary(pairs.map((run) => run.latency)),
     fanoutInvocations: must((run) => run.fanoutInvocations),
     longestInvocationMs: must((run) => run.longestInvocationMs),
-    ...(longestInvocationRecords === undefined ? {} : { longestInvocationRecords }),
+    ...(longestInvocationPosts === undefined ? {} : { longestInvocationPosts }),
     ...(processCpuMs === undefined ? {} : { processCpuMs }),
     ...(deliveriesPerCpuSecond === undefined ? {} : { deliveriesPerCpuSecond }),
     ...(standInPerSecond === undefined ? {} : { standInPerSecond }),
@@ -303,7 +305,7 @@ export async function runFanoutScale(stack: RunningStack, plan: FanoutScalePlan)
             latency,
             fanoutInvocations: usage.functions.fanout.invocations,
             longestInvocationMs: usage.functions.fanout.maxDurationMs,
-            longestInvocationRecords: usage.fanoutLongestBatchRecords,
+            longestInvocationPosts: usage.fanoutLongestInvocationPosts,
             timeoutMs: FANOUT_TIMEOUT_SECONDS * 1000,
             concurrency: stack.config.fanout.concurrency,
             processCpuMs,

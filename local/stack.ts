@@ -312,7 +312,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       tableName: names.events,
       handler: (event, context) => {
         usage.fanoutBatch(event.Records.length);
-        return usage.invoke('fanout', () => fanoutHandler(event, context), event.Records.length);
+        return usage.invoke('fanout', () => fanoutHandler(event, context));
       },
       pollIntervalMs: nonNegativeInteger('AEP_LOCAL_POLL_MS', DEFAULT_LOCAL_POLL_MS),
       // On persistent data, fan-out goes on after a restart where it was (replay serves only

@@ -43,8 +43,13 @@ export interface StackUsage {
   socketRoutes: Record<string, number>;
   /** Stream records handed to the fan-out function (after the mapping's filter). */
   fanoutRecords: number;
-  /** The records of the longest fan-out invocation (the one `functions.fanout.maxDurationMs` times). */
-  fanoutLongestBatchRecords: number;
+  /**
+   * PostToConnection calls answered while the longest fan-out invocation (the one
+   * `functions.fanout.maxDurationMs` times) ran: its deliveries. Not its records × subscribers,
+   * because a record can release a session's held events (its order state's wake-up), so one
+   * record of a batch can carry a whole burst's deliveries.
+   */
+  fanoutLongestInvocationPosts: number;
   /** PostToConnection calls the `@connections` endpoint answered, by status. */
   postToConnection: { calls: number; byStatus: Record<string, number> };
   /** Request units over every function's meter. */
@@ -58,8 +63,9 @@ export class UsageCounters {
   private calls = new Map<FunctionName, FunctionUsage>();
   private routes = new Map<string, number>();
   private records = 0;
-  private longestBatchRecords = 0;
+  private longestInvocationPosts = 0;
   private posts = new Map<number, number>();
+  private postCalls = 0;
 
   /** The meter the DynamoDB client of function `name` reports to (one per function). */
   meterOf(name: FunctionName): CapacityMeter {
@@ -71,11 +77,12 @@ export class UsageCounters {
     return meter;
   }
 
-  /** Counts one invocation of `name` and its duration; `records`, a fan-out batch's, is kept for the longest one. */
-  async invoke<T>(name: FunctionName, work: () => Promise<T>, records?: number): Promise<T> {
+  /** Counts one invocation of `name` and its duration; for fan-out, the posts answered while its longest one ran. */
+  async invoke<T>(name: FunctionName, work: () => Promise<T>): Promise<T> {
     const usage = this.usageOf(name);
     usage.invocations += 1;
     const startedAt = performance.now();
+    const postsBefore = this.postCalls;
     try {
       return await work();
     } catch (error) {
@@ -86,7 +93,9 @@ export class UsageCounters {
       usage.completed += 1;
       usage.durationMs += elapsed;
       usage.billedMs += Math.max(1, Math.ceil(elapsed));
-      if (records !== undefined && elapsed >= usage.maxDurationMs) this.longestBatchRecords = records;
+      // Fan-out invocations on a shard run one after another (parallelization factor 1), so the
+      // posts answered in this one's window are its own and its lane workers'.
+      if (name === 'fanout' && elapsed >= usage.maxDurationMs) this.longestInvocationPosts = this.postCalls - postsBefore;
       usage.maxDurationMs = Math.max(usage.maxDurationMs, elapsed);
     }
   }
@@ -101,6 +110,7 @@ export class UsageCounters {
 
   post(status: number): void {
     this.posts.set(status, (this.posts.get(status) ?? 0) + 1);
+    this.postCalls += 1;
   }
 
   snapshot(): StackUsage {
@@ -132,7 +142,7 @@ export class UsageCounters {
       functions,
       socketRoutes: Object.fromEntries(this.routes),
       fanoutRecords: this.records,
-      fanoutLongestBatchRecords: this.longestBatchRecords,
+      fanoutLongestInvocationPosts: this.longestInvocationPosts,
       postToConnection: { calls: [...this.posts.values()].reduce((sum, count) => sum + count, 0), byStatus },
       dynamo,
     };
@@ -143,8 +153,9 @@ export class UsageCounters {
     this.calls = new Map();
     this.routes = new Map();
     this.records = 0;
-    this.longestBatchRecords = 0;
+    this.longestInvocationPosts = 0;
     this.posts = new Map();
+    this.postCalls = 0;
     for (const meter of this.meters.values()) meter.reset();
   }
 

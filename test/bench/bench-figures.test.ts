@@ -30,7 +30,7 @@ function usageOf(functions: Partial<Record<(typeof FUNCTION_NAMES)[number], Func
     functions: all,
     socketRoutes: {},
     fanoutRecords: 100,
-    fanoutLongestBatchRecords: 100,
+    fanoutLongestInvocationPosts: 100,
     postToConnection: { calls: posts, byStatus: { '200': posts } },
     dynamo: { readUnits: sum('readUnits'), writeUnits: sum('writeUnits'), calls: sum('dynamoCalls'), emptyReads: sum('emptyReads'), emptyReadUnits: sum('emptyReadUnits'), refusedWrites: sum('refusedWrites'), refusedWriteUnits: sum('refusedWriteUnits') },
   };
@@ -148,15 +148,15 @@ describe('bench figures', () => {
 
   it('states fan-out latency, CPU per delivery and the longest invocation against same-run yardsticks', () => {
     const latency = { count: 1, min: 100, p50: 300, p95: 500, p99: 600, max: 700, mean: 320 };
-    const scale = { postDelayMs: 20, subscribers: 100, events: 10, expectedDeliveries: 1000, deliveries: 1000, deliveriesPerSecond: 2000, latency, fanoutInvocations: 1, longestInvocationMs: 450, longestInvocationRecords: 10, timeoutMs: 60_000, concurrency: 256, processCpuMs: 200, standInPerSecond: 2500, standInLatency: { p50: 200, p99: 400 }, standInCpuMsPerDelivery: 0.08 } satisfies FanoutScaleRun;
+    const scale = { postDelayMs: 20, subscribers: 100, events: 10, expectedDeliveries: 1000, deliveries: 1000, deliveriesPerSecond: 2000, latency, fanoutInvocations: 1, longestInvocationMs: 450, longestInvocationPosts: 1000, timeoutMs: 60_000, concurrency: 256, processCpuMs: 200, standInPerSecond: 2500, standInLatency: { p50: 200, p99: 400 }, standInCpuMsPerDelivery: 0.08 } satisfies FanoutScaleRun;
     expect(standInLatencyRatio(scale)).toEqual({ p50: 1.5, p99: 1.5 });
     // 0.2 ms of CPU per delivery against the stand-in's 0.08 ms.
     expect(cpuStandInRatio(scale)).toBeCloseTo(2.5);
-    // The longest invocation carried all 10 events: the stand-in posts its 1,000 deliveries in 400 ms.
+    // The longest invocation made all 1,000 deliveries: the stand-in posts as many in 400 ms.
     expect(longestToStandIn(scale)).toBeCloseTo(1.125);
     // The same rate with the events split in two batches: half the deliveries in half the time, the same ratio.
-    expect(longestToStandIn({ ...scale, longestInvocationMs: 225, longestInvocationRecords: 5 })).toBeCloseTo(1.125);
-    const { standInLatency: _latency, standInCpuMsPerDelivery: _standInCpu, longestInvocationRecords: _records, ...old } = scale;
+    expect(longestToStandIn({ ...scale, longestInvocationMs: 225, longestInvocationPosts: 500 })).toBeCloseTo(1.125);
+    const { standInLatency: _latency, standInCpuMsPerDelivery: _standInCpu, longestInvocationPosts: _posts, ...old } = scale;
     expect(standInLatencyRatio(old)).toBeUndefined();
     expect(cpuStandInRatio(old)).toBeUndefined();
     expect(longestToStandIn(old)).toBeUndefined();
