@@ -65,7 +65,6 @@ export class UsageCounters {
   private records = 0;
   private longestInvocationPosts = 0;
   private posts = new Map<number, number>();
-  private postCalls = 0;
 
   /** The meter the DynamoDB client of function `name` reports to (one per function). */
   meterOf(name: FunctionName): CapacityMeter {
@@ -82,7 +81,7 @@ export class UsageCounters {
     const usage = this.usageOf(name);
     usage.invocations += 1;
     const startedAt = performance.now();
-    const postsBefore = this.postCalls;
+    const postsBefore = this.postsAnswered();
     try {
       return await work();
     } catch (error) {
@@ -95,7 +94,7 @@ export class UsageCounters {
       usage.billedMs += Math.max(1, Math.ceil(elapsed));
       // Fan-out invocations on a shard run one after another (parallelization factor 1), so the
       // posts answered in this one's window are its own and its lane workers'.
-      if (name === 'fanout' && elapsed >= usage.maxDurationMs) this.longestInvocationPosts = this.postCalls - postsBefore;
+      if (name === 'fanout' && elapsed >= usage.maxDurationMs) this.longestInvocationPosts = this.postsAnswered() - postsBefore;
       usage.maxDurationMs = Math.max(usage.maxDurationMs, elapsed);
     }
   }
@@ -110,7 +109,6 @@ export class UsageCounters {
 
   post(status: number): void {
     this.posts.set(status, (this.posts.get(status) ?? 0) + 1);
-    this.postCalls += 1;
   }
 
   snapshot(): StackUsage {
@@ -143,7 +141,7 @@ export class UsageCounters {
       socketRoutes: Object.fromEntries(this.routes),
       fanoutRecords: this.records,
       fanoutLongestInvocationPosts: this.longestInvocationPosts,
-      postToConnection: { calls: [...this.posts.values()].reduce((sum, count) => sum + count, 0), byStatus },
+      postToConnection: { calls: this.postsAnswered(), byStatus },
       dynamo,
     };
   }
@@ -155,8 +153,12 @@ export class UsageCounters {
     this.records = 0;
     this.longestInvocationPosts = 0;
     this.posts = new Map();
-    this.postCalls = 0;
     for (const meter of this.meters.values()) meter.reset();
+  }
+
+  /** PostToConnection calls answered so far, every status (a handful of keys to sum). */
+  private postsAnswered(): number {
+    return [...this.posts.values()].reduce((sum, count) => sum + count, 0);
   }
 
   private usageOf(name: FunctionName): FunctionUsage {
