@@ -105,20 +105,27 @@ export const geometricMean = (values: readonly number[]): number => Math.exp(val
  * the pairs' medians moved by up to 23% between two consecutive full runs, the geometric mean of
  * the same runs' pair ratios by at most 5%. Undefined where any pair lacks a figure.
  */
-function pairRatio(run: FanoutScaleRun, ofPair: (pair: Pair, deliveries: number) => number | undefined): number | undefined {
+function pairRatio(run: FanoutScaleRun, ofPair: (pair: Pair, deliveries: number) => number | undefined, combine: (ratios: number[]) => number = geometricMean): number | undefined {
   const pairs = run.pairs !== undefined && run.pairs.length > 0 ? run.pairs : [pairOf(run)];
   const ratios = pairs.map((pair) => ofPair(pair, run.deliveries));
   if (ratios.some((ratio) => ratio === undefined || !(ratio > 0))) return undefined;
-  return geometricMean(ratios as number[]);
+  return combine(ratios as number[]);
 }
 
 /** Relay deliveries/s ÷ the stand-in loop's, the figure that does not move with the host. */
 export const standInRatio = (run: FanoutScaleRun): number | undefined => pairRatio(run, (pair) => (pair.standInPerSecond === undefined ? undefined : pair.deliveriesPerSecond / pair.standInPerSecond));
 
-/** The relay's latency p50 and p99 ÷ the stand-in loop's, same posts, same run. */
+/**
+ * The relay's latency p50 and p99 ÷ the stand-in loop's, same posts, same run: the median of the
+ * pairs' ratios, not their geometric mean. A burst's p50 is about half its deliveries ÷ its rate
+ * times a shape factor, and a stall of the shared machine landing in the first half of one side's
+ * burst moves that factor (and the pair's ratio) by up to 1.9× while the whole burst's rate moves
+ * little; the geometric mean of five pairs followed such a pair (1,000 subscribers at 20 ms: 0.93×
+ * and 1.25× in two consecutive runs), the median does not.
+ */
 export function standInLatencyRatio(run: FanoutScaleRun): { p50: number; p99: number } | undefined {
-  const p50 = pairRatio(run, (pair) => (pair.standInP50 === undefined ? undefined : pair.p50 / pair.standInP50));
-  const p99 = pairRatio(run, (pair) => (pair.standInP99 === undefined ? undefined : pair.p99 / pair.standInP99));
+  const p50 = pairRatio(run, (pair) => (pair.standInP50 === undefined ? undefined : pair.p50 / pair.standInP50), median);
+  const p99 = pairRatio(run, (pair) => (pair.standInP99 === undefined ? undefined : pair.p99 / pair.standInP99), median);
   return p50 === undefined || p99 === undefined ? undefined : { p50, p99 };
 }
 
@@ -263,60 +270,71 @@ export async function runFanoutScale(stack: RunningStack, plan: FanoutScalePlan)
   const runs: FanoutScaleRun[] = [];
   let open = 0;
   let seq = 0;
+  /** One relay burst then the stand-in loop's, the same events' count and subscribers. */
+  const measurePair = async (size: number, delayMs: number): Promise<FanoutScaleRun> => {
+    const count = plan.eventsFor(size);
+    const events = benchEvents(session, count, seq);
+    seq += count;
+    const texts = events.map((event) => JSON.stringify(event));
+    stack.resetUsage();
+    // The heap collected before the clock starts: the collection's pause is not the relay's.
+    const cpuMs = cpuWindowFromCollectedHeap();
+    const sentAt: Record<string, number> = {};
+    const startedAt = performance.timeOrigin + performance.now();
+    for (const event of events) sentAt[event.id as string] = startedAt;
+    await postEvents(stack.baseUrl, token, texts.join('\n') + '\n', 'application/x-ndjson');
+    const expected = count * size;
+    const reply = await subscribers.ask({ cmd: 'collect', sentAt, expected, timeoutMs: 300_000 });
+    if (reply.reply !== 'collected') throw new Error('subscriber process answered out of turn');
+    const processCpuMs = cpuMs();
+    await settle(stack, 500, 300_000);
+    const usage = stack.usage();
+    const standIn = await standInPostRate(stack, subscribers, benchEvents(session, count, seq), size);
+    const standInPerSecond = standIn.perSecond;
+    seq += count;
+    const { samples: _samples, ...latency } = distribution(reply.latenciesMs);
+    const run: FanoutScaleRun = {
+      postDelayMs: delayMs,
+      subscribers: size,
+      events: count,
+      expectedDeliveries: expected,
+      deliveries: reply.received,
+      deliveriesPerSecond: reply.received / ((reply.lastAt - startedAt) / 1000),
+      latency,
+      fanoutInvocations: usage.functions.fanout.invocations,
+      longestInvocationMs: usage.functions.fanout.maxDurationMs,
+      longestInvocationPosts: usage.fanoutLongestInvocationPosts,
+      timeoutMs: FANOUT_TIMEOUT_SECONDS * 1000,
+      concurrency: stack.config.fanout.concurrency,
+      processCpuMs,
+      deliveriesPerCpuSecond: reply.received / (processCpuMs / 1000),
+      standInPerSecond,
+      standInLatency: standIn.latency,
+      standInCpuMsPerDelivery: standIn.cpuMsPerDelivery,
+    };
+    return run;
+  };
   try {
     for (const size of [...plan.sizes].sort((a, b) => a - b)) {
       plan.log(`  opening subscribers ${open} -> ${size}`);
       await subscribers.ask({ cmd: 'open', baseUrl: stack.baseUrl, token, session, count: size - open });
       open = size;
       await settle(stack, 500, 300_000);
+      // A discarded pair first: the first burst to connections the subscriber process just opened
+      // ran slow on one side or the other (its pair the lowest or highest ratio of the five in 4
+      // of 5 full runs), which is the opening's cost, not the relay's or the stand-in's.
+      stack.setPostDelayMs(plan.delaysMs[0] ?? 0);
+      const warmUp = await measurePair(size, plan.delaysMs[0] ?? 0);
+      plan.log(`  ${String(size).padStart(5)} subscribers: warm-up pair discarded (${warmUp.deliveries}/${warmUp.expectedDeliveries} deliveries)`);
       for (const delayMs of plan.delaysMs) {
         stack.setPostDelayMs(delayMs);
         const pairs: FanoutScaleRun[] = [];
         const repeats = plan.repeatsFor(size);
         for (let repeat = 0; repeat < repeats; repeat += 1) {
-          const count = plan.eventsFor(size);
-          const events = benchEvents(session, count, seq);
-          seq += count;
-          const texts = events.map((event) => JSON.stringify(event));
-          stack.resetUsage();
-          // The heap collected before the clock starts: the collection's pause is not the relay's.
-          const cpuMs = cpuWindowFromCollectedHeap();
-          const sentAt: Record<string, number> = {};
-          const startedAt = performance.timeOrigin + performance.now();
-          for (const event of events) sentAt[event.id as string] = startedAt;
-          await postEvents(stack.baseUrl, token, texts.join('\n') + '\n', 'application/x-ndjson');
-          const expected = count * size;
-          const reply = await subscribers.ask({ cmd: 'collect', sentAt, expected, timeoutMs: 300_000 });
-          if (reply.reply !== 'collected') throw new Error('subscriber process answered out of turn');
-          const processCpuMs = cpuMs();
-          await settle(stack, 500, 300_000);
-          const usage = stack.usage();
-          const standIn = await standInPostRate(stack, subscribers, benchEvents(session, count, seq), size);
-          const standInPerSecond = standIn.perSecond;
-          seq += count;
-          const { samples: _samples, ...latency } = distribution(reply.latenciesMs);
-          const run: FanoutScaleRun = {
-            postDelayMs: delayMs,
-            subscribers: size,
-            events: count,
-            expectedDeliveries: expected,
-            deliveries: reply.received,
-            deliveriesPerSecond: reply.received / ((reply.lastAt - startedAt) / 1000),
-            latency,
-            fanoutInvocations: usage.functions.fanout.invocations,
-            longestInvocationMs: usage.functions.fanout.maxDurationMs,
-            longestInvocationPosts: usage.fanoutLongestInvocationPosts,
-            timeoutMs: FANOUT_TIMEOUT_SECONDS * 1000,
-            concurrency: stack.config.fanout.concurrency,
-            processCpuMs,
-            deliveriesPerCpuSecond: reply.received / (processCpuMs / 1000),
-            standInPerSecond,
-            standInLatency: standIn.latency,
-            standInCpuMsPerDelivery: standIn.cpuMsPerDelivery,
-          };
+          const run = await measurePair(size, delayMs);
           pairs.push(run);
           plan.log(
-            `  ${String(size).padStart(5)} subscribers, ${delayMs} ms posts: ${run.deliveries}/${expected} deliveries, ${run.deliveriesPerSecond.toFixed(0)}/s (${(standInRatio(run) ?? Number.NaN).toFixed(2)}× the stand-in loop's ${standInPerSecond.toFixed(0)}/s; CPU per delivery ${(cpuStandInRatio(run) ?? Number.NaN).toFixed(2)}× the stand-in's, ${(run.deliveriesPerCpuSecond ?? 0).toFixed(0)} per CPU-second), p50 ${latency.p50.toFixed(0)} ms, p99 ${latency.p99.toFixed(0)} ms (${(standInLatencyRatio(run)?.p50 ?? Number.NaN).toFixed(2)}× / ${(standInLatencyRatio(run)?.p99 ?? Number.NaN).toFixed(2)}× the stand-in's), ${run.fanoutInvocations} invocations, longest ${(run.longestInvocationMs / 1000).toFixed(1)} s${repeats > 1 ? ` (pair ${repeat + 1}/${repeats})` : ''}`,
+            `  ${String(size).padStart(5)} subscribers, ${delayMs} ms posts: ${run.deliveries}/${run.expectedDeliveries} deliveries, ${run.deliveriesPerSecond.toFixed(0)}/s (${(standInRatio(run) ?? Number.NaN).toFixed(2)}× the stand-in loop's ${(run.standInPerSecond ?? Number.NaN).toFixed(0)}/s; CPU per delivery ${(cpuStandInRatio(run) ?? Number.NaN).toFixed(2)}× the stand-in's, ${(run.deliveriesPerCpuSecond ?? 0).toFixed(0)} per CPU-second), p50 ${run.latency.p50.toFixed(0)} ms, p99 ${run.latency.p99.toFixed(0)} ms (${(standInLatencyRatio(run)?.p50 ?? Number.NaN).toFixed(2)}× / ${(standInLatencyRatio(run)?.p99 ?? Number.NaN).toFixed(2)}× the stand-in's), ${run.fanoutInvocations} invocations, longest ${(run.longestInvocationMs / 1000).toFixed(1)} s${repeats > 1 ? ` (pair ${repeat + 1}/${repeats})` : ''}`,
           );
         }
         runs.push(medianOfPairs(pairs));

@@ -5,8 +5,8 @@
  *
  * Environment: BENCH_EVENTS (events per batch and WebSocket cost scenario, default 1000),
  * BENCH_SINGLE_EVENTS (events per single-POST scenario, default 1000), BENCH_LATENCY_EVENTS (default 500), BENCH_COMMANDS (default 200), BENCH_LATENCY_REPEATS (times the
- * latency stage runs, each figure the median, default 3), BENCH_SCALE_REPEATS (relay/stand-in pairs
- * per fan-out scale row, default 5: each ratio their geometric mean, this machine's figures their medians),
+ * latency stage runs, each figure the median, default 5), BENCH_SCALE_REPEATS (relay/stand-in pairs
+ * per fan-out scale row, default 5, after one discarded warm-up pair per size: each rate and CPU ratio their geometric mean, each latency ratio their median, this machine's figures their medians),
  * BENCH_HISTORY_EVENTS (events read back through GET /history, default 3000), BENCH_HISTORY_SESSIONS
  * (sessions listed, default 200), BENCH_QUICK=1 (a fast smoke run with fewer events and subscribers;
  * not for committing), BENCH_CPU_REPEATS (default 5), BENCH_CPU_MAX_LOAD / BENCH_CPU_WAIT_S (the
@@ -83,8 +83,9 @@ const SWEEP_COUNTS = quick ? [0, 10, 100] : [0, 10, 100, 1000];
 const PACE_MS = 30;
 const SCALE_SIZES = (process.env.BENCH_SCALE_SIZES ?? (quick ? '100,300' : '100,1000,5000')).split(',').map(Number).filter((size) => size > 0);
 const SCALE_DELAYS = [20, 50];
-// Relay/stand-in pairs per fan-out scale row: each ratio the geometric mean of the pairs' own
-// ratios, this machine's figures their medians (fanout-scale.ts, pairRatio and medianOfPairs).
+// Relay/stand-in pairs per fan-out scale row: each rate and CPU ratio the geometric mean of the
+// pairs' own ratios and each latency ratio their median, this machine's figures their medians
+// (fanout-scale.ts, pairRatio, standInLatencyRatio and medianOfPairs).
 // Five at every size: with three, one pair's ratio moved a row's latency ratio by 17% between two
 // consecutive full runs (pair ratios 0.81-1.19 at 5,000 subscribers).
 const SCALE_REPEATS = positive('BENCH_SCALE_REPEATS', quick ? 1 : 5);
@@ -109,7 +110,7 @@ const CPU_REPEATS = positive('BENCH_CPU_REPEATS', quick ? 3 : 5);
 // 120 s in a full run, which then goes on with the load on record).
 const CPU_MAX_LOAD = Number(process.env.BENCH_CPU_MAX_LOAD ?? 0.5);
 const CPU_WAIT_S = Number(process.env.BENCH_CPU_WAIT_S ?? (only === 'cpu' ? 1800 : 120));
-const LATENCY_REPEATS = positive('BENCH_LATENCY_REPEATS', quick ? 1 : 3);
+const LATENCY_REPEATS = positive('BENCH_LATENCY_REPEATS', quick ? 1 : 5);
 const PAUSED_REPEATS = positive('BENCH_PAUSED_REPEATS', quick ? 1 : 5);
 // The standing window, for an idle WebSocket subscriber (nothing polls for it). The idle SSE
 // stream's standing cost is the SSE stream-hour stage's, at the deployed stream settings.
