@@ -121,7 +121,7 @@ const IDLE_SECONDS = quick ? 5 : 30;
 // "after" stream, after its burst. 30 of them: with 20 slices of 50 events (about 16 ms of CPU
 // each, single slices 0.23-0.69 ms per delivery) the median ratio was 108× in one full run and
 // 123× in the next, 14% apart, at the edge of what two runs may differ by.
-const SSE_HOUR = { idleSeconds: positive('BENCH_SSE_IDLE_S', quick ? 45 : 121), burstEvents: positive('BENCH_SSE_BURST', quick ? 100 : 300), cpuSlices: positive('BENCH_SSE_CPU_SLICES', quick ? 6 : 30), sliceEvents: 100 };
+const SSE_HOUR = { idleSeconds: positive('BENCH_SSE_IDLE_S', quick ? 45 : 121), burstEvents: positive('BENCH_SSE_BURST', quick ? 100 : 300), cpuSlices: positive('BENCH_SSE_CPU_SLICES', quick ? 6 : 30), sliceEvents: 100, cpuProcesses: positive('BENCH_SSE_CPU_PROCESSES', quick ? 1 : 3) };
 const RECONNECT = { rounds: quick ? 2 : 5, events: 200 };
 
 const settings = {
@@ -143,7 +143,7 @@ const settings = {
   'commands timed (random pause between them)': `${COMMANDS} (0–100 ms)`,
   'latency stage repeats (each figure the median)': LATENCY_REPEATS,
   'idle window for standing costs (WebSocket)': `${IDLE_SECONDS} s`,
-  'SSE stream-hour: idle / burst / CPU slices': `${SSE_HOUR.idleSeconds} s / ${SSE_HOUR.burstEvents} events / ${SSE_HOUR.cpuSlices} × ${SSE_HOUR.sliceEvents} events`,
+  'SSE stream-hour: idle / burst / CPU slices': `${SSE_HOUR.idleSeconds} s / ${SSE_HOUR.burstEvents} events / ${SSE_HOUR.cpuSlices} × ${SSE_HOUR.sliceEvents} events in each of ${SSE_HOUR.cpuProcesses} processes`,
   'history session events / sessions listed': `${HISTORY_EVENTS} / ${HISTORY_SESSIONS}`,
   'fan-out scale: subscribers / post round trips': `${SCALE_SIZES.join(', ')} / ${SCALE_DELAYS.join(', ')} ms`,
   [SCALE_PAIRS_SETTING]: SCALE_REPEATS,

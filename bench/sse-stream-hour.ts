@@ -47,6 +47,8 @@ export interface SseStreamHourOptions {
   /** The CPU phase of the "after" stream: slices, and events in each (one NDJSON POST). */
   cpuSlices: number;
   sliceEvents: number;
+  /** Stream processes that run the CPU phase: the "after" stream and this many less one more, each with a short idle (the figure is the mean of their ratios). */
+  cpuProcesses: number;
   /** The commit measured, recorded with the figures. */
   commit?: string;
   dirty?: boolean;
@@ -150,8 +152,18 @@ export async function measureSseStreamHour(stack: RunningStack, options: SseStre
   const before = await serveOne(stack, bundle, 'before', options);
   log(`  before: ${before.delivered} delivered, peak RSS ${before.rss.peakMb.toFixed(1)} MB`);
   const after = await serveOne(stack, bundle, 'after', options);
-  const cpu = cpuAgainstReference(after);
-  log(`  after: ${after.delivered} delivered, peak RSS ${after.rss.peakMb.toFixed(1)} MB; CPU per delivery ${cpu === undefined ? 'not taken' : `${cpu.msPerDelivery.toFixed(3)} ms, ${cpu.ratio.toFixed(1)}x the reference's ${(cpu.referenceMsPerEvent * 1000).toFixed(2)} µs (median slices; pairs ${Math.min(...cpu.pairRatios).toFixed(1)}-${Math.max(...cpu.pairRatios).toFixed(1)}x)`}`);
+  const cpuOf = (report: StreamProcessReport) => {
+    const cpu = cpuAgainstReference(report);
+    return cpu === undefined ? 'not taken' : `${cpu.msPerDelivery.toFixed(3)} ms, ${cpu.ratio.toFixed(1)}x the reference's ${(cpu.referenceMsPerEvent * 1000).toFixed(2)} µs (median slices; pairs ${Math.min(...cpu.pairRatios).toFixed(1)}-${Math.max(...cpu.pairRatios).toFixed(1)}x)`;
+  };
+  log(`  after: ${after.delivered} delivered, peak RSS ${after.rss.peakMb.toFixed(1)} MB; CPU per delivery ${cpuOf(after)}`);
+  // More processes for the CPU phase alone (a short idle, the same burst to warm the path).
+  const moreCpu: StreamProcessReport[] = [];
+  for (let index = 1; index < options.cpuProcesses; index += 1) {
+    const report = await serveOne(stack, bundle, 'after', { ...options, idleSeconds: 2 });
+    moreCpu.push(report);
+    log(`  CPU process ${index + 1}/${options.cpuProcesses}: CPU per delivery ${cpuOf(report)}`);
+  }
   const hour = streamHourOf(before, after, STREAM_MEMORY_MB, {
     measuredAt: new Date().toISOString(),
     ...(options.commit === undefined ? {} : { commit: options.commit }),
@@ -160,7 +172,8 @@ export async function measureSseStreamHour(stack: RunningStack, options: SseStre
     burstEvents: options.burstEvents,
     cpuSlices: options.cpuSlices,
     sliceEvents: options.sliceEvents,
-  });
+  }, moreCpu);
+  if (hour.memory.cpuProcessRatios !== undefined) log(`  CPU per delivery ÷ the reference: ${hour.memory.cpuRatioToReference?.toFixed(1)}x, the mean of ${hour.memory.cpuProcessRatios.map((ratio) => ratio.toFixed(1)).join(', ')}`);
   if (hour.memory.sizedMb !== STREAM_MEMORY_MB) log(`  the measured peak sizes the stream function at ${hour.memory.sizedMb} MB; infra/constructs/stream-memory.ts says ${STREAM_MEMORY_MB} MB: update it`);
   log(`  hour: before $${hour.hour.before.usd.total.toFixed(4)} (${Math.round(hour.hour.before.readUnits)} RRU), after $${hour.hour.after.usd.total.toFixed(4)} (${Math.round(hour.hour.after.readUnits)} RRU)`);
   return hour;

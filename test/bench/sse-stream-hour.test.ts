@@ -4,7 +4,7 @@
  * and the report's standing row and stream-hour section quoting the same hour.
  */
 import { describe, expect, it } from 'vitest';
-import { BEFORE_MEMORY_MB, callPurpose, cpuAgainstReference, DEPLOYED_STREAM, hourOf, sizeFromPeak, STREAMS_PER_HOUR, streamHourOf } from '../../bench/sse-stream-hour-model.ts';
+import { BEFORE_MEMORY_MB, callPurpose, cpuAgainstReference, cpuAgainstReferenceOver, DEPLOYED_STREAM, hourOf, sizeFromPeak, STREAMS_PER_HOUR, streamHourOf } from '../../bench/sse-stream-hour-model.ts';
 import type { CallRecord, StreamProcessReport } from '../../bench/sse-stream-hour-model.ts';
 import { sseStandingCells, sseStreamHourLines, usd } from '../../bench/sse-stream-hour-report.ts';
 import { PRICES } from '../../bench/prices.ts';
@@ -83,7 +83,9 @@ describe('SSE stream-hour', () => {
     const hour = streamHourOf(report({ variant: 'before', rss: { atStartMb: 70, beforeStreamMb: 70.5, peakMb: 86, peakHeapUsedMb: 18 } }), report(), 128, { measuredAt: '2026-12-02T00:00:00.000Z', commit: 'abc', idleSeconds: 120, burstEvents: 300 });
     expect(hour.hour.before.memoryMb).toBe(BEFORE_MEMORY_MB);
     expect(hour.hour.after.memoryMb).toBe(128);
-    expect(hour.memory.peakRssMb).toBe(86);
+    // Sized from the after stream, the one the function runs: not from before's 86 MB.
+    expect(hour.memory.peakRssMb).toBe(hour.memory.after.peakMb);
+    expect(hour.memory.peakRssMb).not.toBe(86);
     // The median slice ÷ the median reference: the spoiled slice is on record, not in the figure.
     expect(hour.memory.cpuMsPerDelivery).toBeCloseTo(0.3);
     expect(hour.memory.cpuRatioToReference).toBeCloseTo(30);
@@ -117,6 +119,23 @@ describe('SSE stream-hour', () => {
     const hour = streamHourOf(report(), report({ cpuSlices: undefined, referenceSlices: undefined }), 128, { measuredAt: '2026-12-02T00:00:00.000Z', idleSeconds: 120, burstEvents: 300 });
     expect(hour.memory.cpuMsPerDelivery).toBeCloseTo(0.3);
     expect(hour.memory.cpuRatioToReference).toBeUndefined();
+  });
+
+  it('takes the CPU figure over several stream processes as the mean of each process\'s own ratio, every slice on record', () => {
+    const phase = (sliceMs: number, referenceMs: number) => ({
+      cpuSlices: [1, 2, 3].map(() => ({ deliveries: 50, cpuMs: sliceMs })),
+      referenceSlices: [1, 2, 3, 4].map(() => ({ events: 1000, cpuMs: referenceMs })),
+    });
+    // A process whose reference ran slow (the compiled form it kept) reads 20×, the others 30×.
+    const cpu = cpuAgainstReferenceOver([phase(15, 10), phase(15, 15), phase(15, 10)]);
+    expect(cpu?.processRatios.map((ratio) => Math.round(ratio))).toEqual([30, 20, 30]);
+    expect(cpu?.ratio).toBeCloseTo(80 / 3);
+    expect(cpu?.msPerDelivery).toBeCloseTo(0.3);
+    expect(cpu?.pairRatios).toHaveLength(9);
+    expect(cpuAgainstReferenceOver([phase(15, 10), { cpuSlices: undefined, referenceSlices: undefined }])).toBeUndefined();
+    const hour = streamHourOf(report({ variant: 'before' }), report(), 128, { measuredAt: '2026-12-02T00:00:00.000Z', idleSeconds: 120, burstEvents: 300 }, [report()]);
+    expect(hour.memory.cpuProcessRatios).toHaveLength(2);
+    expect(sseStreamHourLines(hour).join('\n')).toContain('the figure the mean of the 2');
   });
 
   it('gives the standing table and the stream-hour section the same hour, with the deployed poll settings', () => {
