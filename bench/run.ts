@@ -121,7 +121,7 @@ const IDLE_SECONDS = quick ? 5 : 30;
 // "after" stream, after its burst. 30 of them: with 20 slices of 50 events (about 16 ms of CPU
 // each, single slices 0.23-0.69 ms per delivery) the median ratio was 108× in one full run and
 // 123× in the next, 14% apart, at the edge of what two runs may differ by.
-const SSE_HOUR = { idleSeconds: positive('BENCH_SSE_IDLE_S', quick ? 45 : 121), burstEvents: positive('BENCH_SSE_BURST', quick ? 100 : 300), cpuSlices: positive('BENCH_SSE_CPU_SLICES', quick ? 6 : 30), sliceEvents: 100, cpuProcesses: positive('BENCH_SSE_CPU_PROCESSES', quick ? 1 : 3) };
+const SSE_HOUR = { idleSeconds: positive('BENCH_SSE_IDLE_S', quick ? 45 : 121), burstEvents: positive('BENCH_SSE_BURST', quick ? 100 : 300), cpuSlices: positive('BENCH_SSE_CPU_SLICES', quick ? 6 : 30), sliceEvents: 100, cpuProcesses: positive('BENCH_SSE_CPU_PROCESSES', quick ? 1 : 5) };
 const RECONNECT = { rounds: quick ? 2 : 5, events: 200 };
 
 const settings = {
