@@ -10,10 +10,10 @@
  * share sustains.
  */
 /**
- * Measured 2026-12-02 (bench/sse-stream-hour.json, at the deployed stream settings): peak RSS
- * 84.8 MB (70.7 MB loaded before the stream; an idle period, then 300 deliveries of 1 KB), so
+ * Measured 2026-12-06 (bench/sse-stream-hour.json, at the deployed stream settings): peak RSS
+ * 84.7 MB (70.7 MB loaded before the stream; an idle period, then 300 deliveries of 1 KB), so
  * 128 MB, Lambda's least; a peak above 85.3 MB would size it at 192 MB (the bench says when).
- * Its CPU share (0.07 vCPU) sustains about 340 deliveries/s per stream by the bench machine's CPU
+ * Its CPU share (0.07 vCPU) sustains about 270 deliveries/s per stream by the bench machine's CPU
  * per delivery; a stream fed faster falls behind and ends by the backpressure rule, its consumer
  * resuming exactly.
  */
