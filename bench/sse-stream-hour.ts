@@ -22,7 +22,9 @@
  * it, in alternation with slices of the reference pipeline in the same process; the ratio is the
  * median slice ÷ the median reference slice (`cpuAgainstReference`), so a burst of other work on
  * the shared cores spoils a slice, not the figure. One burst timed once, against a yardstick
- * timed after it, read 68.8× and 85.7× in two runs.
+ * timed after it, read 68.8× and 85.7× in two runs. The phase runs in `cpuProcesses` stream
+ * processes (the "after" stream, then more with a short idle) and the figure is the mean of
+ * their ratios (`cpuAgainstReferenceOver`): a process keeps one compiled form for its life.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
