@@ -22,6 +22,9 @@ export const repeatsOf = (runs: readonly LanesRun[], workers: number, subscriber
 /** The median over `repeats` of one figure. */
 export const medianOf = (repeats: readonly LanesRun[], figure: (run: LanesRun) => number) => median(repeats.map(figure));
 
+/** The mean over `repeats` of one figure. */
+export const meanOf = (repeats: readonly LanesRun[], figure: (run: LanesRun) => number) => repeats.reduce((sum, run) => sum + figure(run), 0) / repeats.length;
+
 /** The delivering processes' CPU of a run (ms): the stack's own process and the lane workers. */
 export const deliveringCpuMs = (run: Pick<LanesRun, 'cpuMs'>) => run.cpuMs.stack + run.cpuMs.laneWorkers;
 
@@ -49,7 +52,7 @@ export function medianRun(repeats: readonly LanesRun[]): LanesRun {
   if (first === undefined) throw new Error('no repeats to take the median of');
   if (repeats.length === 1) return first;
   const of = (figure: (run: LanesRun) => number) => medianOf(repeats, figure);
-  const meanOf = (figure: (run: LanesRun) => number) => repeats.reduce((sum, run) => sum + figure(run), 0) / repeats.length;
+  const mean = (figure: (run: LanesRun) => number) => meanOf(repeats, figure);
   const processes = [...new Set(repeats.flatMap((run) => Object.keys(run.deliveriesByProcess)))];
   return {
     workers: first.workers,
@@ -65,12 +68,12 @@ export function medianRun(repeats: readonly LanesRun[]): LanesRun {
     laneFailures: repeats.reduce((sum, run) => sum + run.laneFailures, 0),
     deliveriesByProcess: Object.fromEntries(processes.map((name) => [name, of((run) => run.deliveriesByProcess[name] ?? 0)])),
     cpuMs: {
-      stack: meanOf((run) => run.cpuMs.stack),
-      laneWorkers: meanOf((run) => run.cpuMs.laneWorkers),
-      dynamoDbLocal: meanOf((run) => run.cpuMs.dynamoDbLocal),
-      machine: meanOf((run) => run.cpuMs.machine),
+      stack: mean((run) => run.cpuMs.stack),
+      laneWorkers: mean((run) => run.cpuMs.laneWorkers),
+      dynamoDbLocal: mean((run) => run.cpuMs.dynamoDbLocal),
+      machine: mean((run) => run.cpuMs.machine),
     },
-    windowMs: meanOf((run) => run.windowMs),
+    windowMs: mean((run) => run.windowMs),
     deliveriesPerCpuSecond: pooledDeliveriesPerCpuSecond(repeats),
     loadBefore: of((run) => run.loadBefore),
   };

@@ -19,7 +19,7 @@
  */
 import type { LanesRun, LanesStageResult } from './fanout-lanes.ts';
 import { LAMBDA_INVOKE_URL, LAMBDA_SYNC_PAYLOAD_BYTES, laneWorkBytes } from './lane-work-size.ts';
-import { deliveringCpuMs, groupRepeats, medianOf, pooledDeliveriesPerCpuSecond, repeatsOf } from './lanes-repeats.ts';
+import { deliveringCpuMs, groupRepeats, meanOf, medianOf, pooledDeliveriesPerCpuSecond, repeatsOf } from './lanes-repeats.ts';
 import type { LanesGroup } from './lanes-repeats.ts';
 import { LANE_PAYLOAD_BYTES } from '../src/relay/fanout/delivery-lanes.ts';
 import { MEMORY_MB, PRICES } from './prices.ts';
@@ -179,7 +179,7 @@ export const ratioToOne = (runs: readonly LanesRun[], run: LanesRun) => toOne(ru
 
 /** A latency at `run`'s W and S ÷ the same at W = 1, each the mean over its repeats. */
 const latencyToOne = (runs: readonly LanesRun[], run: LanesRun, figure: (run: LanesRun) => number) =>
-  toOneOver(runs, run, (repeats) => repeats.reduce((sum, one) => sum + figure(one), 0) / repeats.length);
+  toOneOver(runs, run, (repeats) => meanOf(repeats, figure));
 
 /**
  * The timed figures at a run's W and S ÷ the same at W = 1 and S (same stage run): deliveries/s
