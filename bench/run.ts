@@ -13,7 +13,7 @@
  * quiet machine the CPU stage waits for, below), BENCH_PAUSED_REPEATS (consecutive paused-consumer
  * runs, default 5), BENCH_SSE_IDLE_S / BENCH_SSE_BURST / BENCH_SSE_CPU_SLICES (the SSE stream-hour's
  * idle seconds, burst events, and CPU slices of 100 events alternated with the yardstick, default
- * 121, 300 and 30). `--only cpu|paused|history|reconnect|fanout` measures that stage alone and merges it into
+ * 121, 300 and 30). `--only cpu|paused|history|reconnect|fanout|latency` measures that stage alone and merges it into
  * bench/results.json (`--history-only` is `--only history`); `--only sse-hour` (also `npm run
  * bench:sse-hour`) the SSE stream-hour alone, into bench/sse-stream-hour.json and .md, BENCHMARKS.md
  * regenerated with it. Run a stage alone under the shared test lock.
@@ -58,10 +58,10 @@ if (process.argv.includes('--report-only')) {
   for (const path of writeRendered(readSavedResults())) process.stderr.write(`  ${path}\n`);
   process.exit(0);
 }
-// `--only <stage>` (`cpu`, `paused`, `history`, `reconnect`, `fanout`; `--history-only` is
+// `--only <stage>` (`cpu`, `paused`, `history`, `reconnect`, `fanout`, `latency`; `--history-only` is
 // `--only history`): measure that stage alone and merge it into bench/results.json, every other
 // stage's figures kept. `--only sse-hour`: the SSE stream-hour alone, into its own files.
-const ONLY_STAGES = ['cpu', 'paused', 'history', 'reconnect', 'fanout', 'sse-hour'];
+const ONLY_STAGES = ['cpu', 'paused', 'history', 'reconnect', 'fanout', 'latency', 'sse-hour'];
 const onlyIndex = process.argv.indexOf('--only');
 const only = process.argv.includes('--history-only') ? 'history' : onlyIndex === -1 ? undefined : process.argv[onlyIndex + 1];
 if (only !== undefined && !ONLY_STAGES.includes(only)) throw new Error(`--only takes ${ONLY_STAGES.join(', ')}, not ${only ?? 'nothing'}`);
@@ -184,27 +184,26 @@ async function measureCpu(mode: CpuTaking['mode']): Promise<CpuResult> {
 }
 
 /**
- * The latency stage, LATENCY_REPEATS times (delivery, then command round trips, in turn), each
- * figure the median over the repeats (medianOfRepeats).
+ * The latency stage, LATENCY_REPEATS times (WebSocket delivery, SSE delivery, then command round
+ * trips, in turn, each path alone on the stack), each figure the median over the repeats
+ * (medianOfRepeats).
  */
 async function measureLatency(stack: Parameters<typeof measureDeliveryLatency>[0]) {
-  const deliveries: DeliveryLatency[] = [];
+  const websocket: Distribution[] = [];
+  const sse: Distribution[] = [];
   const commands: Distribution[] = [];
   for (let repeat = 1; repeat <= LATENCY_REPEATS; repeat += 1) {
-    log(`latency ${repeat}/${LATENCY_REPEATS}: ${LATENCY_EVENTS} POSTs to a WebSocket subscriber and ${SSE_STREAMS} SSE streams`);
-    const delivery = await measureDeliveryLatency(stack, LATENCY_EVENTS, PACE_MS);
-    deliveries.push(delivery);
-    log(`  WebSocket p50/p99 ${delivery.websocket.p50.toFixed(0)}/${delivery.websocket.p99.toFixed(0)} ms, SSE p50/p99 ${delivery.sse.p50.toFixed(0)}/${delivery.sse.p99.toFixed(0)} ms`);
+    log(`latency ${repeat}/${LATENCY_REPEATS}: ${LATENCY_EVENTS} POSTs to a WebSocket subscriber, then ${LATENCY_EVENTS} to ${SSE_STREAMS} SSE streams`);
+    websocket.push(await measureDeliveryLatency(stack, 'websocket', LATENCY_EVENTS, PACE_MS));
+    sse.push(await measureDeliveryLatency(stack, 'sse', LATENCY_EVENTS, PACE_MS));
+    log(`  WebSocket p50/p99 ${websocket.at(-1)?.p50.toFixed(0)}/${websocket.at(-1)?.p99.toFixed(0)} ms, SSE p50/p99 ${sse.at(-1)?.p50.toFixed(0)}/${sse.at(-1)?.p99.toFixed(0)} ms`);
     log(`latency ${repeat}/${LATENCY_REPEATS}: ${COMMANDS} command round trips`);
     const command = await measureCommandRoundTrip(stack, COMMANDS, settings.AEP_LOCAL_POLL_MS);
     commands.push(command);
     log(`  p50/p99 ${command.p50.toFixed(0)}/${command.p99.toFixed(0)} ms`);
   }
-  return {
-    delivery: { paceMs: PACE_MS, websocket: medianOfRepeats(deliveries.map((one) => one.websocket)), sse: medianOfRepeats(deliveries.map((one) => one.sse)) },
-    command: medianOfRepeats(commands),
-    repeats: LATENCY_REPEATS,
-  };
+  const delivery: DeliveryLatency = { paceMs: PACE_MS, websocket: medianOfRepeats(websocket), sse: medianOfRepeats(sse) };
+  return { delivery, command: medianOfRepeats(commands), repeats: LATENCY_REPEATS };
 }
 
 /** The reconnecting-consumer stage (session order). */
@@ -281,6 +280,8 @@ if (only !== undefined) {
     } else if (only === 'fanout') {
       saved.fanoutScale = await measureFanoutScale(stack);
       saved.run.settings = { ...saved.run.settings, 'fan-out scale: subscribers / post round trips': settings['fan-out scale: subscribers / post round trips'], [SCALE_PAIRS_SETTING]: SCALE_REPEATS };
+    } else if (only === 'latency') {
+      saved.latency = await measureLatency(stack);
     } else if (only === 'history') {
       log(`history only: ${HISTORY_EVENTS} events, ${HISTORY_SESSIONS} sessions`);
       saved.history = await measureHistory(stack, HISTORY_EVENTS, HISTORY_SESSIONS);
