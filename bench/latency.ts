@@ -129,9 +129,9 @@ async function openSseReceivers(stack: RunningStack, token: string, session: str
  * POST → delivery on one binding, with that binding's consumers alone on the session. The two
  * bindings are measured one after the other, not together: the five SSE streams' inbox polls run
  * in the same local stack process as the WebSocket fan-out, so measured together the WebSocket
- * tail carried their CPU, and that cost differs from one process to the next with the compiled
- * form the process settles on (the WebSocket p99 read 1.86 and 2.42 polls in two consecutive
- * runs while the command round trip, measured alone, agreed within 2%).
+ * tail carried their CPU, which moved from one run to the next (the WebSocket p99 read 1.86 and
+ * 2.42 polls in two consecutive runs while the command round trip, measured alone, agreed within
+ * 2%; measured alone, it read 1.60 and 1.47).
  */
 export async function measureDeliveryLatency(stack: RunningStack, binding: 'websocket' | 'sse', count: number, paceMs: number): Promise<Distribution> {
   const token = await createTenant(stack.dynamoEndpoint, uniqueName('bench-latency'));
