@@ -6,7 +6,7 @@
  * Environment: BENCH_EVENTS (events per batch and WebSocket cost scenario, default 1000),
  * BENCH_SINGLE_EVENTS (events per single-POST scenario, default 1000), BENCH_LATENCY_EVENTS (default 500), BENCH_COMMANDS (default 200), BENCH_LATENCY_REPEATS (times the
  * latency stage runs, each figure the median, default 5), BENCH_SCALE_REPEATS (relay/stand-in pairs
- * per fan-out scale row, default 5, after one discarded warm-up pair per size: each rate and CPU ratio their geometric mean, each latency ratio their median, this machine's figures their medians),
+ * per fan-out scale row, default 5, after one discarded warm-up pair per size: each rate and CPU ratio their geometric mean, each latency ratio their geometric mean without the highest and the lowest, this machine's figures their medians),
  * BENCH_HISTORY_EVENTS (events read back through GET /history, default 3000), BENCH_HISTORY_SESSIONS
  * (sessions listed, default 200), BENCH_QUICK=1 (a fast smoke run with fewer events and subscribers;
  * not for committing), BENCH_CPU_REPEATS (default 5), BENCH_CPU_MAX_LOAD / BENCH_CPU_WAIT_S (the
@@ -84,8 +84,8 @@ const PACE_MS = 30;
 const SCALE_SIZES = (process.env.BENCH_SCALE_SIZES ?? (quick ? '100,300' : '100,1000,5000')).split(',').map(Number).filter((size) => size > 0);
 const SCALE_DELAYS = [20, 50];
 // Relay/stand-in pairs per fan-out scale row: each rate and CPU ratio the geometric mean of the
-// pairs' own ratios and each latency ratio their median, this machine's figures their medians
-// (fanout-scale.ts, pairRatio, standInLatencyRatio and medianOfPairs).
+// pairs' own ratios and each latency ratio the same without the highest and the lowest pair, this
+// machine's figures their medians (fanout-scale.ts, pairRatio, standInLatencyRatio and medianOfPairs).
 // Five at every size: with three, one pair's ratio moved a row's latency ratio by 17% between two
 // consecutive full runs (pair ratios 0.81-1.19 at 5,000 subscribers).
 const SCALE_REPEATS = positive('BENCH_SCALE_REPEATS', quick ? 1 : 5);

@@ -11,7 +11,7 @@ import { alternate, referencePipeline } from '../../bench/cpu-reference.ts';
 import { combineRepeats } from '../../bench/cpu.ts';
 import type { CpuResult } from '../../bench/cpu.ts';
 import { AWS_DYNAMO_CALL_MS, AWS_POST_MS, modelledGbSeconds } from '../../bench/duration-model.ts';
-import { cpuStandInRatio, longestToStandIn, medianOfPairs, standInLatencyRatio, standInRatio } from '../../bench/fanout-scale.ts';
+import { cpuStandInRatio, longestToStandIn, medianOfPairs, middleGeometricMean, standInLatencyRatio, standInRatio } from '../../bench/fanout-scale.ts';
 import { pairCounts, renderScaleMarkdown } from '../../bench/scale-report.ts';
 import type { FanoutScaleRun } from '../../bench/fanout-scale.ts';
 import { medianRatios, stackSaturated } from '../../bench/paused-consumer.ts';
@@ -132,8 +132,9 @@ describe('bench figures', () => {
     // The ratio is each pair's own, combined by their geometric mean: not the ratio of the medians.
     expect(standInRatio(row)).toBeCloseTo(Math.cbrt((4000 / 7000) * (1500 / 6800) * (3800 / 7100)));
     expect(standInRatio({ ...row, pairs: undefined })).toBeCloseTo(3800 / 7000);
-    // Latency: every pair 100,000 / rate ÷ the stand-in's 50 ms at p50, combined by their median
-    // (the stalled pair's 1.33× does not move it): 0.50×, 1.33×, 0.53×.
+    // Latency: every pair 100,000 / rate ÷ the stand-in's 50 ms at p50, combined without the
+    // highest and the lowest (of three, the median: the stalled pair's 1.33× does not move it):
+    // 0.50×, 1.33×, 0.53×.
     expect(standInLatencyRatio(row)?.p50).toBeCloseTo(100_000 / 3800 / 50);
     expect(row.latency.p99).toBeCloseTo(200_000 / 3800);
     expect(row.fanoutInvocations).toBe(2);
@@ -145,6 +146,14 @@ describe('bench figures', () => {
     const big = { ...row, subscribers: 1000, repeats: 3 };
     expect(pairCounts([row, big])).toBe('3 relay/stand-in pairs');
     expect(pairCounts([{ ...row, repeats: 5 }, big, { ...big, subscribers: 5000 }])).toBe('5 relay/stand-in pairs at 100 subscribers and 3 at 1,000 and 5,000');
+  });
+
+  it('combines five pairs\' latency ratios as the geometric mean of the middle three', () => {
+    // One stalled pair (1.37×) and one quick one (0.94×) are set aside; the rest are averaged.
+    expect(middleGeometricMean([1.37, 1.11, 0.94, 1.05, 1.11])).toBeCloseTo(Math.cbrt(1.11 * 1.05 * 1.11));
+    expect(middleGeometricMean([2, 0.5, 1])).toBe(1);
+    expect(middleGeometricMean([2, 0.5])).toBeCloseTo(1);
+    expect(middleGeometricMean([1.2])).toBeCloseTo(1.2);
   });
 
   it('states fan-out latency, CPU per delivery and the longest invocation against same-run yardsticks', () => {
