@@ -79,6 +79,9 @@ export function alternate(subject: () => void, reference: () => void, sliceMs: n
   return { subjectMsPerRound: totals.subject.ms / totals.subject.rounds, referenceMsPerRound: totals.reference.ms / totals.reference.rounds, medianPairRatio: median(pairRatios) };
 }
 
+/** The arithmetic mean; NaN for none. */
+export const mean = (values: readonly number[]): number => values.reduce((sum, value) => sum + value, 0) / values.length;
+
 /** The median (the mean of the middle two for an even count); NaN for none. */
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);

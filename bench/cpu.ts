@@ -15,7 +15,7 @@ import type { CaptureLevel } from '../src/protocol/levels.ts';
 import { needsDownlevel } from '../src/protocol/downlevel.ts';
 import { deliveryText } from '../src/relay/delivery-text.ts';
 import type { QuietWait } from './quiet-machine.ts';
-import { alternate, referencePipeline } from './cpu-reference.ts';
+import { alternate, mean, referencePipeline } from './cpu-reference.ts';
 import { matcherOf } from './workload.ts';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -159,7 +159,7 @@ export function combineRepeats(results: readonly CpuResult[], context: { loads: 
   const sorted = [...results].sort((a, b) => ratioOf(a) - ratioOf(b));
   const median = sorted[Math.floor((sorted.length - 1) / 2)] as CpuResult;
   const stageRatiosOf = results.map((result) => result.reference?.stageRatios);
-  const meanOf = (stage: keyof StageRatios) => stageRatiosOf.reduce((sum, ratios) => sum + (ratios as StageRatios)[stage], 0) / stageRatiosOf.length;
+  const meanOf = (stage: keyof StageRatios) => mean(stageRatiosOf.map((ratios) => (ratios as StageRatios)[stage]));
   const stageRatios: StageRatios | undefined = stageRatiosOf.every((ratios) => ratios !== undefined)
     ? { parseAndValidate: meanOf('parseAndValidate'), match100: meanOf('match100'), deliveryText: meanOf('deliveryText') }
     : undefined;

@@ -42,7 +42,7 @@ import { settle } from './cost.ts';
 import { deliveringCpuMs, medianRun } from './lanes-repeats.ts';
 import { distribution } from './latency.ts';
 import type { Distribution } from './latency.ts';
-import { fullGc } from './full-gc.ts';
+import { cpuWindowFromCollectedHeap } from './full-gc.ts';
 import { childProcesses, machineBusyMs, processCpuMs } from './process-cpu.ts';
 import { benchEvents } from './workload.ts';
 
@@ -263,8 +263,7 @@ async function burst(context: BurstContext, subscribers: number, eventCount: num
   const cpuOf = (pids: readonly number[]) => pids.reduce((sum, pid) => sum + (processCpuMs(pid) ?? 0), 0);
   // The stack process's CPU window starts on a collected heap (bench/full-gc.ts): with it, its
   // CPU for the same burst at W = 4 moved by 7% between repeats, without it by half.
-  fullGc();
-  const selfBefore = process.cpuUsage();
+  const stackCpuMs = cpuWindowFromCollectedHeap();
   const lanesBefore = cpuOf(lanePids);
   const jvmBefore = cpuOf(jvmPids);
   const machineBefore = machineBusyMs();
@@ -278,9 +277,8 @@ async function burst(context: BurstContext, subscribers: number, eventCount: num
     await sleep(50);
   }
   const windowMs = performance.timeOrigin + performance.now() - emitMs;
-  const self = process.cpuUsage(selfBefore);
   const cpuMs = {
-    stack: (self.user + self.system) / 1000,
+    stack: stackCpuMs(),
     laneWorkers: cpuOf(lanePids) - lanesBefore,
     dynamoDbLocal: cpuOf(jvmPids) - jvmBefore,
     machine: machineBusyMs() - machineBefore,

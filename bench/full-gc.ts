@@ -25,8 +25,11 @@ export function fullGc(): void {
 export function cpuWindowFromCollectedHeap(): () => number {
   fullGc();
   const start = process.cpuUsage();
-  return () => {
-    const used = process.cpuUsage(start);
-    return (used.user + used.system) / 1000;
-  };
+  return () => cpuMsSince(start);
+}
+
+/** This process's CPU (user + system) in milliseconds since `start` (a `process.cpuUsage()`). */
+export function cpuMsSince(start: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
 }

@@ -4,7 +4,7 @@
  * than 15% from one stage run to the next. Results saved before repeats existed hold one run per
  * (W, S): each is a group of one, its median the run itself.
  */
-import { median } from './cpu-reference.ts';
+import { mean, median } from './cpu-reference.ts';
 import type { LanesRun } from './fanout-lanes.ts';
 import { medianSummary } from './latency.ts';
 
@@ -23,7 +23,7 @@ export const repeatsOf = (runs: readonly LanesRun[], workers: number, subscriber
 export const medianOf = (repeats: readonly LanesRun[], figure: (run: LanesRun) => number) => median(repeats.map(figure));
 
 /** The mean over `repeats` of one figure. */
-export const meanOf = (repeats: readonly LanesRun[], figure: (run: LanesRun) => number) => repeats.reduce((sum, run) => sum + figure(run), 0) / repeats.length;
+export const meanOf = (repeats: readonly LanesRun[], figure: (run: LanesRun) => number) => mean(repeats.map(figure));
 
 /** The delivering processes' CPU of a run (ms): the stack's own process and the lane workers. */
 export const deliveringCpuMs = (run: Pick<LanesRun, 'cpuMs'>) => run.cpuMs.stack + run.cpuMs.laneWorkers;

@@ -4,7 +4,7 @@
  * every periodic cost in it, and priced. Pure: the stage (bench/sse-stream-hour.ts), the report
  * (bench/sse-stream-hour-report.ts) and the tests share it.
  */
-import { median } from './cpu-reference.ts';
+import { mean, median } from './cpu-reference.ts';
 import { PRICES } from './prices.ts';
 
 /**
@@ -251,14 +251,14 @@ export function cpuAgainstReferenceOver(reports: ReadonlyArray<Pick<StreamProces
   const each = reports.map(cpuAgainstReference);
   if (each.length === 0 || each.some((cpu) => cpu === undefined)) return undefined;
   const all = each as CpuAgainstReference[];
-  const mean = (pick: (cpu: CpuAgainstReference) => number) => all.reduce((sum, cpu) => sum + pick(cpu), 0) / all.length;
+  const meanOf = (pick: (cpu: CpuAgainstReference) => number) => mean(all.map(pick));
   return {
-    msPerDelivery: mean((cpu) => cpu.msPerDelivery),
-    referenceMsPerEvent: mean((cpu) => cpu.referenceMsPerEvent),
+    msPerDelivery: meanOf((cpu) => cpu.msPerDelivery),
+    referenceMsPerEvent: meanOf((cpu) => cpu.referenceMsPerEvent),
     slicesMsPerDelivery: all.flatMap((cpu) => cpu.slicesMsPerDelivery),
     referencesMsPerEvent: all.flatMap((cpu) => cpu.referencesMsPerEvent),
     pairRatios: all.flatMap((cpu) => cpu.pairRatios),
-    ratio: mean((cpu) => cpu.ratio),
+    ratio: meanOf((cpu) => cpu.ratio),
     processRatios: all.map((cpu) => cpu.ratio),
   };
 }

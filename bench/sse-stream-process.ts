@@ -41,7 +41,7 @@ import { createRuntime } from '../functions/runtime/create-runtime.ts';
 import { LOCAL_CREDENTIALS } from '../local/local-credentials.ts';
 import type { InboxPort } from '../src/relay/ports/inbox.ts';
 import { referenceSlice } from './cpu-reference.ts';
-import { fullGc } from './full-gc.ts';
+import { cpuMsSince, fullGc } from './full-gc.ts';
 import type { CallRecord, StreamPhase as Phase, StreamProcessReport } from './sse-stream-hour-model.ts';
 
 const READS = new Set(['GetItemCommand', 'QueryCommand', 'ScanCommand', 'BatchGetItemCommand', 'TransactGetItemsCommand']);
@@ -120,10 +120,6 @@ const stopSampling = () => {
 };
 const rssBeforeStream = process.memoryUsage().rss;
 
-const cpuMsSince = (start: NodeJS.CpuUsage) => {
-  const used = process.cpuUsage(start);
-  return (used.user + used.system) / 1000;
-};
 let sink = 0;
 let referenceTexts: string[] | undefined;
 /**
