@@ -23,7 +23,7 @@ import { DEADLINE_HORIZON_MS } from '../../src/config/function-timeouts.ts';
 import { closeAtDeadline } from '../../src/relay/connection-deadline.ts';
 import { ulidFactory } from '../../src/protocol/ulid.ts';
 import { noMetrics } from '../../src/relay/ports/index.ts';
-import type { ConnectionPoster, RelayMetrics, SinkRetryQueuePort } from '../../src/relay/ports/index.ts';
+import type { Clock, ConnectionPoster, IdMinter, RelayMetrics, SinkRetryQueuePort } from '../../src/relay/ports/index.ts';
 import type { RelayRuntime } from '../../src/relay/runtime.ts';
 import { KnownOwners } from '../../src/relay/session-ownership.ts';
 import { KnownClaims } from '../../src/relay/socket/known-claims.ts';
@@ -63,6 +63,10 @@ export interface RuntimeDependencies {
   deliveryLanes?: DeliveryLanesPort;
   /** Per-tenant metrics; records nothing when absent (tests, the CLI). The handlers pass the EMF adapter. */
   metrics?: RelayMetrics;
+  /** The clock every part reads; the system clock when absent (the delivery simulation runs its own). */
+  now?: Clock;
+  /** Mints event and entry ids; ULIDs from the clock and the system's randomness when absent. */
+  mintId?: IdMinter;
 }
 
 export function createRuntime(dependencies: RuntimeDependencies): RelayRuntime {
@@ -74,8 +78,8 @@ export function createRuntime(dependencies: RuntimeDependencies): RelayRuntime {
       ...(config.dynamoEndpoint === undefined ? {} : { endpoint: config.dynamoEndpoint }),
       ...(dependencies.meter === undefined ? {} : { meter: dependencies.meter }),
     });
-  const now = () => Date.now();
-  const mintId = ulidFactory(now, (length) => randomBytes(length));
+  const now = dependencies.now ?? (() => Date.now());
+  const mintId = dependencies.mintId ?? ulidFactory(now, (length) => randomBytes(length));
   const quotas = new QuotaStore(dynamo, { tenantsTable: config.tables.tenants, connectionsTable: config.tables.connections, now, cacheMs: 30_000 });
   const connectionTable = connectionTableStores(dynamo, {
     tableName: config.tables.connections,

@@ -8,7 +8,6 @@
  * The subscription is recorded (state `replaying`) before its replay is read, so an event
  * written in between is parked rather than missed (`subscription-handoff.ts`).
  */
-import { setTimeout as delay } from 'node:timers/promises';
 import { sessionEqualityOf, typeSegmentsOf } from '../protocol/attr-match.ts';
 import type { EventMatcher, Filter } from '../protocol/attr-match.ts';
 import type { CaptureLevel } from '../protocol/levels.ts';
@@ -76,7 +75,7 @@ export async function replayInto(runtime: Pick<RelayRuntime, 'eventLog' | 'sessi
       // One wait for the whole replay, however many sessions it covers (and never past its deadline).
       settleUntilMs: Math.min(runtime.now() + runtime.config.replaySettleMs, output.deadlineMs ?? Number.POSITIVE_INFINITY),
       now: runtime.now,
-      sleep: async (ms) => void (await delay(ms)),
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     },
     { tenant: spec.tenant, from: spec.from, matches: spec.matches, ...(spec.ceiling === undefined ? {} : { ceiling: spec.ceiling }) },
   );
