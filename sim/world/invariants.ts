@@ -1,0 +1,172 @@
+/**
+ * The delivery invariants (README, "Guarantees"), checked on what one schedule observed:
+ *
+ * - I1 live reach: every admitted event reaches every matching subscription still open at the
+ *   end (after `from`); a subscription the relay ended is held to I4 instead.
+ * - I2 resume: a consumer that resumes from positions it was given gets, over its chain of
+ *   connections, every admitted event of its session, except an event of another emitter below
+ *   a position it resumed from (AEP-0001 §5.2: a resume token names a bare session).
+ * - I3 order: each emitter's events first arrive at a consumer (over its chain of connections:
+ *   a consumer dedupes by `(source, id)`, AEP-0001 §7.4) in `(epoch, seq)` order, except events the
+ *   relay recorded late.
+ * - I4 honest positions: no position a `closing` names lies above a `notice`-or-above event of
+ *   that session the connection had not received (unless resume serves it: recorded late above it).
+ * - I5 bounded delay: once faults and emitters are done, every admitted event reaches every chain
+ *   within `QUIET_BOUND_MS`.
+ * - I6 cost: request units, posts and duplicates per event stay within `COST_BOUNDS`.
+ *
+ * `debug`/`info` events may be dropped toward a consumer that stopped reading (AEP-0003 §8.4), so
+ * on a connection the gateway throttled they are not owed.
+ */
+import type { ConsumerConnection, ReceivedEvent } from './clients.ts';
+import type { AdmittedEvent, Observation } from './world.ts';
+import { QUIET_BOUND_MS } from './world.ts';
+
+export interface Violation {
+  invariant: 'I1' | 'I2' | 'I3' | 'I4' | 'I5' | 'I6';
+  detail: string;
+}
+
+/**
+ * What a fault-free schedule may cost at most (I6), as DynamoDB bills it, in the shape of the
+ * bench's cost model: the event log's request units per admitted event, per fan-out batch and
+ * per emitter's session (write units) and per subscription (a replay's reads); and posts per
+ * event a consumer got for the first time (duplicates included). A claim, owner or registry write
+ * per event, or a flood of duplicate posts, breaks them.
+ */
+export const COST_BOUNDS = {
+  /** The event itself. */
+  eventWriteUnitsPerEvent: 1,
+  /** Per fan-out batch: each session's order-state commit, delivered mark and summary. */
+  eventWriteUnitsPerBatch: 3,
+  /** Once per emitter's session: its owner, first order state, wake-ups while a gap is open. */
+  eventWriteUnitsPerEmitterSession: 10,
+  eventReadUnitsPerEvent: 1.5,
+  eventReadUnitsPerSubscriptionOrEmitter: 15,
+  postsPerFirstDelivery: 1.5,
+  /** Around a replay-to-live handoff a subscription may get the events of the batch in flight twice. */
+  postsPerSubscription: 10,
+};
+
+const LOW_SEVERITIES = new Set(['debug', 'info']);
+
+function compare(a: { epoch: number; seq: number }, b: { epoch: number; seq: number }): number {
+  return a.epoch !== b.epoch ? a.epoch - b.epoch : a.seq - b.seq;
+}
+
+const keyOf = (event: { source: string; id: string }) => `${event.source}\u0000${event.id}`;
+const show = (event: { source: string; epoch: number; seq: number; id: string }) => `${event.id}@${event.epoch}:${event.seq}`;
+
+export function checkInvariants(observation: Observation): Violation[] {
+  const violations: Violation[] = [];
+  const bySession = new Map<string, AdmittedEvent[]>();
+  for (const event of observation.admitted) {
+    const list = bySession.get(event.session) ?? [];
+    list.push(event);
+    bySession.set(event.session, list);
+  }
+  const quietDeadline = observation.quietAtMs + QUIET_BOUND_MS;
+  let firstDeliveries = 0;
+
+  for (const consumer of observation.consumers) {
+    const session = consumer.plan.session;
+    const admitted = bySession.get(session) ?? [];
+    const chain = consumer.connections;
+    const throttledChain = chain.some((connection) => connection.throttled);
+    const received = new Map<string, ReceivedEvent>();
+    for (const connection of chain) for (const event of connection.events) if (!received.has(keyOf(event))) received.set(keyOf(event), event);
+    firstDeliveries += received.size;
+
+    // I1: the connection open at the end has every event after its `from`.
+    const last = chain[chain.length - 1];
+    if (last !== undefined && last.ended === undefined && last.subscribedAtMs !== undefined) {
+      const got = new Set(last.events.map(keyOf));
+      for (const event of admitted) {
+        if (compare(event, last.from) <= 0 || got.has(keyOf(event))) continue;
+        if (last.throttled && LOW_SEVERITIES.has(event.severity)) continue;
+        violations.push({ invariant: 'I1', detail: `consumer ${consumer.index} connection ${last.index} (open, from ${last.from.epoch}:${last.from.seq}) never got ${show(event)} of ${event.source}` });
+      }
+    }
+
+    // I2 and I5: over the chain.
+    for (const event of admitted) {
+      const got = received.get(keyOf(event));
+      if (got === undefined) {
+        if (throttledChain && LOW_SEVERITIES.has(event.severity)) continue;
+        if (excusedByResume(chain, event)) continue;
+        violations.push({ invariant: 'I2', detail: `consumer ${consumer.index} (session ${session}, ${chain.length} connections, resumed from ${chain.map((c) => `${c.from.epoch}:${c.from.seq}`).join(',')}) never got ${show(event)} of ${event.source}${event.lateAbove === undefined ? '' : ` (late above ${event.lateAbove.epoch}:${event.lateAbove.seq})`}` });
+        continue;
+      }
+      if (got.atMs - observation.startedAtMs > quietDeadline) {
+        violations.push({ invariant: 'I5', detail: `consumer ${consumer.index} got ${show(event)} of ${event.source} ${Math.round(got.atMs - observation.startedAtMs - observation.quietAtMs)} ms after the world went quiet (bound ${QUIET_BOUND_MS} ms)` });
+      }
+    }
+
+    violations.push(...orderViolations(consumer.index, chain, admitted));
+    for (const connection of chain) violations.push(...closingViolations(consumer.index, connection, admitted));
+  }
+
+  violations.push(...costViolations(observation, firstDeliveries));
+  return violations;
+}
+
+/** An event of one emitter below a position the chain resumed from that another emitter's event gave (the bare-session ambiguity, AEP-0001 §5.2). */
+function excusedByResume(chain: readonly ConsumerConnection[], event: AdmittedEvent): boolean {
+  return chain.some((connection) => connection.fromSource !== undefined && connection.fromSource !== event.source && compare(event, connection.from) <= 0);
+}
+
+function orderViolations(consumer: number, chain: readonly ConsumerConnection[], admitted: readonly AdmittedEvent[]): Violation[] {
+  const late = new Map(admitted.filter((event) => event.lateAbove !== undefined).map((event) => [keyOf(event), event]));
+  const seen = new Set<string>();
+  const highestBySource = new Map<string, ReceivedEvent>();
+  const violations: Violation[] = [];
+  const arrivals = chain.flatMap((connection) => connection.events.map((event) => ({ connection: connection.index, event })));
+  for (const { connection, event } of arrivals) {
+    const key = keyOf(event);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const highest = highestBySource.get(event.source);
+    if (highest !== undefined && compare(event, highest) < 0 && !late.has(key)) {
+      violations.push({ invariant: 'I3', detail: `consumer ${consumer} got ${show(event)} (connection ${connection}) after ${show(highest)} of ${event.source}, and it was not recorded late` });
+    }
+    if (highest === undefined || compare(event, highest) > 0) highestBySource.set(event.source, event);
+  }
+  return violations;
+}
+
+function closingViolations(consumer: number, connection: ConsumerConnection, admitted: readonly AdmittedEvent[]): Violation[] {
+  const violations: Violation[] = [];
+  for (const closing of connection.closings) {
+    const before = new Set(connection.events.filter((event) => event.atMs <= closing.atMs).map(keyOf));
+    for (const named of closing.delivered) {
+      for (const event of admitted) {
+        if (event.session !== named.session || LOW_SEVERITIES.has(event.severity)) continue;
+        if (compare(event, connection.from) <= 0 || compare(event, named) > 0 || before.has(keyOf(event))) continue;
+        // Resume after the named position serves a late event recorded at or above it.
+        if (event.lateAbove !== undefined && compare(event.lateAbove, named) >= 0) continue;
+        violations.push({ invariant: 'I4', detail: `consumer ${consumer} connection ${connection.index} was told closing at ${named.epoch}:${named.seq} without ${show(event)} of ${event.source}` });
+      }
+    }
+  }
+  return violations;
+}
+
+function costViolations(observation: Observation, firstDeliveries: number): Violation[] {
+  const { scenario, admitted, usage, gateway } = observation;
+  const faultFree = Object.entries(scenario.faults).every(([name, value]) => name === 'windowMs' || value === 0 || value === undefined);
+  if (!faultFree || admitted.length === 0) return [];
+  const violations: Violation[] = [];
+  const eventLog = (by: Map<string, number>) => [...by].filter(([key]) => key.startsWith('events ')).reduce((total, [, units]) => total + units, 0);
+  const emitterSessions = new Set(admitted.map((event) => `${event.source}\u0000${event.session}`)).size;
+  const subscriptions = observation.consumers.reduce((total, consumer) => total + consumer.connections.length, 0);
+  const writeBound = COST_BOUNDS.eventWriteUnitsPerEvent * admitted.length + COST_BOUNDS.eventWriteUnitsPerBatch * observation.invocations.fanout + COST_BOUNDS.eventWriteUnitsPerEmitterSession * emitterSessions;
+  const readBound = COST_BOUNDS.eventReadUnitsPerEvent * admitted.length + COST_BOUNDS.eventReadUnitsPerSubscriptionOrEmitter * (subscriptions + emitterSessions);
+  const writes = eventLog(usage.writesBy);
+  const reads = eventLog(usage.readsBy);
+  const at = `${admitted.length} events, ${observation.invocations.fanout} batches, ${emitterSessions} emitter sessions, ${subscriptions} subscriptions`;
+  if (writes > writeBound) violations.push({ invariant: 'I6', detail: `${writes} event-log write units for ${at} (bound ${writeBound.toFixed(1)}): ${JSON.stringify([...usage.writesBy])}` });
+  if (reads > readBound) violations.push({ invariant: 'I6', detail: `${reads} event-log read units for ${at} (bound ${readBound.toFixed(1)}): ${JSON.stringify([...usage.readsBy])}` });
+  const postBound = COST_BOUNDS.postsPerFirstDelivery * firstDeliveries + COST_BOUNDS.postsPerSubscription * subscriptions;
+  if (gateway.eventPosts > postBound) violations.push({ invariant: 'I6', detail: `${gateway.eventPosts} event posts for ${firstDeliveries} first deliveries and ${subscriptions} subscriptions (bound ${postBound})` });
+  return violations;
+}
