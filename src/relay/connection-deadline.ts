@@ -7,7 +7,8 @@
  * `closing` frame with reason `token-expired` and is closed, like a revoked token's.
  */
 import type { Principal } from '../auth/principal.ts';
-import type { ConnectionDeadline } from './ports/connection-deadlines.ts';
+import { DEADLINE_REASONS } from './ports/connection-deadlines.ts';
+import type { ConnectionDeadline, DeadlineReason } from './ports/connection-deadlines.ts';
 import { takeConnectionSlot } from './connection-slots.ts';
 import { confirmStillActive, endSocket } from './revocation.ts';
 import type { RelayRuntime } from './runtime.ts';
@@ -61,6 +62,6 @@ export async function closeAtDeadline(runtime: RelayRuntime, deadline: Connectio
 export function deadlineOf(value: unknown): ConnectionDeadline | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const { tenant, connectionId, atMs, reason } = value as Record<string, unknown>;
-  if (typeof tenant !== 'string' || typeof connectionId !== 'string' || typeof atMs !== 'number' || (reason !== 'token-expired' && reason !== 'card-expired')) return undefined;
-  return { tenant, connectionId, atMs, reason };
+  if (typeof tenant !== 'string' || typeof connectionId !== 'string' || typeof atMs !== 'number' || !(DEADLINE_REASONS as readonly string[]).includes(reason as string)) return undefined;
+  return { tenant, connectionId, atMs, reason: reason as DeadlineReason };
 }

@@ -16,7 +16,6 @@ import type { AdmissionLimits } from './admission.ts';
 import { decodeCloudEventBody } from './cloudevents-body.ts';
 import type { DroppedAttributes } from './cloudevents-body.ts';
 import { bodyKindOf, splitBody } from './http-batch.ts';
-import { settleOwner } from './session-ownership.ts';
 import { batchLimitOf, checkEventRate } from './quota-checks.ts';
 
 export interface IngestRequest {
@@ -79,10 +78,9 @@ async function ingestBody(runtime: RelayRuntime, request: IngestRequest): Promis
   const admitted = admitBatch(texts, principal, limits);
   // Every event before an unmappable CloudEvent was admitted, so this is the first failing index.
   if (mappingRefusal !== undefined) throw mappingRefusal;
-  // The rate first: a batch over it writes nothing, not even a session-owner claim.
+  // The rate first: a batch over it writes nothing.
   const rateRefusal = await checkEventRate(runtime, principal.tenant, admitted.length);
   if (rateRefusal !== undefined) throw limitExceeded(rateRefusal);
-  await settleOwners(runtime, principal.tenant, admitted);
   const { stored, duplicates } = await appendAll(runtime.eventLog, principal.tenant, admitted);
   return { accepted: admitted.length, stored, duplicates, ...(dropped.length === 0 ? {} : { dropped }) };
 }
@@ -107,15 +105,6 @@ export function admitBatch(texts: readonly string[], principal: Principal, limit
     admitted.push(admission.admitted);
   }
   return admitted;
-}
-
-/** Records the owner of each session name the batch starts (`session-ownership.ts`). */
-async function settleOwners(runtime: RelayRuntime, tenant: string, admitted: readonly AdmittedEvent[]): Promise<void> {
-  try {
-    for (const { event } of admitted) await settleOwner(runtime, tenant, event);
-  } catch (error) {
-    throw unavailable(undefined, error);
-  }
 }
 
 /** Appends admitted events in order. Storage failures after the SDK's retries answer 503. */

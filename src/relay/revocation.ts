@@ -15,7 +15,7 @@ import { closing } from '../protocol/frames.ts';
 import { isSseStreamId } from './sse/sse-stream-id.ts';
 import type { RelayRuntime } from './runtime.ts';
 
-export type EndReason = 'token-revoked' | 'tenant-disabled' | 'token-expired' | 'card-expired';
+export type EndReason = 'token-revoked' | 'tenant-disabled' | 'token-expired' | 'card-expired' | 'backpressure';
 
 /** What ending a token's connections reached, counted apart: a socket is closed, a stream is told and ends itself. */
 export interface ConnectionsEnded {

@@ -8,7 +8,8 @@
  */
 import { DeleteItemCommand, PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { ConnectionDeadline } from '../relay/ports/connection-deadlines.ts';
+import { DEADLINE_REASONS } from '../relay/ports/connection-deadlines.ts';
+import type { ConnectionDeadline, DeadlineReason } from '../relay/ports/connection-deadlines.ts';
 import type { DeadlineIndexPort } from '../relay/ports/deadline-index.ts';
 import { isConditionFailure, num, readNumber, readString, str } from './attribute-values.ts';
 import type { Item } from './attribute-values.ts';
@@ -91,7 +92,6 @@ function deadlineOf(item: Item): ConnectionDeadline | undefined {
   const connectionId = readString(item, 'connectionId');
   const atMs = readNumber(item, 'atMs');
   const reason = readString(item, 'reason');
-  // Both reasons a connection is closed at a time for: its token's expiry, its identity card's.
-  if (tenant === undefined || connectionId === undefined || atMs === undefined || (reason !== 'token-expired' && reason !== 'card-expired')) return undefined;
-  return { tenant, connectionId, atMs, reason };
+  if (tenant === undefined || connectionId === undefined || atMs === undefined || reason === undefined || !(DEADLINE_REASONS as readonly string[]).includes(reason)) return undefined;
+  return { tenant, connectionId, atMs, reason: reason as DeadlineReason };
 }

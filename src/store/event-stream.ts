@@ -32,7 +32,8 @@ function deliverableOf(record: DynamoDBRecord): Deliverable | undefined {
   const event = parseStored(raw);
   if (tenant === undefined || event === undefined) return undefined;
   const storedAtMs = Number(image?.storedAt?.N);
-  return { recordId: sequenceNumber, tenant, raw, event, kind, ...(Number.isFinite(storedAtMs) ? { storedAtMs } : {}) };
+  const via = image?.via?.S;
+  return { recordId: sequenceNumber, tenant, raw, event, kind, ...(Number.isFinite(storedAtMs) ? { storedAtMs } : {}), ...(via === undefined ? {} : { via }) };
 }
 
 /** The wake-ups of a batch: order items written while they hold events, with the state they carry. */

@@ -18,6 +18,8 @@ export const UNPOSITIONED_PREFIX = 'E#';
 export const POSITIONED_END = 'P$';
 /** Order states (`O#`) and late entries (`L#`) of a session partition. */
 export const ORDER_PREFIX = 'O#';
+/** How far each emitter's session is known delivered (`D#`, `session-order-store.ts`). */
+export const DELIVERED_PREFIX = 'D#';
 export const LATE_PREFIX = 'L#';
 export const LATE_END = 'L$';
 
@@ -34,6 +36,8 @@ export const eventKeys = {
   positionSort: (emitterKey: string) => `${POSITIONED_PREFIX}${emitterKey}`,
   /** One emitter's order state in the session's partition (`session-order-store.ts`). */
   orderSort: (source: string) => `${ORDER_PREFIX}${sourceDigest(source)}`,
+  /** How far one emitter's released events are known delivered (`session-order-store.ts`). */
+  deliveredSort: (source: string) => `${DELIVERED_PREFIX}${sourceDigest(source)}`,
   /** A late event's entry, keyed by the release point it came under (`session-order-store.ts`). */
   lateSort: (aboveKey: string, emitterKey: string) => `${LATE_PREFIX}${aboveKey}#${emitterKey}`,
   /**

@@ -24,7 +24,8 @@ export class RedeliveryMarkers {
     private readonly options: RedeliveryMarkerOptions,
   ) {}
 
-  async write(tenant: string, raw: string, nowMs: number): Promise<void> {
+  /** `via`: the emitter connection the retransmit came on (its claim is recorded from it, `StoredAnnotations.via`). */
+  async write(tenant: string, raw: string, nowMs: number, via?: string): Promise<void> {
     await this.client.send(
       new PutItemCommand({
         TableName: this.options.tableName,
@@ -33,6 +34,7 @@ export class RedeliveryMarkers {
           sk: str(this.options.mintId()),
           kind: str('redelivery'),
           raw: str(raw),
+          ...(via === undefined ? {} : { via: str(via) }),
           expiresAt: num(expiresAfter(nowMs, this.options.lifetimeSeconds)),
         },
       }),

@@ -8,12 +8,15 @@
  *   record is the wake-up that brings fan-out back to a held session, at no cost otherwise.
  * - `L#{above}#{position}#{source digest}`: one late event (`lateBelow` reads `L#{P}` onwards:
  *   every entry whose `above` is at or above `P`, one range read).
+ * - `D#{source digest}`: how far the emitter's released events are known delivered (`through`,
+ *   a position key), raised after each batch's deliveries; apart from the order state so that
+ *   raising it is not a stream record that wakes fan-out.
  * The log reads (`storedBetween`, `eventsAt`, `eventsIn`) are strongly consistent: the gap
  * check that lets the release point pass a position must see every event stored before it.
  */
-import { BatchGetItemCommand, BatchWriteItemCommand, GetItemCommand, PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { BatchGetItemCommand, BatchWriteItemCommand, GetItemCommand, PutItemCommand, QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient, QueryCommandOutput } from '@aws-sdk/client-dynamodb';
-import { EMPTY_ORDER_STATE } from '../relay/order/emitter-order.ts';
+import { comparePlaces, EMPTY_ORDER_STATE } from '../relay/order/emitter-order.ts';
 import type { HeldEvent, Hole, LateEntry, OrderRecord, OrderState, Place } from '../relay/order/emitter-order.ts';
 import type { CommitOutcome, EmitterSession, PlacedEvent, SessionOrderPort } from '../relay/ports/session-order.ts';
 import type { Clock } from '../relay/ports/clock.ts';
@@ -39,7 +42,10 @@ interface StoredState {
   h: Array<[number, number, number]>;
   o: Array<[[number, number] | null, [number, number]]>;
   f: [number, number] | null;
-  s: { w?: number; a: [number, number] | null; t: [number, number] | null; l: Array<[number, number]> };
+  /** `delivered`; absent in a state written before it existed, whose release point counts as delivered. */
+  d?: [number, number] | null;
+  /** `pendingLate`. */
+  p?: Array<[number, number]>;
 }
 
 const toPair = (place: Place): [number, number] => [place.epoch, place.seq];
@@ -53,7 +59,8 @@ export function encodeOrderState(state: OrderState): string {
     h: state.held.map((held) => [held.place.epoch, held.place.seq, held.storedAtMs]),
     o: state.holes.map((hole) => [maybePair(hole.after), toPair(hole.before)]),
     f: maybePair(state.forgotThrough),
-    s: { ...(state.lastStep.wake === undefined ? {} : { w: state.lastStep.wake }), a: maybePair(state.lastStep.releasedAfter), t: maybePair(state.lastStep.releasedThrough), l: state.lastStep.late.map(toPair) },
+    d: maybePair(state.delivered),
+    p: state.pendingLate.map(toPair),
   };
   return JSON.stringify(stored);
 }
@@ -66,7 +73,8 @@ export function decodeOrderState(text: string | undefined, version: number): Ord
     held: stored.h.map(([epoch, seq, storedAtMs]): HeldEvent => ({ place: { epoch, seq }, storedAtMs })),
     holes: stored.o.map(([after, before]): Hole => ({ after: maybePlace(after), before: fromPair(before) })),
     forgotThrough: maybePlace(stored.f),
-    lastStep: { ...(stored.s.w === undefined ? {} : { wake: stored.s.w }), releasedAfter: maybePlace(stored.s.a), releasedThrough: maybePlace(stored.s.t), late: stored.s.l.map(fromPair) },
+    delivered: stored.d === undefined ? maybePlace(stored.r) : maybePlace(stored.d),
+    pendingLate: (stored.p ?? []).map(fromPair),
     version,
   };
 }
@@ -86,10 +94,40 @@ export class SessionOrderStore implements SessionOrderPort {
   ) {}
 
   async load(key: EmitterSession): Promise<OrderState> {
+    const [order, confirmed] = await Promise.all([
+      this.client.send(new GetItemCommand({ TableName: this.options.tableName, Key: this.orderKey(key), ProjectionExpression: 'o, version', ConsistentRead: true })),
+      this.deliveredThrough(key),
+    ]);
+    const state = decodeOrderState(readString(order.Item, 'o'), readNumber(order.Item, 'version') ?? 0);
+    return confirmed === null || (state.delivered !== null && comparePlaces(confirmed, state.delivered) <= 0) ? state : { ...state, delivered: confirmed };
+  }
+
+  async deliveredThrough(key: EmitterSession): Promise<Place | null> {
     const { Item: item } = await this.client.send(
-      new GetItemCommand({ TableName: this.options.tableName, Key: this.orderKey(key), ProjectionExpression: 'o, version', ConsistentRead: true }),
+      new GetItemCommand({ TableName: this.options.tableName, Key: this.deliveredKey(key), ProjectionExpression: 'through', ConsistentRead: true }),
     );
-    return decodeOrderState(readString(item, 'o'), readNumber(item, 'version') ?? 0);
+    const through = readString(item, 'through');
+    if (through === undefined) return null;
+    const { epoch, seq } = positionOfKey('', through);
+    return { epoch, seq };
+  }
+
+  async confirmDelivered(key: EmitterSession, through: Place): Promise<void> {
+    const mark = positionKey(through.epoch, through.seq);
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.options.tableName,
+          Key: this.deliveredKey(key),
+          UpdateExpression: 'SET kind = :kind, through = :through, expiresAt = :expires',
+          ConditionExpression: 'attribute_not_exists(through) OR through < :through',
+          ExpressionAttributeValues: { ':kind': str('delivered'), ':through': str(mark), ':expires': num(expiresAfter(this.options.now(), await this.options.lifetimeSecondsOf(key.tenant))) },
+        }),
+      );
+    } catch (error) {
+      // Already confirmed as far or further: nothing to raise.
+      if (!isConditionFailure(error)) throw error;
+    }
   }
 
   async commit(key: EmitterSession, expectedVersion: number, next: OrderState, wakeAtMs?: number): Promise<CommitOutcome> {
@@ -134,11 +172,17 @@ export class SessionOrderStore implements SessionOrderPort {
   async storedBetween(key: EmitterSession, after: Place | null, before: Place, limit: number): Promise<OrderRecord[]> {
     const digest = sourceDigest(key.source);
     const low = after === null ? POSITIONED_PREFIX : `${POSITIONED_PREFIX}${afterPositionKey(after.epoch, after.seq)}`;
-    const items = await this.queryAll(eventKeys.sessionPartition(key.tenant, key.session), low, `${POSITIONED_PREFIX}${positionKey(before.epoch, before.seq)}`, ['sk', 'storedAt'], limit);
-    return items.flatMap((item) => {
-      const placed = this.placeOf(item, digest);
-      return placed === undefined ? [] : [{ place: placed, storedAtMs: readNumber(item, 'storedAt') ?? 0 }];
-    });
+    const found: OrderRecord[] = [];
+    // The range holds every emitter's events of the name; DynamoDB applies `Limit` before any
+    // filter, so pages are read until this emitter's own `limit` are found or the range ends.
+    for await (const page of this.pages(eventKeys.sessionPartition(key.tenant, key.session), low, `${POSITIONED_PREFIX}${positionKey(before.epoch, before.seq)}`, ['sk', 'storedAt'])) {
+      for (const item of page) {
+        const placed = this.placeOf(item, digest);
+        if (placed !== undefined) found.push({ place: placed, storedAtMs: readNumber(item, 'storedAt') ?? 0 });
+        if (found.length >= limit) return found;
+      }
+    }
+    return found;
   }
 
   async eventsAt(key: EmitterSession, places: readonly Place[]): Promise<PlacedEvent[]> {
@@ -208,6 +252,10 @@ export class SessionOrderStore implements SessionOrderPort {
       });
   }
 
+  private deliveredKey(key: EmitterSession): Item {
+    return { pk: str(eventKeys.sessionPartition(key.tenant, key.session)), sk: str(eventKeys.deliveredSort(key.source)) };
+  }
+
   private orderKey(key: EmitterSession): Item {
     return { pk: str(eventKeys.sessionPartition(key.tenant, key.session)), sk: str(eventKeys.orderSort(key.source)) };
   }
@@ -220,11 +268,17 @@ export class SessionOrderStore implements SessionOrderPort {
     return { epoch, seq };
   }
 
-  /** Every item with `low <= sk <= high`, strongly consistent, all pages (or the first `limit`). */
-  private async queryAll(partition: string, low: string, high: string, attributes: readonly string[], limit?: number): Promise<Item[]> {
+  /** Every item with `low <= sk <= high`, strongly consistent, all pages. */
+  private async queryAll(partition: string, low: string, high: string, attributes: readonly string[]): Promise<Item[]> {
+    const items: Item[] = [];
+    for await (const page of this.pages(partition, low, high, attributes)) items.push(...page);
+    return items;
+  }
+
+  /** The items with `low <= sk <= high`, strongly consistent, a page at a time. */
+  private async *pages(partition: string, low: string, high: string, attributes: readonly string[]): AsyncGenerator<Item[]> {
     // Every name aliased: `source` and `raw` are DynamoDB reserved words.
     const names = Object.fromEntries(attributes.map((name, index) => [`#a${index}`, name]));
-    const items: Item[] = [];
     let startKey: Item | undefined;
     do {
       const page: QueryCommandOutput = await this.client.send(
@@ -236,13 +290,11 @@ export class SessionOrderStore implements SessionOrderPort {
           ExpressionAttributeNames: names,
           ConsistentRead: true,
           ExclusiveStartKey: startKey,
-          ...(limit === undefined ? {} : { Limit: limit - items.length }),
         }),
       );
-      items.push(...(page.Items ?? []));
+      yield page.Items ?? [];
       startKey = page.LastEvaluatedKey;
-    } while (startKey !== undefined && (limit === undefined || items.length < limit));
-    return items;
+    } while (startKey !== undefined);
   }
 
   private async batchGet(partition: string, sortKeys: readonly string[]): Promise<Item[]> {

@@ -32,9 +32,13 @@ export async function finishFanout(client: DynamoDBClient, tableName: string, te
   // Far enough ahead that every gap is due and every stored event counts as seen.
   const lane = new OrderLane({ order: orderStore(client, tableName), now: () => Date.now() + 3_600_000, waitMs: 1, adoptAfterMs: 1 });
   for (const [source, records] of bySource) {
-    let releases = await lane.step({ tenant, session, source }, records);
+    let step = await lane.step({ tenant, session, source }, records);
+    await lane.confirm(step);
     // Each step passes a bounded number of gaps; go on until nothing more is released.
-    while (releases.length > 0) releases = await lane.step({ tenant, session, source }, []);
+    while (step.releases.length > 0) {
+      step = await lane.step({ tenant, session, source }, []);
+      await lane.confirm(step);
+    }
   }
 }
 

@@ -11,6 +11,8 @@ export interface Deliverable {
   kind: 'event' | 'redelivery';
   /** When the log stored it (ms), when known. */
   storedAtMs?: number;
+  /** The emitter connection it came on, for a sequenced event sent over the socket (`StoredAnnotations.via`). */
+  via?: string;
   /**
    * Released after its session's release point had passed it (`order/emitter-order.ts`): a
    * consumer holding a higher position may lack it, so it is never skipped as already had.

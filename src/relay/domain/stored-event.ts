@@ -41,6 +41,11 @@ export interface SenderVerified {
 /** The relay's own findings stored beside an event's text. */
 export interface StoredAnnotations {
   senderVerified?: SenderVerified;
+  /**
+   * The WebSocket connection an emitter's sequenced event came on: fan-out records the
+   * connection's claim of the session from it (`fanout/session-claims.ts`).
+   */
+  via?: string;
 }
 
 /** One stored event read back from a session's history, as the text it was admitted as. */

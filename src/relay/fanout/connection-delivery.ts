@@ -34,7 +34,7 @@ export interface FanoutCounts {
   closed: number;
 }
 
-type Runtime = Pick<RelayRuntime, 'poster' | 'inbox' | 'parking' | 'connections' | 'subscriptions' | 'config' | 'now' | 'metrics'>;
+type Runtime = Pick<RelayRuntime, 'poster' | 'inbox' | 'parking' | 'connections' | 'subscriptions' | 'deadlines' | 'config' | 'now' | 'metrics'>;
 
 /**
  * What one tenant may still deliver in this batch (`fanout.tenantDeliveriesPerBatch`), shared
@@ -202,7 +202,11 @@ export class ConnectionDelivery {
         return this.runtime.subscriptions.markClosing(entry, { sinceMs, ...(at === undefined ? {} : { delivered: { session: at.session, epoch: at.epoch, seq: at.seq } }) });
       }),
     );
-    await this.tryClosingFrame([...this.delivered.values()]);
+    if (await this.tryClosingFrame([...this.delivered.values()])) return;
+    // The frame did not fit: a later batch that reads the marks tries again, and if none comes
+    // (the session went quiet), the deadline ends the connection after the grace all the same,
+    // so a consumer that reads again is never left open and silent.
+    await this.runtime.deadlines.schedule({ tenant, connectionId, atMs: sinceMs + this.runtime.config.fanout.closingGraceMs, reason: 'backpressure' });
   }
 
   /**

@@ -15,7 +15,7 @@ import { runPool } from './delivery-pool.ts';
 import { DeliveryTexts } from './delivery-plan.ts';
 import type { ConnectionPlan } from './delivery-plan.ts';
 
-export type LaneRuntime = Pick<RelayRuntime, 'poster' | 'inbox' | 'parking' | 'connections' | 'subscriptions' | 'config' | 'now' | 'metrics'>;
+export type LaneRuntime = Pick<RelayRuntime, 'poster' | 'inbox' | 'parking' | 'connections' | 'subscriptions' | 'deadlines' | 'config' | 'now' | 'metrics'>;
 
 export async function deliverLane(runtime: LaneRuntime, logger: Logger, plans: ReadonlyMap<string, ConnectionPlan>): Promise<FanoutCounts> {
   const counts: FanoutCounts = { posted: 0, dropped: 0, disconnected: 0, closed: 0 };

@@ -30,6 +30,7 @@
  * source mapping retries them.
  */
 import { firstTypeSegment } from '../../protocol/attr-match.ts';
+import type { AepEvent } from '../../protocol/event.ts';
 import { positionOf } from '../../protocol/positions.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { parseStored } from '../delivery-text.ts';
@@ -37,13 +38,15 @@ import type { Deliverable } from '../domain/deliverable.ts';
 import type { SessionActivity } from '../domain/history.ts';
 import type { OrderState } from '../order/emitter-order.ts';
 import { OrderLane } from '../order/order-lane.ts';
-import type { LaneRecord } from '../order/order-lane.ts';
+import type { LaneRecord, LaneStep } from '../order/order-lane.ts';
 import type { EmitterSession } from '../ports/session-order.ts';
+import { settleOwner } from '../session-ownership.ts';
 import type { RelayRuntime } from '../runtime.ts';
 import type { FanoutCounts } from './connection-delivery.ts';
 import { addCounts } from './deliver-lane.ts';
 import { deliverInLanes } from './delivery-lanes.ts';
 import { planTenant } from './delivery-plan.ts';
+import { claimSessions } from './session-claims.ts';
 import type { ConnectionPlan } from './delivery-plan.ts';
 
 export interface FanoutReport extends FanoutCounts {
@@ -79,12 +82,14 @@ export async function fanOut(runtime: RelayRuntime, logger: Logger, batch: Fanou
   const activitiesBy = groupBy(batch.activities, (activity) => activity.tenant);
   const tenants = new Set([...deliverablesBy.keys(), ...wakeUpsBy.keys(), ...activitiesBy.keys()]);
   const plans = new Map<string, ConnectionPlan>();
+  const steps: LaneStep[] = [];
   await Promise.all(
     [...tenants].map(async (tenant) => {
       const deliverables = deliverablesBy.get(tenant) ?? [];
       const wakeUps = wakeUpsBy.get(tenant) ?? [];
       try {
-        const ordered = await orderTenant(runtime, lane, deliverables, wakeUps);
+        await claimSessions(runtime, deliverables);
+        const { ordered, tenantSteps } = await orderTenant(runtime, lane, deliverables, wakeUps);
         await Promise.all((activitiesBy.get(tenant) ?? []).map((activity) => runtime.sessionSummaries.fold(activity)));
         const sessions = new Set<string>();
         const typeSegments = new Set<string>();
@@ -97,6 +102,7 @@ export async function fanOut(runtime: RelayRuntime, logger: Logger, batch: Fanou
         const tenantPlans = new Map<string, ConnectionPlan>();
         planTenant(tenant, ordered, subscriptions, tenantPlans);
         for (const [connectionId, plan] of tenantPlans) plans.set(connectionId, plan);
+        steps.push(...tenantSteps);
       } catch (error) {
         logger.error('ordering, folding or reading subscriptions failed', { tenant, error });
         report.failedRecordIds.push(...deliverables.map((d) => d.recordId), ...wakeUps.map((w) => w.recordId));
@@ -105,6 +111,9 @@ export async function fanOut(runtime: RelayRuntime, logger: Logger, batch: Fanou
   );
 
   addCounts(report, await deliverInLanes(runtime, logger, plans));
+  // Every delivery of those steps has ended: known delivered from now on (`order-lane.ts`). A
+  // confirmation that fails costs duplicates at the next step, so it never fails the batch.
+  await Promise.all(steps.map((step) => lane.confirm(step).catch((error: unknown) => logger.warn('could not confirm deliveries', { tenant: step.key.tenant, error }))));
   return report;
 }
 
@@ -113,8 +122,8 @@ export async function fanOut(runtime: RelayRuntime, logger: Logger, batch: Fanou
  * take the place of its first record in the batch; seq-less and agent-scoped events keep theirs;
  * a redelivery goes out only once its position is released (`OrderLane.isReleased`).
  */
-async function orderTenant(runtime: Pick<RelayRuntime, 'now'>, lane: OrderLane, deliverables: readonly Deliverable[], wakeUps: readonly WakeUp[]): Promise<Deliverable[]> {
-  const groups = new Map<string, { key: EmitterSession; records: LaneRecord[]; recordId: string; wake?: OrderState }>();
+async function orderTenant(runtime: Pick<RelayRuntime, 'now' | 'sessionOwners' | 'knownOwners'>, lane: OrderLane, deliverables: readonly Deliverable[], wakeUps: readonly WakeUp[]): Promise<{ ordered: Deliverable[]; tenantSteps: LaneStep[] }> {
+  const groups = new Map<string, { key: EmitterSession; records: LaneRecord[]; recordId: string; first?: AepEvent; wake?: OrderState }>();
   const slots: Array<Deliverable | string> = [];
   for (const deliverable of deliverables) {
     const key = emitterSessionOf(deliverable);
@@ -126,7 +135,7 @@ async function orderTenant(runtime: Pick<RelayRuntime, 'now'>, lane: OrderLane, 
     const id = groupId(key);
     let group = groups.get(id);
     if (group === undefined) {
-      group = { key, records: [], recordId: deliverable.recordId };
+      group = { key, records: [], recordId: deliverable.recordId, first: deliverable.event };
       groups.set(id, group);
       slots.push(id);
     }
@@ -140,12 +149,16 @@ async function orderTenant(runtime: Pick<RelayRuntime, 'now'>, lane: OrderLane, 
       slots.push(id);
     } else if (group.wake === undefined || wake.state.version > group.wake.version) group.wake = wake.state;
   }
+  const tenantSteps: LaneStep[] = [];
   const released = new Map(
     await Promise.all(
       [...groups].map(async ([id, group]) => {
-        const releases = await lane.step(group.key, group.records, group.wake);
+        // The session name's owner is its first emitter fan-out meets (`session-ownership.ts`).
+        if (group.first !== undefined) await settleOwner(runtime, group.key.tenant, group.first);
+        const step = await lane.step(group.key, group.records, group.wake);
+        tenantSteps.push(step);
         const out: Deliverable[] = [];
-        for (const release of releases) {
+        for (const release of step.releases) {
           const event = parseStored(release.raw);
           if (event === undefined) continue;
           out.push({ recordId: group.recordId, tenant: group.key.tenant, raw: release.raw, event, kind: 'event', ...(release.late ? { late: true as const } : {}) });
@@ -165,7 +178,7 @@ async function orderTenant(runtime: Pick<RelayRuntime, 'now'>, lane: OrderLane, 
     if (slot.kind === 'redelivery' && key !== undefined && position !== undefined && !(await lane.isReleased(key, position))) continue;
     ordered.push(slot);
   }
-  return ordered;
+  return { ordered, tenantSteps };
 }
 
 function emitterSessionOf(deliverable: Deliverable): EmitterSession | undefined {

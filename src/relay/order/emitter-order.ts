@@ -19,7 +19,16 @@
  * (backfill, AEP-0001 §7.2) and recorded with `above` = `R` at that moment, so a consumer holding
  * any position up to `above` gets it on resume. Every other event below a position a consumer
  * holds reached that consumer's chain of connections in order. A record at or below `R` outside
- * every hole was seen before: a retried batch, whose last step's deliveries go out again.
+ * every hole was seen before (a retried or duplicated batch) and releases nothing again.
+ *
+ * What is delivered is a second point, `D` (`delivered`): everything released in order at or
+ * below it reached every subscription of its time, by a batch whose deliveries ended. Every step
+ * delivers what lies between what its runner knows delivered and `R` again before its own
+ * releases (`order-lane.ts`), so a batch that failed after releasing, ran out of time, or ran
+ * beside another invocation of the session (two shards after a partition split) loses nothing:
+ * each runner posts one contiguous run of positions to a connection, in order, so whichever copy
+ * of an event arrives first arrives in order. Late events not yet known delivered are kept
+ * (`pendingLate`) and go out again the same way.
  *
  * A gap delays only its own session: nothing here waits. A held session asks to be woken
  * (`wakeAtMs`); its state write is itself a stream record that brings fan-out back.
@@ -51,19 +60,12 @@ export interface OrderState {
   holes: Hole[];
   /** Holes at or below this were forgotten: a record there is taken as late (duplicates, never a miss). */
   forgotThrough: Place | null;
-  /** What the last step delivered: redelivered when that step's trigger comes again (a retry). */
-  lastStep: LastStep;
+  /** `D`: everything released in order at or below it is known delivered (null: nothing known). */
+  delivered: Place | null;
+  /** Late events released and not known delivered, oldest first (at most `MAX_PENDING_LATE`). */
+  pendingLate: Place[];
   /** Bumped by every write; a write is conditional on it. */
   version: number;
-}
-
-export interface LastStep {
-  /** The wake version that triggered it, when a wake did. */
-  wake?: number;
-  /** It released `(releasedAfter, releasedThrough]`. */
-  releasedAfter: Place | null;
-  releasedThrough: Place | null;
-  late: Place[];
 }
 
 export interface OrderRecord {
@@ -112,8 +114,6 @@ export type Advance =
       next: OrderState;
       /** In the order consumers get them. */
       deliver: Delivery[];
-      /** A retried step: redeliver what it released, `(after, through]`, and its late places. */
-      redeliver?: { after: Place | null; through: Place | null; late: Place[] };
       /** Record these before anything is committed or delivered. */
       late: LateEntry[];
       /** Commit `next` (it changed, or a held session must be woken again). */
@@ -131,8 +131,14 @@ export const MAX_HOLES = 8;
 export const MAX_HELD = 200;
 /** Checks one step may ask; a gap left is taken up at the next wake. */
 export const MAX_CHECKS = 8;
+/**
+ * Late events kept until known delivered. Past it the oldest is forgotten: it went out when it
+ * came, and is lost to a live consumer only if that batch's deliveries failed and this many later
+ * late events came before any runner finished one (a consumer resuming still gets it, as late).
+ */
+export const MAX_PENDING_LATE = 16;
 
-export const EMPTY_ORDER_STATE: OrderState = { released: null, held: [], holes: [], forgotThrough: null, lastStep: { releasedAfter: null, releasedThrough: null, late: [] }, version: 0 };
+export const EMPTY_ORDER_STATE: OrderState = { released: null, held: [], holes: [], forgotThrough: null, delivered: null, pendingLate: [], version: 0 };
 
 export function comparePlaces(a: Place, b: Place): number {
   if (a.epoch !== b.epoch) return a.epoch < b.epoch ? -1 : 1;
@@ -142,9 +148,13 @@ export function comparePlaces(a: Place, b: Place): number {
 
 const samePlace = (a: Place | null, b: Place | null) => (a === null || b === null ? a === b : comparePlaces(a, b) === 0);
 
-/** Whether `place` is the one directly after `released`, so nothing can lie between. */
+/**
+ * Whether `place` is the one directly after `released`, so nothing can lie between. Before the
+ * first release only `(0, 0)` is: a first `seq` 0 of a later epoch may have an earlier epoch's
+ * events still on their way (an emitter restarted while its pipelined frames were in flight).
+ */
 export function follows(released: Place | null, place: Place): boolean {
-  if (released === null) return place.seq === 0;
+  if (released === null) return place.epoch === 0 && place.seq === 0;
   return place.epoch === released.epoch && place.seq === released.seq + 1;
 }
 
@@ -154,13 +164,9 @@ export function isReleased(state: Pick<OrderState, 'released'>, place: Place): b
 }
 
 export function advance(state: OrderState, input: AdvanceInput): Advance {
-  // A wake-up written before the newest write is stale (that write brings its own); one whose
-  // step is on record already is that step retried. Either way it releases nothing itself.
-  const woken = input.wake !== undefined && input.wake.version === state.version ? input.wake : undefined;
-  let retried = input.wake !== undefined && woken === undefined && state.lastStep.wake === input.wake.version;
-  if (input.wake !== undefined && woken === undefined && input.records.length === 0) {
-    return { kind: 'advanced', next: state, deliver: [], late: [], write: false, ...(retried ? { redeliver: redeliveryOf(state.lastStep) } : {}) };
-  }
+  // A wake-up written before the newest write is stale: that write brings its own.
+  const woken = input.wake !== undefined && input.wake.version === state.version;
+  if (input.wake !== undefined && !woken && input.records.length === 0) return { kind: 'advanced', next: state, deliver: [], late: [], write: false };
   const next: OrderState = { ...state, held: [...state.held], holes: [...state.holes] };
   const deliver: Delivery[] = [];
   const late: LateEntry[] = [];
@@ -169,22 +175,19 @@ export function advance(state: OrderState, input: AdvanceInput): Advance {
   for (const record of input.records) {
     const { place } = record;
     if (isReleased(next, place)) {
+      // In a hole: late. Anywhere else at or below `R`: seen before, released already.
       if (takeFromHole(next, place)) {
         late.push({ place, above: next.released as Place });
         deliver.push({ place, late: true });
         changed = true;
-      } else retried = true;
+      }
       continue;
     }
-    if (next.held.some((held) => samePlace(held.place, place))) {
-      retried = true;
-      continue;
-    }
+    if (next.held.some((held) => samePlace(held.place, place))) continue;
     insertHeld(next.held, record);
     changed = true;
   }
 
-  const releasedBefore = next.released;
   const release = () => {
     const lowest = next.held.shift() as HeldEvent;
     next.released = lowest.place;
@@ -196,7 +199,8 @@ export function advance(state: OrderState, input: AdvanceInput): Advance {
     while (next.held.length > 0 && follows(next.released, (next.held[0] as HeldEvent).place)) release();
     const lowest = next.held[0];
     if (lowest === undefined) break;
-    const due = input.nowMs >= lowest.storedAtMs + input.waitMs || next.held.length > MAX_HELD;
+    // A first `seq` 0 is checked at once: a fresh session waits only for what the log holds below it.
+    const due = input.nowMs >= lowest.storedAtMs + input.waitMs || next.held.length > MAX_HELD || (next.released === null && lowest.place.seq === 0);
     if (!due) break;
     const answer = checked.find((check) => samePlace(check.after, next.released) && samePlace(check.before, lowest.place));
     if (answer === undefined) {
@@ -217,24 +221,8 @@ export function advance(state: OrderState, input: AdvanceInput): Advance {
     changed = true;
   }
 
-  const write = changed || next.held.length > 0;
-  if (write) {
-    next.lastStep = { ...(woken === undefined ? {} : { wake: woken.version }), releasedAfter: releasedBefore, releasedThrough: next.released, late: late.map((entry) => entry.place) };
-  }
   const wakeAtMs = next.held[0] === undefined ? undefined : Math.max(input.nowMs, next.held[0].storedAtMs + input.waitMs);
-  return {
-    kind: 'advanced',
-    next,
-    deliver,
-    late,
-    write,
-    ...(retried ? { redeliver: redeliveryOf(state.lastStep) } : {}),
-    ...(wakeAtMs === undefined ? {} : { wakeAtMs }),
-  };
-}
-
-function redeliveryOf(step: LastStep): { after: Place | null; through: Place | null; late: Place[] } {
-  return { after: step.releasedAfter, through: step.releasedThrough, late: step.late };
+  return { kind: 'advanced', next, deliver, late, write: changed || next.held.length > 0, ...(wakeAtMs === undefined ? {} : { wakeAtMs }) };
 }
 
 function insertHeld(held: HeldEvent[], event: HeldEvent): void {

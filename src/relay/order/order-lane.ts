@@ -6,6 +6,12 @@
  * subscription recorded before that read gets the released events live, and one recorded
  * after it replays them (replay serves up to the committed release point).
  *
+ * Each step delivers, before its own releases, what lies between what is known delivered
+ * (`delivered`, raised by `confirm` once a batch's deliveries have ended) and the release point
+ * it found. Normally that is nothing: each event goes out once. A retry after a failure, a
+ * batch that ran beside another (a second shard after a partition split, a timed-out invocation
+ * still posting) delivers the unconfirmed run again (duplicates, in order), never less.
+ *
  * The state is cached per container; every commit is conditional on the version, and a stale
  * cache is corrected by the refusal's answer, so concurrent or out-of-date containers cost a
  * retry, never a wrong decision.
@@ -13,10 +19,10 @@
 import { BoundedMap } from '../../protocol/bounded-collections.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { EmitterSession, SessionOrderPort } from '../ports/session-order.ts';
-import { advance, comparePlaces, isReleased } from './emitter-order.ts';
+import { advance, comparePlaces, isReleased, MAX_PENDING_LATE } from './emitter-order.ts';
 import type { Advance, GapCheck, OrderRecord, OrderState, Place } from './emitter-order.ts';
 
-/** The most positions one gap check reads: a wider gap is an emitter's skip, its contents beyond this are met later. */
+/** The most positions of the emitter one gap check reads: a wider gap is an emitter's skip, its contents beyond this are met later. */
 const GAP_READ_LIMIT = 100;
 const CACHED_SESSIONS = 50_000;
 const COMMIT_ATTEMPTS = 3;
@@ -41,6 +47,16 @@ export interface LaneRelease {
   late: boolean;
 }
 
+/** What one step delivers, and what to confirm once those deliveries have ended. */
+export interface LaneStep {
+  key: EmitterSession;
+  releases: LaneRelease[];
+  /** The release point the deliveries run up to. */
+  through: Place | null;
+  /** The late events among them. */
+  late: Place[];
+}
+
 export class OrderLane {
   private readonly cache = new BoundedMap<string, OrderState>(CACHED_SESSIONS);
 
@@ -49,26 +65,48 @@ export class OrderLane {
   /**
    * One emitter's session through one batch (its records, and/or a wake-up carrying the state it
    * was written with): what to deliver, in order. Throws when it could not check, record or
-   * commit; the batch is then retried and nothing was released.
+   * commit; the batch is then retried.
    */
-  async step(key: EmitterSession, records: readonly LaneRecord[], wake?: OrderState): Promise<LaneRelease[]> {
+  async step(key: EmitterSession, records: readonly LaneRecord[], wake?: OrderState): Promise<LaneStep> {
     const id = idOf(key);
     let state = this.cache.get(id);
-    if (wake !== undefined && (state === undefined || wake.version > state.version)) state = wake;
+    // A wake-up's state, or the one a refused commit answers, was written before the latest
+    // confirmation perhaps (`confirm`): `delivered` is read from where confirmations go.
+    if (wake !== undefined && (state === undefined || wake.version > state.version)) state = await this.withDelivered(key, wake);
     state ??= await this.deps.order.load(key);
     for (let attempt = 1; ; attempt += 1) {
       const result = await this.decide(key, state, records, wake === undefined ? undefined : { version: wake.version });
-      if (!result.write) return this.texts(key, result, records);
+      const again = { after: state.delivered, through: state.released, late: state.pendingLate };
+      if (!result.write) return this.stepOf(key, result, records, again);
+      const next: OrderState = { ...result.next, pendingLate: [...state.pendingLate, ...result.late.map((entry) => entry.place)].slice(-MAX_PENDING_LATE) };
       await this.deps.order.recordLate(key, result.late);
-      const outcome = await this.deps.order.commit(key, state.version, result.next, result.wakeAtMs);
+      const outcome = await this.deps.order.commit(key, state.version, next, result.wakeAtMs);
       if (outcome.ok) {
-        this.cache.set(id, { ...result.next, version: state.version + 1 });
-        return this.texts(key, result, records);
+        this.cache.set(id, { ...next, version: state.version + 1 });
+        return this.stepOf(key, result, records, again);
       }
       this.cache.delete(id);
       if (attempt >= COMMIT_ATTEMPTS) throw new Error(`order state of ${key.session} kept changing under this batch`);
-      state = outcome.current;
+      state = await this.withDelivered(key, outcome.current);
     }
+  }
+
+  /**
+   * The step's deliveries have ended (every one posted, parked, dropped, or its consumer
+   * disconnected): they are known delivered from now on, for every runner. A confirmation that
+   * could not be written costs duplicates later, never a miss.
+   */
+  async confirm(step: LaneStep): Promise<void> {
+    if (step.releases.length === 0 || step.through === null) return;
+    const id = idOf(step.key);
+    const cached = this.cache.get(id);
+    if (cached !== undefined) this.cache.set(id, { ...cached, delivered: later(cached.delivered, step.through), pendingLate: cached.pendingLate.filter((place) => !step.late.some((done) => comparePlaces(done, place) === 0)) });
+    await this.deps.order.confirmDelivered(step.key, step.through);
+  }
+
+  private async withDelivered(key: EmitterSession, state: OrderState): Promise<OrderState> {
+    const confirmed = await this.deps.order.deliveredThrough(key);
+    return confirmed === null ? state : { ...state, delivered: later(state.delivered, confirmed) };
   }
 
   /**
@@ -91,32 +129,39 @@ export class OrderLane {
     }
   }
 
-  /** The texts of what to deliver: this batch's records, else read from the log (held, adopted, redelivered) in one read of places and at most one range read. */
-  private async texts(key: EmitterSession, result: Extract<Advance, { kind: 'advanced' }>, records: readonly LaneRecord[]): Promise<LaneRelease[]> {
+  /**
+   * The step's deliveries, in order: the late events not known delivered, the run from what is
+   * known delivered to the release point found (read from the log), then this step's releases
+   * (this batch's records, else read from the log: held, adopted).
+   */
+  private async stepOf(key: EmitterSession, result: Extract<Advance, { kind: 'advanced' }>, records: readonly LaneRecord[], again: { after: Place | null; through: Place | null; late: Place[] }): Promise<LaneStep> {
     const inBatch = new Map(records.map((record) => [placeId(record.place), record.raw]));
-    const again = result.redeliver;
+    const lateNow = new Set([...again.late, ...result.late.map((entry) => entry.place)].map(placeId));
     const missing = result.deliver.filter((delivery) => !inBatch.has(placeId(delivery.place))).map((delivery) => delivery.place);
-    const wanted = [...(again?.late ?? []), ...missing];
-    const [atPlaces, inRange] = await Promise.all([
-      wanted.length === 0 ? [] : this.deps.order.eventsAt(key, wanted),
-      again === undefined || again.through === null || (again.after !== null && comparePlaces(again.after, again.through) >= 0) ? [] : this.deps.order.eventsIn(key, again.after, again.through),
-    ]);
+    const wanted = [...again.late, ...missing];
+    const runs = again.through !== null && (again.after === null || comparePlaces(again.after, again.through) < 0);
+    const [atPlaces, inRange] = await Promise.all([wanted.length === 0 ? [] : this.deps.order.eventsAt(key, wanted), runs ? this.deps.order.eventsIn(key, again.after, again.through as Place) : []]);
     const fromLog = new Map(atPlaces.map((event) => [placeId(event.place), event.raw]));
     const releases: LaneRelease[] = [];
-    if (again !== undefined) {
-      for (const place of [...again.late].sort(comparePlaces)) {
-        const raw = fromLog.get(placeId(place));
-        if (raw !== undefined) releases.push({ raw, late: true });
-      }
-      for (const event of inRange) releases.push({ raw: event.raw, late: false });
+    for (const place of [...again.late].sort(comparePlaces)) {
+      const raw = fromLog.get(placeId(place));
+      if (raw !== undefined) releases.push({ raw, late: true });
     }
+    // A late event read back inside the run goes out once, as late.
+    for (const event of inRange) if (!lateNow.has(placeId(event.place))) releases.push({ raw: event.raw, late: false });
     for (const delivery of result.deliver) {
       const raw = inBatch.get(placeId(delivery.place)) ?? fromLog.get(placeId(delivery.place));
       // Absent only if it expired meanwhile: nothing to deliver.
       if (raw !== undefined) releases.push({ raw, late: delivery.late });
     }
-    return releases;
+    return { key, releases, through: result.next.released, late: [...again.late, ...result.late.map((entry) => entry.place)] };
   }
+}
+
+function later(a: Place | null, b: Place | null): Place | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return comparePlaces(a, b) >= 0 ? a : b;
 }
 
 function idOf(key: EmitterSession): string {

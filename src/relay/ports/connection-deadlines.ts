@@ -11,11 +11,17 @@ export interface ConnectionDeadline {
   connectionId: string;
   /** When the connection must end (epoch ms). */
   atMs: number;
-  /** `token-expired`: the token's expiry; `card-expired`: the identity card's `valid_until` under a `cardFailure: close` policy. */
+  /**
+   * `token-expired`: the token's expiry; `card-expired`: the identity card's `valid_until` under a
+   * `cardFailure: close` policy; `backpressure`: a consumer fan-out decided to disconnect whose
+   * `closing` frame could not be posted (`fanout/connection-delivery.ts`).
+   */
   reason: DeadlineReason;
 }
 
-export type DeadlineReason = 'token-expired' | 'card-expired';
+export type DeadlineReason = 'token-expired' | 'card-expired' | 'backpressure';
+
+export const DEADLINE_REASONS: readonly DeadlineReason[] = ['token-expired', 'card-expired', 'backpressure'];
 
 export interface ConnectionDeadlinesPort {
   /** Arranges for `reachDeadline` (`relay/connection-deadline.ts`) to run at `deadline.atMs`. */

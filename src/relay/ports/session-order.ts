@@ -27,6 +27,13 @@ export interface SessionOrderPort {
    * state. With `wakeAtMs` the write is also a wake-up: its stream record brings fan-out back.
    */
   commit(key: EmitterSession, expectedVersion: number, next: OrderState, wakeAtMs?: number): Promise<CommitOutcome>;
+  /**
+   * Records that everything released in order up to `through` was delivered (raises the
+   * state's `delivered`, never lowers it). Its own item, so it never wakes fan-out.
+   */
+  confirmDelivered(key: EmitterSession, through: Place): Promise<void>;
+  /** How far the emitter's released events are confirmed delivered (null: never), strongly consistent. */
+  deliveredThrough(key: EmitterSession): Promise<Place | null>;
   /** Every emitter's release point of a session name, strongly consistent, by source. */
   releasedPoints(tenant: string, session: string): Promise<Map<string, Place>>;
   /** The emitter's stored events strictly between two places (a gap check), at most `limit`. */

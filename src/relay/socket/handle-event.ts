@@ -6,12 +6,11 @@ import { hasScope } from '../../auth/principal.ts';
 import type { AepEvent, JsonObject } from '../../protocol/event.ts';
 import { errorFrame } from '../../protocol/frames.ts';
 import { isCommandType } from '../../protocol/type-grammar.ts';
-import type { ClaimDeclarations } from '../domain/claim.ts';
 import type { ConnectionRecord } from '../domain/connection.ts';
 import { admitEventText } from '../admission.ts';
 import { positionTaken } from '../ingest.ts';
 import { checkEventRate } from '../quota-checks.ts';
-import { isOwnershipEvent, settleOwner } from '../session-ownership.ts';
+import { isOwnershipEvent } from '../session-ownership.ts';
 import { routeCommand } from './route-command.ts';
 import { send } from './socket-context.ts';
 import type { SocketContext } from './socket-context.ts';
@@ -40,10 +39,9 @@ export async function handleEvent(context: SocketContext, connection: Connection
   const rateRefusal = await checkEventRate(context.runtime, context.principal.tenant, 1);
   if (rateRefusal !== undefined) return void (await refuse('limit-exceeded', rateRefusal));
   try {
-    await settleOwner(context.runtime, tenant, event);
-    // Inside the try: a claim that cannot be written refuses the event like a failed append (never a silent drop).
-    if (ownsSession(connection, event)) await recordClaim(context, connection, event.session);
-    if ((await context.runtime.eventLog.append(tenant, admission.admitted)) === 'conflict') {
+    // An emitter connection's sequenced event names its connection: fan-out records the claim (`fanout/session-claims.ts`).
+    const annotations = ownsSession(connection, event) ? { via: context.connectionId } : {};
+    if ((await context.runtime.eventLog.append(tenant, admission.admitted, undefined, annotations)) === 'conflict') {
       await refuse('invalid-event', positionTaken(admission.admitted));
     } else {
       metrics.count('EventsAdmitted', tenant);
@@ -58,27 +56,4 @@ export async function handleEvent(context: SocketContext, connection: Connection
 function ownsSession(connection: ConnectionRecord, event: AepEvent): event is AepEvent & { session: string } {
   const role = connection.hello?.role;
   return (role === 'emitter' || role === 'both') && isOwnershipEvent(event);
-}
-
-async function recordClaim(context: SocketContext, connection: ConnectionRecord, session: string): Promise<void> {
-  // Claims this process already recorded skip the conditional write (`known-claims.ts`).
-  const { claims, knownClaims } = context.runtime;
-  if (knownClaims.has(context.principal.tenant, context.connectionId, session)) return;
-  await claims.claim(context.principal.tenant, context.connectionId, session, declarationsOf(connection));
-  knownClaims.remember(context.principal.tenant, context.connectionId, session);
-}
-
-/** The claim's declarations, taken verbatim from the claiming connection's hello (AEP-0003 §4.1 rule 4). */
-function declarationsOf(connection: ConnectionRecord): ClaimDeclarations {
-  const identity = connection.hello?.identity ?? {};
-  const capabilities = connection.hello?.capabilities ?? {};
-  const control = capabilities.control;
-  return {
-    ...(typeof identity.agent === 'string' ? { agent: identity.agent } : {}),
-    ...(typeof identity.instance === 'string' ? { instance: identity.instance } : {}),
-    ...(typeof control === 'object' && control !== null && !Array.isArray(control) ? { control } : {}),
-    ...(capabilities.emits !== undefined ? { emits: capabilities.emits } : {}),
-    // The relay's own finding about the claimant (its card), kept beside the declarations.
-    ...(connection.hello?.verified === undefined ? {} : { verified: connection.hello.verified }),
-  };
 }

@@ -15,7 +15,7 @@ import { OUT_OF_TIME, openSubscription, recordSubscription } from '../open-subsc
 import type { SubscriptionSpec } from '../open-subscription.ts';
 import { subscriptionLimitOf } from '../quota-checks.ts';
 import { readCeilingOf } from '../read-ceiling.ts';
-import { send } from './socket-context.ts';
+import { closeConnection, send } from './socket-context.ts';
 import type { SocketContext } from './socket-context.ts';
 
 export async function handleSubscribe(context: SocketContext, connection: ConnectionRecord, request: SubscribeRequest): Promise<void> {
@@ -59,6 +59,12 @@ export async function handleSubscribe(context: SocketContext, connection: Connec
     // told so, subscribes again after the last position it received.
     await context.runtime.subscriptions.removeSubscription(tenant, context.connectionId, parsed.id);
     await refuse('limit-exceeded', `the replay did not finish within ${SOCKET_REPLAY_BUDGET_MS / 1000} s; subscribe again from the last position received`);
+  } else if (!opened) {
+    // A post of the replay or the handoff was refused: the consumer is gone, or stopped reading
+    // (AEP-0003 §8.4: deliver or disconnect). Never left replaying, where fan-out would park its
+    // events for good: it is disconnected and resumes from the last position it got.
+    await context.runtime.subscriptions.removeSubscription(tenant, context.connectionId, parsed.id);
+    await closeConnection(context, 'backpressure');
   }
 }
 
