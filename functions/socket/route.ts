@@ -39,7 +39,7 @@ export async function routeSocketEvent(runtime: RelayRuntime, logger: Logger, ev
       return { statusCode: 200 };
     default: {
       const isBinary = event.isBase64Encoded;
-      await dispatchMessage({ runtime, logger: log, principal, connectionId, receivedAtMs: requestTimeEpoch }, event.body ?? '', isBinary);
+      await dispatchMessage({ runtime, logger: log, principal, connectionId, receivedAtMs: requestTimeEpoch, requestId }, event.body ?? '', isBinary);
       return { statusCode: 200 };
     }
   }

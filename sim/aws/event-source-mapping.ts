@@ -49,7 +49,7 @@ export interface MappingOptions {
   invoke: (records: DynamoDBRecord[]) => Promise<InvokeOutcome>;
   faults: MappingFaults;
   /** The on-failure destination. */
-  onDiscard: (records: DynamoDBRecord[], why: 'retries' | 'age') => void;
+  onDiscard: (records: readonly ShardRecord[], why: 'retries' | 'age') => void;
   /** Stops polling once true (after the schedule's end). */
   stopped: () => boolean;
 }
@@ -116,7 +116,7 @@ export class EventSourceMapping {
       // Records past the maximum age are discarded before the invocation, failed or not.
       const aged = segment.entries.filter((entry) => time.now() - entry.writtenAtMs > settings.maxRecordAgeMs || faults.overAge(entry.record));
       if (aged.length > 0) {
-        this.options.onDiscard(aged.map((entry) => entry.record), 'age');
+        this.options.onDiscard(aged, 'age');
         segment.entries = segment.entries.filter((entry) => !aged.includes(entry));
         if (segment.entries.length === 0) {
           queue.shift();
@@ -145,7 +145,7 @@ export class EventSourceMapping {
         } else segment.entries = from;
       }
       if (segment.retries >= settings.maxRetries) {
-        this.options.onDiscard(segment.entries.map((entry) => entry.record), 'retries');
+        this.options.onDiscard(segment.entries, 'retries');
         queue.shift();
         continue;
       }

@@ -11,7 +11,7 @@
  *   `LastEvaluatedKey`, and a page stops at 1 MB.
  * - Every call takes time; a write takes effect at one instant inside the call. A fault plan may
  *   make an attempt fail with throttling (nothing written), or answer a 500 after the write took
- *   effect (an acknowledgement lost), or stall. Like the SDK, a call makes up to `maxAttempts`
+ *   effect (an acknowledgement lost), or hang until the SDK's request timeout abandons it. Like the SDK, a call makes up to `maxAttempts`
  *   attempts with exponential backoff and jitter before the error reaches the caller.
  * - A change to an item of a table with a stream is handed to the stream (`onChange`) at the
  *   instant it takes effect.
@@ -37,7 +37,7 @@ export interface ItemChange {
 }
 
 /** What one attempt of a call meets: nothing, throttling, a lost acknowledgement, or a stall of so many ms. */
-export type DynamoFault = { kind: 'throttle' } | { kind: 'lost-ack' } | { kind: 'stall'; ms: number } | undefined;
+export type DynamoFault = { kind: 'throttle' } | { kind: 'lost-ack' } | { kind: 'stall' } | undefined;
 
 export interface SimulatedDynamoOptions {
   time: VirtualTime;
@@ -51,6 +51,8 @@ export interface SimulatedDynamoOptions {
   maxAttempts?: number;
   /** Typical latency of one request (ms). */
   latencyMs?: number;
+  /** The SDK's request timeout: a stalled attempt is abandoned after it. */
+  requestTimeoutMs?: number;
 }
 
 export interface Usage {
@@ -92,11 +94,13 @@ export class SimulatedDynamo {
   private readonly tables = new Map<string, Table>();
   private readonly maxAttempts: number;
   private readonly latencyMs: number;
+  private readonly requestTimeoutMs: number;
 
   constructor(private readonly options: SimulatedDynamoOptions) {
     for (const table of options.tables) this.tables.set(table.name, { name: table.name, stream: table.stream, indexes: table.indexes ?? [], partitions: new Map() });
     this.maxAttempts = options.maxAttempts ?? 6;
     this.latencyMs = options.latencyMs ?? 4;
+    this.requestTimeoutMs = options.requestTimeoutMs ?? 8_000;
   }
 
   /** `DynamoDBClient.send`: the command's name picks the operation; its `input` is the request. */
@@ -107,7 +111,16 @@ export class SimulatedDynamo {
     const table = typeof input.TableName === 'string' ? input.TableName : undefined;
     for (let attempt = 1; ; attempt += 1) {
       const fault = this.options.faultOf?.(name, table);
-      await this.options.time.sleep(this.options.random.latency(this.latencyMs / 2, 40) + (fault?.kind === 'stall' ? fault.ms : 0));
+      if (fault?.kind === 'stall') {
+        // A request that hangs: it may take effect, but no answer comes before the SDK's
+        // request timeout abandons it, and the attempt is retried like a lost acknowledgement.
+        await this.options.time.sleep(this.options.random.next() * this.requestTimeoutMs);
+        if (this.options.random.chance(0.5)) this.execute(name, input);
+        await this.options.time.sleep(this.requestTimeoutMs);
+        if (attempt < this.maxAttempts) continue;
+        throw errorNamed('TimeoutError', `Connection timed out after ${this.requestTimeoutMs} ms`);
+      }
+      await this.options.time.sleep(this.options.random.latency(this.latencyMs / 2, 40));
       if (fault?.kind === 'throttle') {
         if (attempt < this.maxAttempts) {
           // The SDK's backoff: full jitter over an exponentially growing cap.

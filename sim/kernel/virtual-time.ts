@@ -47,8 +47,9 @@ export class VirtualTime {
     this.nowMs = startMs;
   }
 
+  /** Whole milliseconds, as `Date.now()` gives them (timers themselves keep fractions). */
   now(): number {
-    return this.nowMs;
+    return Math.floor(this.nowMs);
   }
 
   install(random: Random): void {

@@ -229,8 +229,8 @@ export class Consumer {
     if (frame.type === 'closing') connection.closings.push({ atMs: this.time.now(), delivered: ((frame.delivered as Array<{ session: string; epoch: number; seq: number }> | undefined) ?? []).map((at) => ({ session: at.session, epoch: at.epoch, seq: at.seq })) });
     if (frame.type === 'error') {
       connection.errors.push({ code: String(frame.code), ...(typeof frame.detail === 'string' ? { detail: frame.detail } : {}) });
-      // A subscription that did not open: subscribe again on a new connection.
-      if (frame.id === 'sub' && connection.connectionId !== undefined) {
+      // A subscription (or hello) that did not open: subscribe again on a new connection.
+      if ((frame.id === 'sub' || frame.id === undefined) && connection.connectionId !== undefined) {
         this.gateway.clientClose(connection.connectionId);
         this.reopenSoon();
       }

@@ -8,7 +8,7 @@
  *   a position it resumed from (AEP-0001 §5.2: a resume token names a bare session).
  * - I3 order: each emitter's events first arrive at a consumer (over its chain of connections:
  *   a consumer dedupes by `(source, id)`, AEP-0001 §7.4) in `(epoch, seq)` order, except events the
- *   relay recorded late.
+ *   relay recorded late; what a connection gets at or below its own `from` is a redelivery.
  * - I4 honest positions: no position a `closing` names lies above a `notice`-or-above event of
  *   that session the connection had not received (unless resume serves it: recorded late above it).
  * - I5 bounded delay: once faults and emitters are done, every admitted event reaches every chain
@@ -16,7 +16,10 @@
  * - I6 cost: request units, posts and duplicates per event stay within `COST_BOUNDS`.
  *
  * `debug`/`info` events may be dropped toward a consumer that stopped reading (AEP-0003 §8.4), so
- * on a connection the gateway throttled they are not owed.
+ * on a connection the gateway throttled they are not owed. Events of an emitter's session whose
+ * last stream records the mapping discarded (retries exhausted, or past the maximum record age)
+ * are not owed live or on resume until the session's next record: nothing brings fan-out back
+ * to them (README, Guarantees, states this limit).
  */
 import type { ConsumerConnection, ReceivedEvent } from './clients.ts';
 import type { AdmittedEvent, Observation } from './world.ts';
@@ -59,11 +62,13 @@ const show = (event: { source: string; epoch: number; seq: number; id: string })
 
 export function checkInvariants(observation: Observation): Violation[] {
   const violations: Violation[] = [];
+  // What is owed: every admitted event but those the documented discard limit strands.
   const bySession = new Map<string, AdmittedEvent[]>();
+  const allBySession = new Map<string, AdmittedEvent[]>();
   for (const event of observation.admitted) {
-    const list = bySession.get(event.session) ?? [];
-    list.push(event);
-    bySession.set(event.session, list);
+    allBySession.set(event.session, [...(allBySession.get(event.session) ?? []), event]);
+    if (observation.stranded.has(keyOf(event))) continue;
+    bySession.set(event.session, [...(bySession.get(event.session) ?? []), event]);
   }
   const quietDeadline = observation.quietAtMs + QUIET_BOUND_MS;
   let firstDeliveries = 0;
@@ -102,8 +107,8 @@ export function checkInvariants(observation: Observation): Violation[] {
       }
     }
 
-    violations.push(...orderViolations(consumer.index, chain, admitted));
-    for (const connection of chain) violations.push(...closingViolations(consumer.index, connection, admitted));
+    violations.push(...orderViolations(consumer.index, chain, allBySession.get(session) ?? []));
+    for (const connection of chain) violations.push(...closingViolations(consumer.index, connection, allBySession.get(session) ?? []));
   }
 
   violations.push(...costViolations(observation, firstDeliveries));
@@ -120,7 +125,8 @@ function orderViolations(consumer: number, chain: readonly ConsumerConnection[],
   const seen = new Set<string>();
   const highestBySource = new Map<string, ReceivedEvent>();
   const violations: Violation[] = [];
-  const arrivals = chain.flatMap((connection) => connection.events.map((event) => ({ connection: connection.index, event })));
+  // At or below a connection's `from` an event is one the consumer says it has: a redelivery, not its stream.
+  const arrivals = chain.flatMap((connection) => connection.events.filter((event) => compare(event, connection.from) > 0).map((event) => ({ connection: connection.index, event })));
   for (const { connection, event } of arrivals) {
     const key = keyOf(event);
     if (seen.has(key)) continue;
@@ -139,8 +145,12 @@ function closingViolations(consumer: number, connection: ConsumerConnection, adm
   for (const closing of connection.closings) {
     const before = new Set(connection.events.filter((event) => event.atMs <= closing.atMs).map(keyOf));
     for (const named of closing.delivered) {
+      // The emitter whose event the named position is: a bare position also covers other
+      // emitters' events of the name, the ambiguity AEP-0001 §5.2 accepts (as for I2).
+      const namedSource = connection.events.find((event) => event.session === named.session && compare(event, named) === 0)?.source;
       for (const event of admitted) {
         if (event.session !== named.session || LOW_SEVERITIES.has(event.severity)) continue;
+        if (namedSource !== undefined && event.source !== namedSource) continue;
         if (compare(event, connection.from) <= 0 || compare(event, named) > 0 || before.has(keyOf(event))) continue;
         // Resume after the named position serves a late event recorded at or above it.
         if (event.lateAbove !== undefined && compare(event.lateAbove, named) >= 0) continue;

@@ -22,6 +22,7 @@ import { noMetrics } from '../../src/relay/ports/index.ts';
 import type { ConnectionPoster } from '../../src/relay/ports/connection-poster.ts';
 import type { RelayRuntime } from '../../src/relay/runtime.ts';
 import { deliverablesOf, sessionActivitiesOf, wakeUpsOf } from '../../src/store/event-stream.ts';
+import { DYNAMO_REQUEST_TIMEOUT_MS } from '../../src/store/dynamo-client.ts';
 import { sourceDigest } from '../../src/store/keys.ts';
 import { hashTokenSecret } from '../../src/auth/token-secret.ts';
 import { TABLE_DEFINITIONS } from '../../src/store/table-definitions.ts';
@@ -69,6 +70,13 @@ export interface Observation {
   unhandled: string[];
   /** Records the mapping discarded, and why. */
   discarded: Array<{ recordId: string; why: 'retries' | 'age' }>;
+  /**
+   * Events (`source\u0000id`) the mapping's discards left where nothing brings fan-out back to
+   * them (README, Guarantees: the documented limit): an event whose own record was discarded with
+   * no later position of its emitter's session streamed, and every event of an emitter's session
+   * whose wake-up was discarded with no event of it streamed afterwards.
+   */
+  stranded: Set<string>;
   invocations: { socket: number; fanout: number; lane: number; timeouts: number };
   trace: string[];
 }
@@ -110,11 +118,15 @@ export async function runSchedule(scenario: Scenario, options: { traceAll?: bool
     const draw = faultRandom.next();
     if (draw < faults.throttle) return { kind: 'throttle' };
     if (draw < faults.throttle + faults.lostAck) return { kind: 'lost-ack' };
-    if (draw < faults.throttle + faults.lostAck + faults.stall) return { kind: 'stall', ms: faultRandom.int(5_000, 70_000) };
+    if (draw < faults.throttle + faults.lostAck + faults.stall) return { kind: 'stall' };
     return undefined;
   };
 
   let stream: SimulatedStream | undefined;
+  /** Each emitter session's streamed events (position, id, when written) and its discarded records. */
+  const streamedEvents = new Map<string, Array<{ epoch: number; seq: number; id: string; atMs: number }>>();
+  const discardedEvents = new Set<string>();
+  const discardedWakes = new Map<string, number>();
   const dynamo = new SimulatedDynamo({
     time,
     random: random.fork(),
@@ -124,7 +136,15 @@ export async function runSchedule(scenario: Scenario, options: { traceAll?: bool
       indexes: definition.globalIndexes.map((index) => ({ name: index.indexName, partitionKey: index.partitionKey.name, sortKey: index.sortKey.name })),
     })),
     faultOf: dynamoFault,
-    onChange: (change) => stream?.add(change),
+    requestTimeoutMs: DYNAMO_REQUEST_TIMEOUT_MS,
+    onChange: (change) => {
+      const event = change.newImage?.kind?.S === 'event' ? eventOfImage(change.newImage) : undefined;
+      if (event !== undefined && event.seq !== undefined) {
+        const key = `${event.source}\u0000${event.session}`;
+        streamedEvents.set(key, [...(streamedEvents.get(key) ?? []), { epoch: event.epoch ?? 0, seq: event.seq, id: event.id, atMs: change.atMs }]);
+      }
+      stream?.add(change);
+    },
   });
   stream = new SimulatedStream({ time, random: random.fork(), shards: 2, delayMs: 30, tailMs: 1_500 });
 
@@ -205,9 +225,18 @@ export async function runSchedule(scenario: Scenario, options: { traceAll?: bool
       duplicateInvocation: () => inWindow() && mappingRandom.chance(faults.duplicateBatch),
       overAge: () => inWindow() && mappingRandom.chance(faults.overAge),
     },
-    onDiscard: (records: DynamoDBRecord[], why) => {
-      for (const record of records) discarded.push({ recordId: record.dynamodb?.SequenceNumber ?? '?', why });
-      note(`mapping discarded ${records.length} records (${why}): ${records.map(describeRecord).join(' ')}`);
+    onDiscard: (entries, why) => {
+      for (const { record, writtenAtMs } of entries) {
+        discarded.push({ recordId: record.dynamodb?.SequenceNumber ?? '?', why });
+        const image = record.dynamodb?.NewImage as Record<string, { S?: string }> | undefined;
+        const event = image?.kind?.S === 'event' ? eventOfImage(image) : undefined;
+        if (event !== undefined) discardedEvents.add(`${event.source}\u0000${event.id}`);
+        if (image?.kind?.S === 'order' && image.source?.S !== undefined && image.session?.S !== undefined) {
+          const key = `${image.source.S}\u0000${image.session.S}`;
+          discardedWakes.set(key, Math.max(discardedWakes.get(key) ?? 0, writtenAtMs));
+        }
+      }
+      note(`mapping discarded ${entries.length} records (${why}): ${entries.map((entry) => describeRecord(entry.record)).join(' ')}`);
     },
     invoke: async (records) => {
       note(`fan-out batch ${records.map(describeRecord).join(' ')}`);
@@ -277,6 +306,7 @@ export async function runSchedule(scenario: Scenario, options: { traceAll?: bool
       usage: dynamo.usage,
       gateway: gateway.stats,
       discarded,
+      stranded: strandedEvents(streamedEvents, discardedEvents, discardedWakes),
       unhandled,
       invocations: { socket: socketFunction.invocations, fanout: fanoutFunction.invocations, lane: laneFunction.invocations, timeouts: socketFunction.timeouts + fanoutFunction.timeouts + laneFunction.timeouts },
       trace: options.traceAll === true ? trace : trace,
@@ -285,6 +315,27 @@ export async function runSchedule(scenario: Scenario, options: { traceAll?: bool
     time.uninstall();
     process.off('unhandledRejection', onUnhandled);
   }
+}
+
+function eventOfImage(image: Record<string, { S?: string }>): { id: string; source: string; session: string; epoch?: number; seq?: number } | undefined {
+  const event = JSON.parse(image.raw?.S ?? '{}') as { id?: string; source?: string; session?: string; epoch?: number; seq?: number };
+  return event.id === undefined || event.source === undefined || event.session === undefined ? undefined : (event as { id: string; source: string; session: string; epoch?: number; seq?: number });
+}
+
+function strandedEvents(streamed: Map<string, Array<{ epoch: number; seq: number; id: string; atMs: number }>>, discardedEvents: Set<string>, discardedWakes: Map<string, number>): Set<string> {
+  const stranded = new Set<string>();
+  for (const [key, events] of streamed) {
+    const source = key.slice(0, key.indexOf('\u0000'));
+    const kept = events.filter((event) => !discardedEvents.has(`${source}\u0000${event.id}`));
+    const wakeLostAt = discardedWakes.get(key);
+    for (const event of events) {
+      const eventKey = `${source}\u0000${event.id}`;
+      const above = kept.some((other) => other.epoch > event.epoch || (other.epoch === event.epoch && other.seq > event.seq));
+      if (discardedEvents.has(eventKey) && !above) stranded.add(eventKey);
+      if (wakeLostAt !== undefined && !kept.some((other) => other.atMs > wakeLostAt)) stranded.add(eventKey);
+    }
+  }
+  return stranded;
 }
 
 function describeRecord(record: DynamoDBRecord): string {

@@ -84,19 +84,21 @@ export class ConnectionStore implements ConnectionsPort {
     return result.Item === undefined ? undefined : connectionOf(tenant, result.Item);
   }
 
-  async recordHello(tenant: string, connectionId: string, hello: HelloDeclarations, helloAtMs: number): Promise<boolean> {
+  async recordHello(tenant: string, connectionId: string, hello: HelloDeclarations, helloAtMs: number, by: string): Promise<boolean> {
     try {
       await this.client.send(
         new UpdateItemCommand({
           TableName: this.options.tableName,
           Key: { pk: str(connectionKeys.connectionPartition(tenant, connectionId)), sk: str(connectionKeys.connectionRecord) },
-          UpdateExpression: `SET #state = :pending, #helloAt = :at, #version = :version, #role = :role, #identity = :identity, #capabilities = :capabilities${hello.verified === undefined ? '' : ', verified = :verified'}`,
+          UpdateExpression: `SET #state = :pending, stateBy = :by, #helloAt = :at, #version = :version, #role = :role, #identity = :identity, #capabilities = :capabilities${hello.verified === undefined ? '' : ', verified = :verified'}`,
           ConditionExpression: '#state = :connected',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           // Several of these names are DynamoDB reserved words; aliases keep every one safe.
           ExpressionAttributeNames: { '#state': 'state', '#helloAt': 'helloAt', '#version': 'version', '#role': 'role', '#identity': 'identity', '#capabilities': 'capabilities' },
           ExpressionAttributeValues: {
             ':pending': str('hello-pending'),
             ':connected': str('connected'),
+            ':by': str(by),
             ':at': num(helloAtMs),
             ':version': str(hello.version),
             ':role': str(hello.role),
@@ -108,13 +110,13 @@ export class ConnectionStore implements ConnectionsPort {
       );
       return true;
     } catch (error) {
-      if (isConditionFailure(error)) return false;
+      if (isConditionFailure(error)) return wroteItself(error.Item, by, ['hello-pending', 'open']);
       throw error;
     }
   }
 
-  async transition(tenant: string, connectionId: string, from: readonly ConnectionState[], to: ConnectionState): Promise<boolean> {
-    const values: Record<string, AttributeValue> = { ':to': str(to) };
+  async transition(tenant: string, connectionId: string, from: readonly ConnectionState[], to: ConnectionState, by: string): Promise<boolean> {
+    const values: Record<string, AttributeValue> = { ':to': str(to), ':by': str(by) };
     from.forEach((state, index) => {
       values[`:from${index}`] = str(state);
     });
@@ -123,15 +125,16 @@ export class ConnectionStore implements ConnectionsPort {
         new UpdateItemCommand({
           TableName: this.options.tableName,
           Key: { pk: str(connectionKeys.connectionPartition(tenant, connectionId)), sk: str(connectionKeys.connectionRecord) },
-          UpdateExpression: 'SET #state = :to',
+          UpdateExpression: 'SET #state = :to, stateBy = :by',
           ConditionExpression: `#state IN (${from.map((_, index) => `:from${index}`).join(', ')})`,
           ExpressionAttributeNames: { '#state': 'state' },
           ExpressionAttributeValues: values,
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
       return true;
     } catch (error) {
-      if (isConditionFailure(error)) return false;
+      if (isConditionFailure(error)) return wroteItself(error.Item, by, [to]);
       throw error;
     }
   }
@@ -169,6 +172,15 @@ export class ConnectionStore implements ConnectionsPort {
     );
     await this.options.onConnectionRemoved?.(tenant, connectionId);
   }
+}
+
+/**
+ * Whether a refused state change was this invocation's own, already in place: the SDK retries a
+ * write whose acknowledgement was lost, and the retry's condition then fails on the first
+ * attempt's result (a hello answered with silence, a refusal never sent, before this check).
+ */
+function wroteItself(item: Item | undefined, by: string, states: readonly ConnectionState[]): boolean {
+  return readString(item, 'stateBy') === by && states.includes(readString(item, 'state') as ConnectionState);
 }
 
 function connectionOf(tenant: string, item: Item): ConnectionRecord {

@@ -26,10 +26,18 @@ const METERED_COMMANDS: ReadonlyMap<string, 'read' | 'write'> = new Map([
   ['BatchGetItemCommand', 'read'], ['TransactGetItemsCommand', 'read'],
 ]);
 
+/**
+ * How long one attempt of a DynamoDB call may take before the SDK abandons it and retries: a
+ * request that hangs (a stalled connection) must not hold a frame past API Gateway's
+ * integration timeout, nor a fan-out batch past its own.
+ */
+export const DYNAMO_REQUEST_TIMEOUT_MS = 8_000;
+
 export function createDynamoClient(options: DynamoClientOptions): DynamoDBClient {
   const client = new DynamoDBClient({
     region: options.region,
     maxAttempts: options.maxAttempts ?? 6,
+    requestHandler: { connectionTimeout: 2_000, requestTimeout: DYNAMO_REQUEST_TIMEOUT_MS },
     ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }),
     ...(options.credentials === undefined ? {} : { credentials: options.credentials }),
   });

@@ -50,7 +50,8 @@ export class ParkingStore implements ParkingPort {
       return 'parked';
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
-      // Still replaying: the refusal was for space.
+      // Still replaying: the refusal was for space. No entry: the subscription is gone.
+      if (error.Item === undefined) return 'gone';
       return readString(error.Item, 'state') === 'replaying' ? 'full' : 'not-replaying';
     }
   }

@@ -95,7 +95,7 @@ export class ConnectionDelivery {
       if (action.kind === 'park') {
         const { deliverable } = action;
         const parked = await this.runtime.parking.parkPending(action.subscription, { raw: deliverable.raw, ...(deliverable.late === true ? { late: true } : {}), ...(deliverable.kind === 'redelivery' ? { redelivery: true } : {}) });
-        if (parked === 'parked') return 'next';
+        if (parked === 'parked' || parked === 'gone') return 'next';
         if (parked === 'full') return this.endOverflowingReplay();
         // The replay finished meanwhile: deliver live instead.
         ceiling = action.subscription.ceiling;

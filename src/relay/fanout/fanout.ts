@@ -120,7 +120,7 @@ export async function fanOut(runtime: RelayRuntime, logger: Logger, batch: Fanou
 /**
  * One tenant's deliverables in delivery order: each emitter's session's releases (in its order)
  * take the place of its first record in the batch; seq-less and agent-scoped events keep theirs;
- * a redelivery goes out only once its position is released (`OrderLane.isReleased`).
+ * a redelivery goes out only once its position is known delivered (`OrderLane.isDelivered`).
  */
 async function orderTenant(runtime: Pick<RelayRuntime, 'now' | 'sessionOwners' | 'knownOwners'>, lane: OrderLane, deliverables: readonly Deliverable[], wakeUps: readonly WakeUp[]): Promise<{ ordered: Deliverable[]; tenantSteps: LaneStep[] }> {
   const groups = new Map<string, { key: EmitterSession; records: LaneRecord[]; recordId: string; first?: AepEvent; wake?: OrderState }>();
@@ -175,7 +175,7 @@ async function orderTenant(runtime: Pick<RelayRuntime, 'now' | 'sessionOwners' |
     }
     const key = emitterSessionOf(slot);
     const position = positionOf(slot.event);
-    if (slot.kind === 'redelivery' && key !== undefined && position !== undefined && !(await lane.isReleased(key, position))) continue;
+    if (slot.kind === 'redelivery' && key !== undefined && position !== undefined && !(await lane.isDelivered(key, position))) continue;
     ordered.push(slot);
   }
   return { ordered, tenantSteps };

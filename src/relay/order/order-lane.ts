@@ -19,8 +19,8 @@
 import { BoundedMap } from '../../protocol/bounded-collections.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { EmitterSession, SessionOrderPort } from '../ports/session-order.ts';
-import { advance, comparePlaces, isReleased, MAX_PENDING_LATE } from './emitter-order.ts';
-import type { Advance, GapCheck, OrderRecord, OrderState, Place } from './emitter-order.ts';
+import { advance, comparePlaces, MAX_PENDING_LATE } from './emitter-order.ts';
+import type { Advance, GapCheck, Hole, OrderRecord, OrderState, Place } from './emitter-order.ts';
 
 /** The most positions of the emitter one gap check reads: a wider gap is an emitter's skip, its contents beyond this are met later. */
 const GAP_READ_LIMIT = 100;
@@ -76,7 +76,7 @@ export class OrderLane {
     state ??= await this.deps.order.load(key);
     for (let attempt = 1; ; attempt += 1) {
       const result = await this.decide(key, state, records, wake === undefined ? undefined : { version: wake.version });
-      const again = { after: state.delivered, through: state.released, late: state.pendingLate };
+      const again = { after: state.delivered, through: state.released, late: state.pendingLate, holes: state.holes };
       if (!result.write) return this.stepOf(key, result, records, again);
       const next: OrderState = { ...result.next, pendingLate: [...state.pendingLate, ...result.late.map((entry) => entry.place)].slice(-MAX_PENDING_LATE) };
       await this.deps.order.recordLate(key, result.late);
@@ -110,14 +110,16 @@ export class OrderLane {
   }
 
   /**
-   * Whether the place is at or below the emitter's release point: a redelivery above it is held
-   * back (its original's own record delivers the event), or a consumer could come to hold a
-   * position above one still to be released. A cached answer only ever says yes.
+   * Whether the place is known delivered: a redelivery (a retransmit forwarded as received,
+   * AEP-0003 §5) of a place above it is left out, since the run that delivers the original is
+   * still to come or still going, and a copy posted beside it could overtake the events below it.
+   * A cached answer only ever says yes.
    */
-  async isReleased(key: EmitterSession, place: Place): Promise<boolean> {
-    const cached = this.cache.get(idOf(key));
-    if (cached !== undefined && isReleased(cached, place)) return true;
-    return isReleased(await this.deps.order.load(key), place);
+  async isDelivered(key: EmitterSession, place: Place): Promise<boolean> {
+    const cached = this.cache.get(idOf(key))?.delivered;
+    if (cached !== undefined && cached !== null && comparePlaces(place, cached) <= 0) return true;
+    const confirmed = await this.deps.order.deliveredThrough(key);
+    return confirmed !== null && comparePlaces(place, confirmed) <= 0;
   }
 
   private async decide(key: EmitterSession, state: OrderState, records: readonly LaneRecord[], wake: { version: number } | undefined): Promise<Extract<Advance, { kind: 'advanced' }>> {
@@ -134,7 +136,7 @@ export class OrderLane {
    * known delivered to the release point found (read from the log), then this step's releases
    * (this batch's records, else read from the log: held, adopted).
    */
-  private async stepOf(key: EmitterSession, result: Extract<Advance, { kind: 'advanced' }>, records: readonly LaneRecord[], again: { after: Place | null; through: Place | null; late: Place[] }): Promise<LaneStep> {
+  private async stepOf(key: EmitterSession, result: Extract<Advance, { kind: 'advanced' }>, records: readonly LaneRecord[], again: Again): Promise<LaneStep> {
     const inBatch = new Map(records.map((record) => [placeId(record.place), record.raw]));
     const lateNow = new Set([...again.late, ...result.late.map((entry) => entry.place)].map(placeId));
     const missing = result.deliver.filter((delivery) => !inBatch.has(placeId(delivery.place))).map((delivery) => delivery.place);
@@ -147,8 +149,9 @@ export class OrderLane {
       const raw = fromLog.get(placeId(place));
       if (raw !== undefined) releases.push({ raw, late: true });
     }
-    // A late event read back inside the run goes out once, as late.
-    for (const event of inRange) if (!lateNow.has(placeId(event.place))) releases.push({ raw: event.raw, late: false });
+    // The run is what was released in order: a late event read back inside it goes out once, as
+    // late, and one stored in a hole whose record never came is not this run's (it is late too).
+    for (const event of inRange) if (!lateNow.has(placeId(event.place)) && !passedWhileAbsent(again, event.place)) releases.push({ raw: event.raw, late: false });
     for (const delivery of result.deliver) {
       const raw = inBatch.get(placeId(delivery.place)) ?? fromLog.get(placeId(delivery.place));
       // Absent only if it expired meanwhile: nothing to deliver.
@@ -156,6 +159,19 @@ export class OrderLane {
     }
     return { key, releases, through: result.next.released, late: [...again.late, ...result.late.map((entry) => entry.place)] };
   }
+}
+
+/** What a step redelivers before its own releases: the unconfirmed run, and the late events not known delivered. */
+interface Again {
+  after: Place | null;
+  through: Place | null;
+  late: Place[];
+  /** The state's holes: a place in one was passed while absent, never released in order. */
+  holes: readonly Hole[];
+}
+
+function passedWhileAbsent(again: Again, place: Place): boolean {
+  return again.holes.some((hole) => (hole.after === null || comparePlaces(hole.after, place) < 0) && comparePlaces(place, hole.before) < 0);
 }
 
 function later(a: Place | null, b: Place | null): Place | null {

@@ -8,10 +8,12 @@ export interface ConnectionsPort {
   /**
    * Records the first hello of a connection (state `hello-pending`). False when a hello was
    * already recorded or the connection was refused, so a repeated hello changes nothing.
+   * `by` names the frame's invocation: a retried write whose first attempt took effect (its
+   * acknowledgement lost) is recognised as its own and answers true.
    */
-  recordHello(tenant: string, connectionId: string, hello: HelloDeclarations, helloAtMs: number): Promise<boolean>;
-  /** Moves the connection to `to` only if it is in one of `from`; false when it was not. */
-  transition(tenant: string, connectionId: string, from: readonly ConnectionState[], to: ConnectionState): Promise<boolean>;
+  recordHello(tenant: string, connectionId: string, hello: HelloDeclarations, helloAtMs: number, by: string): Promise<boolean>;
+  /** Moves the connection to `to` only if it is in one of `from`; false when it was not (`by` as for `recordHello`). */
+  transition(tenant: string, connectionId: string, from: readonly ConnectionState[], to: ConnectionState, by: string): Promise<boolean>;
   /** Connections and streams currently open with a token (for revocation). */
   connectionsOfToken(tenant: string, tokenId: string): Promise<string[]>;
   /**

@@ -7,7 +7,8 @@ import type { ParkedEvent, StoredSubscription } from '../domain/subscription.ts'
 export interface ParkingPort {
   /**
    * Parks a matching event on a replaying subscription entry: `not-replaying` when the entry
-   * went live meanwhile (deliver it live instead), `full` when its parking space is.
+   * went live meanwhile (deliver it live instead), `full` when its parking space is, `gone` when
+   * the subscription was removed (its opening failed, or it was unsubscribed): nothing to deliver.
    */
   parkPending(subscription: StoredSubscription, parked: ParkedEvent): Promise<ParkOutcome>;
   /**
@@ -18,7 +19,7 @@ export interface ParkingPort {
   goLive(entries: readonly DrainedEntry[]): Promise<boolean>;
 }
 
-export type ParkOutcome = 'parked' | 'not-replaying' | 'full';
+export type ParkOutcome = 'parked' | 'not-replaying' | 'full' | 'gone';
 
 /** One index entry of a subscription, with how many of its parked events the handoff delivered. */
 export interface DrainedEntry {

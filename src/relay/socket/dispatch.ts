@@ -2,9 +2,11 @@
  * Dispatches one inbound WebSocket message (`$default`) to its handler. Every frame first
  * passes the connection's frame budget (`frame-budget.ts`: over it, answered before any
  * DynamoDB call); every frame except `hello` then passes the hello gate; unknown frame types
- * are ignored (AEP-0003 §2).
+ * are ignored (AEP-0003 §2). A request frame whose handling fails (storage throttled or down
+ * past the SDK's retries) is still answered once (AEP-0003 §6.5), never left in silence.
  */
 import { parseClientMessage } from '../../protocol/client-message.ts';
+import type { ClientMessage } from '../../protocol/client-message.ts';
 import { errorFrame, INVALID_HELLO, pong } from '../../protocol/frames.ts';
 import { overBudgetRefusal } from './frame-budget.ts';
 import { awaitOpenConnection } from './hello-gate.ts';
@@ -17,6 +19,42 @@ import type { SocketContext } from './socket-context.ts';
 
 export async function dispatchMessage(context: SocketContext, body: string, isBinary: boolean): Promise<void> {
   const message = isBinary ? undefined : parseClientMessage(body);
+  try {
+    await dispatchParsed(context, message, body);
+  } catch (error) {
+    context.logger.error('frame failed', { error, kind: message?.kind });
+    await answerFailure(context, message);
+  }
+}
+
+/** The one answer a request frame still gets when handling it failed. */
+async function answerFailure(context: SocketContext, message: ClientMessage | undefined): Promise<void> {
+  const detail = 'the relay could not handle this frame now (its store is throttled or unavailable); send it again';
+  switch (message?.kind) {
+    case 'hello':
+      // Nothing was negotiated: the client connects again.
+      await send(context, errorFrame({ code: 'unavailable', detail }));
+      await closeConnection(context, 'unavailable');
+      return;
+    case 'subscribe':
+      // §6.5's closed set: an endpoint resource (its store's throughput) is what ran out.
+      await send(context, errorFrame({ code: 'limit-exceeded', id: message.subscribe.id, detail }));
+      return;
+    case 'unsubscribe':
+    case 'roster':
+      await send(context, errorFrame({ code: 'unavailable', id: message.id, detail }));
+      return;
+    case 'event': {
+      const cause = typeof message.value.id === 'string' ? message.value.id : undefined;
+      await send(context, errorFrame({ code: 'unavailable', ...(cause === undefined ? {} : { cause }), detail: 'the event store is unavailable; resend the event with the same id' }));
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+async function dispatchParsed(context: SocketContext, message: ClientMessage | undefined, body: string): Promise<void> {
   const { runtime } = context;
   if (!runtime.frameBudgets.take(context.connectionId)) {
     const refusal = overBudgetRefusal(message, runtime.config.limits.socketFramesPerSecond);
@@ -27,7 +65,7 @@ export async function dispatchMessage(context: SocketContext, body: string, isBi
   if (message?.kind === 'hello') return handleHello(context, message.hello);
   if (message?.kind === 'invalid-frame' && message.code === INVALID_HELLO) {
     // A malformed hello as the first frame leaves nothing to negotiate: refuse and close.
-    const refused = await context.runtime.connections.transition(context.principal.tenant, context.connectionId, ['connected'], 'rejected');
+    const refused = await context.runtime.connections.transition(context.principal.tenant, context.connectionId, ['connected'], 'rejected', context.requestId);
     await send(context, errorFrame({ code: INVALID_HELLO, detail: message.detail }));
     if (refused) await closeConnection(context, INVALID_HELLO);
     return;

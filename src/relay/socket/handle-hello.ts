@@ -21,7 +21,7 @@ export async function handleHello(context: SocketContext, hello: HelloFrame): Pr
   const { tenant } = context.principal;
   const version = selectVersion(hello.versions, SUPPORTED_VERSIONS);
   if (version === undefined) {
-    if (await connections.transition(tenant, context.connectionId, ['connected'], 'rejected')) {
+    if (await connections.transition(tenant, context.connectionId, ['connected'], 'rejected', context.requestId)) {
       await send(context, errorFrame({ code: VERSION_UNSUPPORTED, versions: SUPPORTED_VERSIONS, detail: 'no offered version is supported' }));
       await closeConnection(context, 'version-unsupported');
     }
@@ -29,7 +29,7 @@ export async function handleHello(context: SocketContext, hello: HelloFrame): Pr
   }
   const declarationRefusal = helloDeclarationsRefusal(hello.rawIdentity, hello.capabilities);
   if (declarationRefusal !== undefined) {
-    if (await connections.transition(tenant, context.connectionId, ['connected'], 'rejected')) {
+    if (await connections.transition(tenant, context.connectionId, ['connected'], 'rejected', context.requestId)) {
       await send(context, errorFrame({ code: INVALID_HELLO, detail: declarationRefusal }));
       await closeConnection(context, INVALID_HELLO);
     }
@@ -39,7 +39,7 @@ export async function handleHello(context: SocketContext, hello: HelloFrame): Pr
   if (identityRefusal !== undefined) {
     // A bound token speaks only as its own agents: the roster and the control policy take
     // `identity.agent` as the claimant's name, so a borrowed name would be believed.
-    if (await connections.transition(tenant, context.connectionId, ['connected'], 'rejected')) {
+    if (await connections.transition(tenant, context.connectionId, ['connected'], 'rejected', context.requestId)) {
       await send(context, errorFrame({ code: 'unauthorized', detail: identityRefusal }));
       await closeConnection(context, 'unauthorized');
     }
@@ -47,7 +47,7 @@ export async function handleHello(context: SocketContext, hello: HelloFrame): Pr
   }
   const card = await checkHelloCard(context.runtime, context.principal, hello);
   if (card.kind === 'failed' && card.onFailure === 'close') {
-    if (await connections.transition(tenant, context.connectionId, ['connected'], 'rejected')) {
+    if (await connections.transition(tenant, context.connectionId, ['connected'], 'rejected', context.requestId)) {
       await send(context, errorFrame({ code: 'unauthorized', detail: cardRefusal(card.reason) }));
       await closeConnection(context, 'unauthorized');
     }
@@ -58,6 +58,7 @@ export async function handleHello(context: SocketContext, hello: HelloFrame): Pr
     context.connectionId,
     { version, role: hello.role, identity: hello.rawIdentity, capabilities: hello.capabilities, ...(card.kind === 'verified' ? { verified: card.standing } : {}) },
     context.receivedAtMs,
+    context.requestId,
   );
   if (!recorded) {
     // A second hello, or one arriving after the connection was refused: nothing changes.
@@ -70,7 +71,7 @@ export async function handleHello(context: SocketContext, hello: HelloFrame): Pr
   // After the relay's hello (its first frame, AEP-0003 §3.5.1): the connection goes on unverified.
   if (card.kind === 'failed') await send(context, errorFrame({ code: 'unauthorized', detail: `${cardRefusal(card.reason)}; this connection continues unverified` }));
   if (card.kind === 'verified' && card.onExpiry === 'close') await closeAtCardExpiry(context, card.standing.untilMs);
-  await connections.transition(tenant, context.connectionId, ['hello-pending'], 'open');
+  await connections.transition(tenant, context.connectionId, ['hello-pending'], 'open', context.requestId);
 }
 
 /**

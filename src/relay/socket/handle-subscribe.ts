@@ -49,22 +49,27 @@ export async function handleSubscribe(context: SocketContext, connection: Connec
     return;
   }
   if (!(await send(context, subscribed(parsed.id)))) return;
+  // Answered: from here a failure ends the connection (below), never a second answer.
   const opened = await openSubscription(context.runtime, spec, {
     event: (text) => send(context, text),
     exhausted: (session, earliest) => send(context, JSON.stringify(replayExhausted(parsed.id, session, earliest))),
     deadlineMs: context.runtime.now() + SOCKET_REPLAY_BUDGET_MS,
+  }).catch((error: unknown) => {
+    context.logger.error('replay failed', { error, subscriptionId: parsed.id });
+    return 'failed' as const;
   });
   if (opened === OUT_OF_TIME) {
     // Never left replaying with nothing to end it: the subscription goes, and the consumer,
     // told so, subscribes again after the last position it received.
     await context.runtime.subscriptions.removeSubscription(tenant, context.connectionId, parsed.id);
     await refuse('limit-exceeded', `the replay did not finish within ${SOCKET_REPLAY_BUDGET_MS / 1000} s; subscribe again from the last position received`);
-  } else if (!opened) {
-    // A post of the replay or the handoff was refused: the consumer is gone, or stopped reading
-    // (AEP-0003 §8.4: deliver or disconnect). Never left replaying, where fan-out would park its
-    // events for good: it is disconnected and resumes from the last position it got.
-    await context.runtime.subscriptions.removeSubscription(tenant, context.connectionId, parsed.id);
-    await closeConnection(context, 'backpressure');
+  } else if (opened !== true) {
+    // A post of the replay or the handoff was refused (the consumer is gone, or stopped reading:
+    // AEP-0003 §8.4, deliver or disconnect), or the store failed. Never left replaying, where
+    // fan-out would park its events for good: it is disconnected and resumes from the last
+    // position it got.
+    await context.runtime.subscriptions.removeSubscription(tenant, context.connectionId, parsed.id).catch(() => undefined);
+    await closeConnection(context, opened === 'failed' ? 'unavailable' : 'backpressure');
   }
 }
 

@@ -76,7 +76,7 @@ export async function awaitOpenConnection(context: SocketContext): Promise<Conne
 
 /** Refuses the connection if it is still in one of `from`; true when this call refused it. */
 async function refuse(context: SocketContext, detail: string, from: Array<'connected' | 'open'>): Promise<boolean> {
-  const refused = await context.runtime.connections.transition(context.principal.tenant, context.connectionId, from, 'rejected');
+  const refused = await context.runtime.connections.transition(context.principal.tenant, context.connectionId, from, 'rejected', context.requestId);
   if (!refused) return false;
   await send(context, errorFrame({ code: HELLO_REQUIRED, detail }));
   await closeConnection(context, 'hello-required');

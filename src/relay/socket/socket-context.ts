@@ -13,6 +13,8 @@ export interface SocketContext {
   connectionId: string;
   /** When API Gateway received this frame (ms); orders it against the connection's hello. */
   receivedAtMs: number;
+  /** This frame's invocation (its request id): marks the state changes it writes (`ConnectionsPort.recordHello`). */
+  requestId: string;
 }
 
 /**
