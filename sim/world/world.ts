@@ -13,10 +13,10 @@ import type { RelayConfig } from '../../src/config/relay-config.ts';
 import type { Logger } from '../../src/observability/logger.ts';
 import { ulidFactory } from '../../src/protocol/ulid.ts';
 import { deliverLane } from '../../src/relay/fanout/deliver-lane.ts';
-import { createOrderLane, fanOut } from '../../src/relay/fanout/fanout.ts';
+import { fanOut } from '../../src/relay/fanout/fanout.ts';
 import { decodeLaneWork } from '../../src/relay/fanout/lane-work.ts';
 import type { LaneWork } from '../../src/relay/fanout/lane-work.ts';
-import type { OrderLane } from '../../src/relay/order/order-lane.ts';
+import { OrderLane } from '../../src/relay/order/order-lane.ts';
 import type { DeliveryLanesPort } from '../../src/relay/ports/delivery-lanes.ts';
 import { noMetrics } from '../../src/relay/ports/index.ts';
 import type { ConnectionPoster } from '../../src/relay/ports/connection-poster.ts';
@@ -178,7 +178,9 @@ export async function runSchedule(scenario: Scenario, options: { traceAll?: bool
     coldStartMs: 200,
     init: (alive) => {
       const runtime = makeRuntime(alive, lanes);
-      const lane = createOrderLane(runtime);
+      // A gap check reads a few of the emitter's events at a time, so paging past another
+      // emitter's events of the same name happens at this scale (deployed: 100).
+      const lane = new OrderLane({ order: runtime.sessionOrder, now: runtime.now, waitMs: runtime.config.fanout.orderWaitMs, adoptAfterMs: runtime.config.fanout.orderAdoptMs, gapReadLimit: 3 });
       if (process.env.SIM_DEBUG === '1') {
         const step = lane.step.bind(lane);
         const environment = ++environments;

@@ -22,8 +22,6 @@ import type { EmitterSession, SessionOrderPort } from '../ports/session-order.ts
 import { advance, comparePlaces, MAX_PENDING_LATE } from './emitter-order.ts';
 import type { Advance, GapCheck, Hole, OrderRecord, OrderState, Place } from './emitter-order.ts';
 
-/** The most positions of the emitter one gap check reads: a wider gap is an emitter's skip, its contents beyond this are met later. */
-const GAP_READ_LIMIT = 100;
 const CACHED_SESSIONS = 50_000;
 const COMMIT_ATTEMPTS = 3;
 
@@ -34,6 +32,8 @@ export interface OrderLaneDeps {
   waitMs: number;
   /** After this long a stored event whose stream record never came is released from the log. */
   adoptAfterMs: number;
+  /** The most of the emitter's events one gap check reads (a wider gap is an emitter's skip, its contents beyond this are met later); default 100. */
+  gapReadLimit?: number;
 }
 
 /** One of this batch's sequenced events of the session, with its stored text. */
@@ -127,7 +127,7 @@ export class OrderLane {
     for (;;) {
       const result = advance(state, { records, ...(wake === undefined ? {} : { wake }), nowMs: this.deps.now(), waitMs: this.deps.waitMs, adoptAfterMs: this.deps.adoptAfterMs, checked });
       if (result.kind === 'advanced') return result;
-      checked.push({ after: result.after, before: result.before, found: await this.deps.order.storedBetween(key, result.after, result.before, GAP_READ_LIMIT) });
+      checked.push({ after: result.after, before: result.before, found: await this.deps.order.storedBetween(key, result.after, result.before, this.deps.gapReadLimit ?? 100) });
     }
   }
 
