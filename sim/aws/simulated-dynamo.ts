@@ -165,6 +165,7 @@ export class SimulatedDynamo {
   }
 
   private executeCommand(name: string, input: Record<string, unknown>): unknown {
+    requireUsedPlaceholders(input);
     switch (name) {
       case 'GetItemCommand':
         return this.getItem(input);
@@ -282,7 +283,7 @@ export class SimulatedDynamo {
     const next = { ...applyUpdate(String(input.UpdateExpression), existing, placeholders), pk: key.pk as AttributeValue, sk: key.sk as AttributeValue };
     this.usage.writeUnits += this.writeUnits(existing, next);
     this.write(table, key, next, this.options.time.now());
-    const returned = input.ReturnValues === 'ALL_NEW' ? next : input.ReturnValues === 'ALL_OLD' ? existing : undefined;
+    const returned = returnedValues(String(input.ReturnValues ?? 'NONE'), existing, next);
     return { ...(returned === undefined ? {} : { Attributes: structuredClone(returned) }) };
   }
 
@@ -404,5 +405,36 @@ export class SimulatedDynamo {
       this.write(write.table, write.key, write.next, now);
     }
     return {};
+  }
+}
+
+/** What `ReturnValues` asks an update to return: whole items, or the attributes it changed (old or new). */
+function returnedValues(kind: string, before: Item | undefined, after: Item): Item | undefined {
+  if (kind === 'ALL_NEW') return after;
+  if (kind === 'ALL_OLD') return before;
+  if (kind !== 'UPDATED_OLD' && kind !== 'UPDATED_NEW') return undefined;
+  const source = kind === 'UPDATED_OLD' ? before : after;
+  const changed: Item = {};
+  for (const name of new Set([...Object.keys(before ?? {}), ...Object.keys(after)])) {
+    if (name === 'pk' || name === 'sk') continue;
+    if (JSON.stringify(before?.[name]) === JSON.stringify(after[name])) continue;
+    const value = source?.[name];
+    if (value !== undefined) changed[name] = value;
+  }
+  return Object.keys(changed).length === 0 ? undefined : changed;
+}
+
+/** DynamoDB refuses a request that defines an expression name or value none of its expressions uses. */
+function requireUsedPlaceholders(input: Record<string, unknown>): void {
+  const requests = Array.isArray(input.TransactItems) ? (input.TransactItems as Array<Record<string, Record<string, unknown>>>).map((entry) => Object.values(entry)[0] as Record<string, unknown>) : [input];
+  for (const request of requests) {
+    const text = ['ConditionExpression', 'UpdateExpression', 'KeyConditionExpression', 'FilterExpression', 'ProjectionExpression'].map((field) => request[field]).filter((value): value is string => typeof value === 'string').join(' ');
+    for (const field of ['ExpressionAttributeNames', 'ExpressionAttributeValues']) {
+      for (const placeholder of Object.keys((request[field] ?? {}) as object)) {
+        if (!new RegExp(`${placeholder.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![A-Za-z0-9_])`).test(text)) {
+          throw Object.assign(new Error(`Value provided in ${field} unused in expressions: keys: {${placeholder}}`), { name: 'ValidationException', $metadata: {} });
+        }
+      }
+    }
   }
 }

@@ -1,0 +1,40 @@
+/**
+ * The delivery simulation (`sim/`) as part of the suite: a fixed range of schedules, the same in
+ * every run (a failure names its seed and replays with `npm run sim -- --seed S --schedules 1`),
+ * and the known defects it must keep finding (`npm run sim -- --inject NAME`). The long run,
+ * 100,000 schedules and more, is `npm run sim -- --schedules 100000` (README, Guarantees).
+ */
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { injectionNames } from '../../sim/injections/inject.ts';
+import { runOne } from '../../sim/run-schedules.ts';
+
+const FIRST_SEED = 1;
+const SCHEDULES = 2_000;
+
+describe('the delivery simulation', () => {
+  it(`breaks no invariant in schedules ${FIRST_SEED} to ${FIRST_SEED + SCHEDULES - 1}`, async () => {
+    const failures: string[] = [];
+    for (let seed = FIRST_SEED; seed < FIRST_SEED + SCHEDULES && failures.length < 3; seed += 1) {
+      const failure = await runOne(seed, { shrink: false });
+      if (failure !== undefined) failures.push(`seed ${seed}: ${failure.violations.slice(0, 3).map((violation) => `${violation.invariant} ${violation.detail}`).join('; ')}`);
+    }
+    expect(failures).toEqual([]);
+  }, 600_000);
+
+  // The defects that show within a few hundred schedules; `gap-check-limit-before-filter` needs
+  // shared session names, gaps and a discarded record at once (found at seed 3188 of the long run).
+  const quick = injectionNames().filter((name) => name !== 'gap-check-limit-before-filter');
+  it.each(quick)('finds the injected defect %s within 500 schedules', (name) => {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'sim/cli.ts', '--inject', name, '--schedules', '500', '--stop-at-first', '--no-shrink'], { encoding: 'utf8', timeout: 300_000 });
+    expect(run.status, run.stdout.slice(-2000) + run.stderr.slice(-2000)).toBe(1);
+    expect(run.stdout).toMatch(/^seed \d+ I[1-6] /m);
+  }, 300_000);
+
+  it('lists its injections, one per line', () => {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'sim/cli.ts', '--inject', 'list'], { encoding: 'utf8' });
+    expect(run.status).toBe(0);
+    expect(run.stdout.trim().split('\n')).toEqual(injectionNames());
+    expect(injectionNames()).toEqual(expect.arrayContaining(['retry-redelivers-nothing', 'gap-check-limit-before-filter', 'first-epoch-released-blind', 'lost-hello-reply']));
+  });
+});
