@@ -5,6 +5,7 @@
  */
 import type { Principal } from '../../auth/principal.ts';
 import type { HelloFrame } from '../../protocol/client-message.ts';
+import { DEFAULT_CARD_MAX_LIFETIME_SECONDS } from '../control-policy.ts';
 import type { CardFailure } from '../control-policy.ts';
 import type { RelayRuntime } from '../runtime.ts';
 import { controlPolicyOf } from '../tenant-control-policy.ts';
@@ -16,17 +17,18 @@ export type CardCheck = { kind: 'none' } | { kind: 'verified'; standing: Verifie
 export async function checkHelloCard(runtime: RelayRuntime, principal: Principal, hello: HelloFrame): Promise<CardCheck> {
   if (!hasCard(hello.rawIdentity)) return { kind: 'none' };
   const { tenant } = principal;
-  const [policy, outcome] = await Promise.all([
-    controlPolicyOf(runtime.controlPolicies, tenant),
-    verifyCard(hello.rawIdentity.card ?? null, {
-      agent: hello.rawIdentity.agent,
-      declaredAccepts: declaredAcceptsOf(hello),
-      nowMs: runtime.now(),
-      operatorNamed: (name) => runtime.identity.operators.getOperator(tenant, name),
-      keysOf: (operator) => runtime.identity.keys.keysOf(operator),
-      ...(principal.operator === undefined ? {} : { boundOperator: principal.operator }),
-    }),
-  ]);
+  // Read first: the tenant's bound on a card's lifetime is part of verifying it.
+  const policy = await controlPolicyOf(runtime.controlPolicies, tenant);
+  const outcome = await verifyCard(hello.rawIdentity.card ?? null, {
+    agent: hello.rawIdentity.agent,
+    declaredAccepts: declaredAcceptsOf(hello),
+    nowMs: runtime.now(),
+    operatorNamed: (name) => runtime.identity.operators.getOperator(tenant, name),
+    keysOf: (operator) => runtime.identity.keys.keysOf(operator),
+    ...(principal.operator === undefined ? {} : { boundOperator: principal.operator }),
+    tenant,
+    maxLifetimeMs: (policy.cardMaxLifetimeSeconds ?? DEFAULT_CARD_MAX_LIFETIME_SECONDS) * 1000,
+  });
   const policyOnFailure = policy.cardFailure ?? 'continue';
   if (outcome.ok) return { kind: 'verified', standing: outcome.verification, onExpiry: policyOnFailure };
   // A token bound to an operator speaks only with that operator's card: a failing one is refused.
