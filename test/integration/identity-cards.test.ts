@@ -276,4 +276,15 @@ describe('tokens bound to an operator', () => {
     // Bound to an operator, it is not tenant-wide: it may not change the trusted keys.
     expect((await admin('DELETE', '/operators/beta', { token: bound.token })).status).toBe(403);
   });
+
+  it('refuses and closes a hello without a card on an operator-bound token: bound means verified', async () => {
+    const { tenant, adminToken } = await tenantWithAdmin('op-nocard');
+    await register(adminToken, await testOperator('acme', 'ES256', tenant));
+    const bound = await issue(adminToken, { scopes: ['emit', 'consume'], operator: 'acme' });
+    const socket = await openSocket({ token: bound.token });
+    socket.send({ type: 'hello', versions: ['0.1'], role: 'emitter', identity: { agent: 'worker' }, capabilities: {} });
+    expect(await socket.next((frame) => frame.type === 'error')).toMatchObject({ code: 'unauthorized', detail: expect.stringContaining('this token is bound to operator "acme", so its hello must carry that operator\'s card') });
+    await socket.closed;
+    expect(socket.all((frame) => frame.type === 'hello')).toEqual([]);
+  });
 });

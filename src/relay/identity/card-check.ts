@@ -1,7 +1,8 @@
 /**
  * The hello's identity card checked against the tenant's trusted operators: what the hello
  * handler records (a verified standing) or answers (why it failed), and what the tenant's
- * policy says a failure costs (`cardFailure`).
+ * policy says a failure costs (`cardFailure`). A token bound to an operator must be verified:
+ * its hello without a card is refused as a failing card is.
  */
 import type { Principal } from '../../auth/principal.ts';
 import type { HelloFrame } from '../../protocol/client-message.ts';
@@ -15,7 +16,10 @@ import type { VerifiedStanding } from './verified-standing.ts';
 export type CardCheck = { kind: 'none' } | { kind: 'verified'; standing: VerifiedStanding; onExpiry: CardFailure } | { kind: 'failed'; reason: string; onFailure: CardFailure };
 
 export async function checkHelloCard(runtime: RelayRuntime, principal: Principal, hello: HelloFrame): Promise<CardCheck> {
-  if (!hasCard(hello.rawIdentity)) return { kind: 'none' };
+  if (!hasCard(hello.rawIdentity)) {
+    if (principal.operator === undefined) return { kind: 'none' };
+    return { kind: 'failed', reason: `this token is bound to operator ${JSON.stringify(principal.operator)}, so its hello must carry that operator's card`, onFailure: 'close' };
+  }
   const { tenant } = principal;
   // Read first: the tenant's bound on a card's lifetime is part of verifying it.
   const policy = await controlPolicyOf(runtime.controlPolicies, tenant);
