@@ -158,6 +158,33 @@ describe('identity cards at the hello', () => {
   });
 });
 
+describe('a repeated hello', () => {
+  it('is refused before its card is verified: no key set is fetched for it', async () => {
+    const { tenant, adminToken } = await tenantWithAdmin('card-again');
+    const acme = await testOperator('acme', 'ES256', tenant);
+    const remote = await testOperator('remote', 'EdDSA', tenant);
+    await register(adminToken, acme);
+    let fetches = 0;
+    const server = createServer((_request, response) => {
+      fetches += 1;
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(remote.jwks));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const put = await admin('PUT', '/operators/remote', { token: adminToken, body: { jwksUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks.json` } });
+      expect(put.status, await put.clone().text()).toBe(200);
+      const emitter = await issue(adminToken, { scopes: ['emit', 'consume'] });
+      const socket = await helloSocket({ role: 'both', identity: { agent: 'worker', card: await acme.card('worker', []) } }, { token: emitter.token });
+      socket.send({ type: 'hello', versions: ['0.1'], role: 'both', identity: { agent: 'worker', card: await remote.card('worker', []) }, capabilities: {} });
+      expect(await socket.next((frame) => frame.type === 'error')).toMatchObject({ code: 'invalid-frame', detail: 'hello was already exchanged on this connection' });
+      expect(fetches).toBe(0);
+      await socket.close();
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
+
 describe('trusted operators over the admin API', () => {
   it('lets only a tenant-wide admin change them, refuses private keys and bad URLs, and removes them', async () => {
     const { tenant, adminToken } = await tenantWithAdmin('ops-admin');
