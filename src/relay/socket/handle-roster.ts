@@ -29,7 +29,8 @@ export async function handleRoster(context: SocketContext, connection: Connectio
       ...(instance === undefined ? {} : { instance }),
       ...(control === undefined ? {} : { control }),
       ...(emits === undefined ? {} : { emits }),
-      // Only while the card holds: past its valid_until, or once its operator or key is no longer trusted, the claim is listed unverified.
+      // Only while the card holds: past its valid_until, or once its operator or key is no
+      // longer trusted, the claim is listed unverified.
       ...(verified !== undefined && holding[index] === true ? { verified: verifiedMember(verified) } : {}),
     } as RosterEntry;
   });

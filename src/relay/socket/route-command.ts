@@ -4,9 +4,10 @@
  * Refusals never enter any session's history (§8); a routed command is delivered byte-
  * identically (§4.4) and then stored seq-less in the session's history, anchored where it
  * arrived so it sorts before the acknowledgement it elicits, with `senderVerified` beside it
- * when the sender's identity card held (AEP-0003 §8.3). Verified standing is judged at every
- * use (`identity/standing-check.ts`), so it ends when its operator or key is no longer trusted. A retransmitted command (same
- * `source`, `id`) is delivered again every time and stored once (§2.3, AEP-0003 §5).
+ * when the sender's identity card held (AEP-0003 §8.3). A retransmitted command (same
+ * `source`, `id`) is delivered again every time and stored once (§2.3, AEP-0003 §5). Verified
+ * standing is judged at every use (`identity/standing-check.ts`): it ends when its operator or
+ * key is no longer trusted.
  */
 import { hasScope, policyIdentityOf } from '../../auth/principal.ts';
 import { errorFrame } from '../../protocol/frames.ts';
@@ -82,6 +83,7 @@ export async function routeCommand(context: SocketContext, connection: Connectio
   }
 }
 
+/** The items whose standing holds, in their order. */
 async function verifiedOnly<T>(items: readonly T[], holds: (item: T) => Promise<boolean>): Promise<T[]> {
   const verdicts = await Promise.all(items.map(holds));
   return items.filter((_, index) => verdicts[index]);
