@@ -2,14 +2,15 @@
  * `AEP_TOKEN=... npm run verify -- <BaseUrl>`: checks a deployed relay end to end through its
  * one base URL, as clients meet it, and prints one line per check and a summary (exit 1 if any
  * failed). The token needs every scope (emit, consume, control, admin): the operator's first
- * token does. It leaves a token it issued, and revoked, in the token's tenant.
+ * token does. It leaves two tokens it issued, and revoked, in the token's tenant.
  *
  * The token comes from the environment (`AEP_TOKEN`): `npm run` echoes its whole command line
  * to standard output (and so to CI logs), and shells keep it in their history. `--token` still
  * works, with a warning.
  *
  * Checks: discovery with and without a token, a POST, an EventSource-style stream with
- * `?access_token=` and one with the Authorization header, a WebSocket subscribe, a command round
+ * `?access_token=` (a consume-only token issued for it: a URL's query ends up in access logs, so
+ * the token given never travels there) and one with the Authorization header, a WebSocket subscribe, a command round
  * trip with the simulated agent, and a revocation that must cut the agent's socket.
  */
 import { randomBytes } from 'node:crypto';
@@ -123,13 +124,18 @@ await check('discovery without a token', async () => {
   if (response.status === 401 && body.error === 'unauthenticated') return '401 unauthenticated: this relay asks a token for discovery';
   throw new Error(`HTTP ${response.status}: ${JSON.stringify(body)}`);
 });
+const admin = new HttpAdminClient(baseUrl, token);
 let queryStream: Awaited<ReturnType<typeof streamFor>> | undefined;
 let headerStream: Awaited<ReturnType<typeof streamFor>> | undefined;
 let consumer: Awaited<ReturnType<typeof helloSocket>> | undefined;
+let queryToken: { tenant: string; tokenId: string } | undefined;
 await check('stream with ?access_token= (EventSource style)', async () => {
-  queryStream = await streamFor(`${baseUrl}/stream?${streamQuery}&access_token=${encodeURIComponent(token)}`, {});
+  const tenant = await tenantOfToken();
+  const issued = await admin.issueToken({ tenant, scopes: ['consume'], label: 'npm run verify: ?access_token= stream (revoked at the end)', expiresInSeconds: 3600 });
+  queryToken = { tenant, tokenId: issued.tokenId };
+  queryStream = await streamFor(`${baseUrl}/stream?${streamQuery}&access_token=${encodeURIComponent(issued.token)}`, {});
   opened.push(queryStream);
-  return '200 text/event-stream';
+  return '200 text/event-stream, with a consume-only token issued for it';
 });
 await check('stream with the Authorization header', async () => {
   headerStream = await streamFor(`${baseUrl}/stream?${streamQuery}`, { authorization: `Bearer ${token}` });
@@ -166,7 +172,6 @@ await check('the event on the WebSocket', async () => {
 });
 
 // The agent gets a token of its own, so revoking it cuts only the agent.
-const admin = new HttpAdminClient(baseUrl, token);
 let agent: SimulatedAgent | undefined;
 let agentTokenId: string | undefined;
 let agentTenant: string | undefined;
@@ -200,6 +205,7 @@ await check('revocation cuts the agent socket', async () => {
 
 for (const stream of opened) stream.close();
 await agent?.stop().catch(() => undefined);
+if (queryToken !== undefined) await admin.revokeToken(queryToken.tenant, queryToken.tokenId).catch((error: unknown) => console.error(`could not revoke the ?access_token= token ${queryToken?.tokenId}: ${String(error)}`));
 const failed = results.filter((result) => !result.ok).length;
 console.log(`${results.length - failed}/${results.length} checks passed${failed === 0 ? '' : `, ${failed} failed`}`);
 process.exit(failed === 0 ? 0 : 1);

@@ -4,12 +4,21 @@
  * AEP_DATA_DIR (default .aep-local). Flag: --in-memory for a throwaway run.
  */
 import { resolve } from 'node:path';
+import { isWellFormedTokenSecret } from '../src/auth/token-secret.ts';
 import { startStack } from './stack.ts';
 
 const inMemory = process.argv.includes('--in-memory');
 const port = Number(process.env.AEP_PORT ?? 8787);
 if (!Number.isInteger(port) || port < 0 || port > 65535) {
   console.error(`AEP_PORT must be a port number, got ${JSON.stringify(process.env.AEP_PORT)}`);
+  process.exit(2);
+}
+const devToken = process.env.AEP_DEV_TOKEN === '' ? undefined : process.env.AEP_DEV_TOKEN;
+// Every request with a token of another shape is refused unread (401), so a stack started with
+// one would print a dev token that works nowhere: refuse it before anything starts. The value
+// itself is not echoed (it is a secret, or meant to be).
+if (devToken !== undefined && !isWellFormedTokenSecret(devToken)) {
+  console.error('AEP_DEV_TOKEN must be aep_ followed by 8 to 128 of A-Z a-z 0-9 _ - (aep_[A-Za-z0-9_-]{8,128}); unset it to have one minted');
   process.exit(2);
 }
 
@@ -22,7 +31,7 @@ const stack = await startStack({
   port,
   inMemory,
   dataDir: resolve(process.env.AEP_DATA_DIR ?? '.aep-local'),
-  ...(process.env.AEP_DEV_TOKEN === undefined || process.env.AEP_DEV_TOKEN === '' ? {} : { devToken: process.env.AEP_DEV_TOKEN }),
+  ...(devToken === undefined ? {} : { devToken }),
 });
 
 console.log(`DynamoDB Local: ${stack.dynamoEndpoint}${inMemory ? ' (in memory)' : ''}`);

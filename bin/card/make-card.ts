@@ -12,6 +12,8 @@ export interface CardClaims {
   accepts: string[];
   /** RFC 3339. */
   valid_until: string;
+  /** The tenants the card is for (RFC 7519 §4.1.3): the relay takes it only for a tenant it names. */
+  aud?: string | string[];
   endpoints?: unknown;
   /** A2A AgentCard members may ride along; the relay ignores them. */
   [member: string]: unknown;

@@ -45,6 +45,7 @@ import { createBridges } from './create-bridges.ts';
 import { jwksFetcher } from '../../src/gateway/jwks-fetcher.ts';
 import type { IdentityRuntime } from '../../src/relay/identity/identity-runtime.ts';
 import { OperatorKeyCache } from '../../src/relay/identity/operator-keys.ts';
+import { StandingCheck } from '../../src/relay/identity/standing-check.ts';
 import { OperatorStore } from '../../src/store/operator-store.ts';
 
 export interface RuntimeDependencies {
@@ -150,7 +151,9 @@ export function createRuntime(dependencies: RuntimeDependencies): RelayRuntime {
 /** Key set URLs follow the sinks' address rule (loopback only where sinks may reach it: the local stack). */
 function identityRuntimeFor(dynamo: DynamoDBClient, config: RelayConfig, now: () => number): IdentityRuntime {
   const addresses = { allowLoopback: config.bridges.allowLoopbackSinks };
-  return { operators: new OperatorStore(dynamo, config.tables.tenants), keys: new OperatorKeyCache(jwksFetcher({ addresses }), now), addresses };
+  const operators = new OperatorStore(dynamo, config.tables.tenants);
+  const keys = new OperatorKeyCache(jwksFetcher({ addresses }), now);
+  return { operators, keys, standings: new StandingCheck({ operators, keys, now }), addresses };
 }
 
 function lanesFor(config: RelayConfig, given: DeliveryLanesPort | undefined): { deliveryLanes?: DeliveryLanesPort } {

@@ -1,7 +1,7 @@
 /**
  * Who may administer what. A token with the `admin` scope manages its own tenant (tokens and
- * control policy); an admin token of the operator tenant also manages tenants and may act on
- * any tenant's tokens and policy by naming it.
+ * control policy); an admin token of the operator tenant also manages tenants, and a
+ * tenant-wide one (`attenuation.ts`) may act on any tenant's tokens and policy by naming it.
  */
 import { hasScope } from '../auth/principal.ts';
 import type { Principal } from '../auth/principal.ts';
@@ -34,11 +34,17 @@ export function requireQuotaSetter(principal: Principal, operatorTenant: string)
   requireTenantWideAdmin(principal, 'setting tenant quotas');
 }
 
-/** The tenant a self-service request acts on: the caller's own, or (operator only) the one it names. */
+/**
+ * The tenant a self-service request acts on: the caller's own, or the one a tenant-wide operator
+ * admin names. Attenuation compares grants within one tenant and has no tenant dimension, so an
+ * operator token bound to an agent, expiring, or capped would otherwise reach every tenant
+ * unbounded there (issuing itself a full-capture consume token of any of them).
+ */
 export function targetTenant(principal: Principal, operatorTenant: string, requested: string | undefined): string {
   requireAdmin(principal);
   if (requested === undefined || requested === principal.tenant) return principal.tenant;
   if (!isOperator(principal, operatorTenant)) throw forbidden("only the operator tenant may manage another tenant's tokens and policy");
+  requireTenantWideAdmin(principal, 'acting on another tenant');
   return requested;
 }
 

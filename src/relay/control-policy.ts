@@ -34,9 +34,17 @@ export interface ControlPolicy {
    * verified connection is also closed when its card's `valid_until` passes.
    */
   cardFailure?: CardFailure;
+  /**
+   * How far ahead a card's `valid_until` may lie when it is presented, in seconds (1 to
+   * `DEFAULT_CARD_MAX_LIFETIME_SECONDS`, the default): a tenant may shorten it, never lengthen it.
+   */
+  cardMaxLifetimeSeconds?: number;
 }
 
 export type CardFailure = 'continue' | 'close';
+
+/** A card lives at most a day (README "Identity cards"), unless the tenant's policy says less. */
+export const DEFAULT_CARD_MAX_LIFETIME_SECONDS = 86_400;
 
 export const DEFAULT_CONTROL_POLICY: ControlPolicy = { default: 'allow', rules: [] };
 
@@ -88,7 +96,7 @@ function matchesAny(patterns: readonly string[] | undefined, value: string | und
 }
 
 const FIELDS = ['tokens', 'types', 'sessions', 'agents'] as const;
-const POLICY_MEMBERS = ['default', 'rules', 'verifiedClaimants', 'verifiedSenders', 'cardFailure'];
+const POLICY_MEMBERS = ['default', 'rules', 'verifiedClaimants', 'verifiedSenders', 'cardFailure', 'cardMaxLifetimeSeconds'];
 
 /** Whether `session` matches one of the patterns of a verification rule (absent: none). */
 export function sessionRequiresVerified(patterns: readonly string[] | undefined, session: string): boolean {
@@ -121,7 +129,7 @@ export function parseControlPolicy(value: unknown): { ok: true; policy: ControlP
     if (unknown.length > 0) return { ok: false, reason: `rule ${index}: unknown member ${unknown[0]}` };
     rules.push(rule);
   }
-  const verification: Pick<ControlPolicy, 'verifiedClaimants' | 'verifiedSenders' | 'cardFailure'> = {};
+  const verification: Pick<ControlPolicy, 'verifiedClaimants' | 'verifiedSenders' | 'cardFailure' | 'cardMaxLifetimeSeconds'> = {};
   for (const member of ['verifiedClaimants', 'verifiedSenders'] as const) {
     const patterns = record[member];
     if (patterns === undefined) continue;
@@ -133,6 +141,13 @@ export function parseControlPolicy(value: unknown): { ok: true; policy: ControlP
   if (record.cardFailure !== undefined) {
     if (record.cardFailure !== 'continue' && record.cardFailure !== 'close') return { ok: false, reason: 'cardFailure must be "continue" or "close"' };
     verification.cardFailure = record.cardFailure;
+  }
+  if (record.cardMaxLifetimeSeconds !== undefined) {
+    const seconds = record.cardMaxLifetimeSeconds;
+    if (!Number.isSafeInteger(seconds) || (seconds as number) < 1 || (seconds as number) > DEFAULT_CARD_MAX_LIFETIME_SECONDS) {
+      return { ok: false, reason: `cardMaxLifetimeSeconds must be an integer from 1 to ${DEFAULT_CARD_MAX_LIFETIME_SECONDS}` };
+    }
+    verification.cardMaxLifetimeSeconds = seconds as number;
   }
   const unknownMember = Object.keys(record).find((key) => !POLICY_MEMBERS.includes(key));
   if (unknownMember !== undefined) return { ok: false, reason: `unknown policy member ${unknownMember}` };

@@ -218,5 +218,5 @@ function connectionOf(tenant: string, item: Item): ConnectionRecord {
 /** The hello's verified standing (`identity/verified-standing.ts`), when its card verified. */
 function verifiedOf(item: Item): { verified?: VerifiedStanding } {
   const stored = parseJsonObject(readString(item, 'verified'));
-  return typeof stored.operator === 'string' && typeof stored.untilMs === 'number' ? { verified: { operator: stored.operator, untilMs: stored.untilMs } } : {};
+  return typeof stored.operator === 'string' && typeof stored.key === 'string' && typeof stored.untilMs === 'number' ? { verified: { operator: stored.operator, key: stored.key, untilMs: stored.untilMs } } : {};
 }

@@ -16,8 +16,8 @@ const browser = consoleBrowser();
 
 describe('the console and identity cards', () => {
   it('marks the verified claim with its operator and the other as unverified', async () => {
-    const { adminToken } = await tenantWithAdmin('con-card');
-    const acme = await testOperator('acme', 'EdDSA');
+    const { tenant, adminToken } = await tenantWithAdmin('con-card');
+    const acme = await testOperator('acme', 'EdDSA', tenant);
     expect((await admin('PUT', '/operators/acme', { token: adminToken, body: { jwks: acme.jwks } })).status).toBe(200);
     const emitter = await issue(adminToken, { scopes: ['emit', 'consume'] });
     const viewer = await issue(adminToken, { scopes: ['consume', 'control'] });
@@ -52,8 +52,8 @@ describe('the console and identity cards', () => {
   });
 
   it('marks the command from a verified sender in the session timeline, and not the other', async () => {
-    const { adminToken } = await tenantWithAdmin('con-vsend');
-    const acme = await testOperator('acme', 'ES256');
+    const { tenant, adminToken } = await tenantWithAdmin('con-vsend');
+    const acme = await testOperator('acme', 'ES256', tenant);
     expect((await admin('PUT', '/operators/acme', { token: adminToken, body: { jwks: acme.jwks } })).status).toBe(200);
     const emitter = await issue(adminToken, { scopes: ['emit', 'consume'] });
     const sender = await issue(adminToken, { scopes: ['consume', 'control'] });
@@ -95,8 +95,8 @@ describe('the console and identity cards', () => {
   });
 
   it('lets a tenant-wide admin trust an operator with an inline JWKS and remove it, and shows a bound admin the refusal', async () => {
-    const { adminToken } = await tenantWithAdmin('con-ops');
-    const acme = await testOperator('acme', 'EdDSA');
+    const { tenant, adminToken } = await tenantWithAdmin('con-ops');
+    const acme = await testOperator('acme', 'EdDSA', tenant);
     const { page, close } = await openConsole(browser());
     try {
       await signIn(page, adminToken);

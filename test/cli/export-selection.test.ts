@@ -1,7 +1,20 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseExportArguments } from '../../bin/cli/export/export-arguments.ts';
 import { UsageError } from '../../bin/cli/cli-arguments.ts';
-import { commonPrefix, compileSessionGlob } from '../../bin/cli/export/session-glob.ts';
+import { commonPrefix, compileSessionGlob, matchSessionGlob } from '../../bin/cli/export/session-glob.ts';
+
+/** The glob as a regular expression, the reference the matcher is checked against (on inputs too small to backtrack far). */
+function referenceExpression(pattern: string): RegExp {
+  let source = '';
+  const characters = Array.from(pattern);
+  for (let index = 0; index < characters.length; index += 1) {
+    const character = characters[index] as string;
+    if (character === '*' || character === '?') source += character === '*' ? '[\\s\\S]*' : '[\\s\\S]';
+    else source += (character === '\\' && index + 1 < characters.length ? (characters[(index += 1)] as string) : character).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  }
+  return new RegExp(`^${source}$`, 'u');
+}
 
 describe('--sessions globs', () => {
   it('match the whole name: * any run (slashes and dots too), ? one character, \\ a literal', () => {
@@ -22,6 +35,67 @@ describe('--sessions globs', () => {
     expect(compileSessionGlob('*').literalPrefix).toBe('');
     expect(commonPrefix(['build-a*', 'build-b*'].map(compileSessionGlob))).toBe('build-');
     expect(commonPrefix(['build-*', 'deploy-*'].map(compileSessionGlob))).toBe('');
+  });
+
+  it.each([
+    ['', '', true],
+    ['', 'a', false],
+    ['*', '', true],
+    ['**', 'abc', true],
+    ['?', '', false],
+    ['?', '😀', true],
+    ['a*', 'a', true],
+    ['*a', 'ba', true],
+    ['*a', 'ab', false],
+    ['a*a', 'a', false],
+    ['a*a', 'aa', true],
+    ['ab*ba', 'aba', false],
+    ['ab*ba', 'abba', true],
+    ['a*b*c', 'aXbYc', true],
+    ['a*b*c', 'acb', false],
+    ['*ab*abc', 'ababc', true],
+    ['*aab*', 'aaab', true],
+    ['?*?', 'a', false],
+    ['?*?', 'ab', true],
+    ['*?x?*', 'abxcd', true],
+    ['*?x?*', 'xab', false],
+    ['x\\', 'x\\', true],
+    ['\\?', '?', true],
+    ['\\?', 'a', false],
+  ])('matches %j against %j: %s', (pattern, session, expected) => {
+    expect(compileSessionGlob(pattern).matches(session)).toBe(expected);
+  });
+
+  it('agrees with the regular expression it replaces on random patterns and names', () => {
+    const alphabet = fc.constantFrom('a', 'b', '-', '*', '?', '\\', '😀');
+    fc.assert(
+      fc.property(fc.array(alphabet, { maxLength: 8 }), fc.array(fc.constantFrom('a', 'b', '-', '*', '?', '\\', '😀'), { maxLength: 12 }), (patternCharacters, nameCharacters) => {
+        const pattern = patternCharacters.join('');
+        const name = nameCharacters.join('');
+        expect(compileSessionGlob(pattern).matches(name)).toBe(referenceExpression(pattern).test(name));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('does work linear in the name on the patterns that made the backtracking expression take seconds', () => {
+    // The issue's inputs: `*-*-*-*x` against 200 `-` (1.1 s), nine stars against 40 characters (31.5 s).
+    const cases: Array<[string, (length: number) => string]> = [
+      ['*-*-*-*x', (length) => '-'.repeat(length)],
+      ['*-*-*-*x*', (length) => '-'.repeat(length)],
+      ['*a*a*a*a*a*a*a*a*a', (length) => `${'a'.repeat(length - 1)}b`],
+      ['*a*a*a*a*a*a*a*a*ab*', (length) => 'a'.repeat(length)],
+      ['a*a*a*a*a*a*a*a*a*b', (length) => 'a'.repeat(length)],
+    ];
+    for (const [pattern, nameOf] of cases) {
+      const glob = compileSessionGlob(pattern);
+      for (const length of [40, 200, 2000, 20_000]) {
+        const outcome = matchSessionGlob(glob, nameOf(length));
+        expect(outcome.matched).toBe(false);
+        // At most two comparisons per character of the name and of the pattern, whatever the length.
+        expect(outcome.comparisons, `${pattern} on ${length}`).toBeLessThanOrEqual(2 * (length + pattern.length));
+      }
+    }
   });
 });
 

@@ -8,9 +8,9 @@ import { testOperator } from '../support/identity-cards.ts';
 
 describe('aep-relay operators', () => {
   it('adds, lists and removes a trusted operator over HTTP, and issues an operator-bound token', async () => {
-    const { adminToken } = await tenantWithAdmin('cli-ops');
+    const { tenant, adminToken } = await tenantWithAdmin('cli-ops');
     const env = { AEP_URL: inject('baseUrl'), AEP_ADMIN_TOKEN: adminToken };
-    const acme = await testOperator('acme', 'EdDSA');
+    const acme = await testOperator('acme', 'EdDSA', tenant);
     const file = join(mkdtempSync(join(tmpdir(), 'ops-')), 'jwks.json');
     writeFileSync(file, JSON.stringify(acme.jwks));
     const added = await cli(['operators', 'add', 'acme', '--jwks', file], env);

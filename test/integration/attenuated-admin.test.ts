@@ -182,6 +182,24 @@ describe('attenuated admin actions (admin routes)', () => {
     expect((await admin('PUT', `/quotas?tenant=${tenant}`, { body: { maxConnections: 0 } })).status).toBe(400);
     expect((await admin('PUT', `/quotas?tenant=${tenant}`, { body: { bogus: 1 } })).status).toBe(400);
   });
+
+  it('keeps a bound, expiring or capped admin of the operator tenant out of every other tenant (403), where it could grant itself a full read', async () => {
+    const { tenant: victim } = await tenantWithAdmin('att-victim');
+    // The issue's token: the operator tenant's, bound to agent `ci`, expiring in an hour.
+    const narrow = await issue(inject('devToken'), { scopes: ['consume', 'admin'], agents: ['ci'], expiresInSeconds: 3600 });
+    const capped = await issue(inject('devToken'), { scopes: ['consume', 'admin'], maxCapture: 'metadata' });
+    for (const caller of [narrow, capped]) {
+      expect((await refusal(await admin('GET', `/tokens?tenant=${victim}`, { token: caller.token }))).detail).toContain('acting on another tenant needs an admin token bound to no agent');
+      await refusal(await admin('POST', '/tokens', { token: caller.token, body: { tenant: victim, scopes: ['consume', 'admin'], agents: ['ci'], maxCapture: 'full' } }));
+      await refusal(await admin('GET', `/policy?tenant=${victim}`, { token: caller.token }));
+      await refusal(await admin('GET', `/operators?tenant=${victim}`, { token: caller.token }));
+      // Its own tenant it still administers, within its grant.
+      expect((await admin('GET', '/tokens', { token: caller.token })).status).toBe(200);
+    }
+    // Nothing was issued in the victim tenant: its tokens are the one its admin was given.
+    const listed = (await (await admin('GET', `/tokens?tenant=${victim}`)).json()) as { tokens: unknown[] };
+    expect(listed.tokens).toHaveLength(1);
+  });
 });
 
 describe('control policy through rotation', () => {

@@ -1,6 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { CompactSign } from 'jose';
 import { describe, expect, it } from 'vitest';
+import { STANDING_RECHECK_MS } from '../../src/relay/identity/standing-check.ts';
 import { admin, issue, tenantWithAdmin } from '../support/admin-client.ts';
 import { testOperator } from '../support/identity-cards.ts';
 import type { TestOperator } from '../support/identity-cards.ts';
@@ -52,8 +54,8 @@ async function roster(socket: TestSocket): Promise<Frame[]> {
 
 describe('identity cards at the hello', () => {
   it('lists a verified claim with its operator in the roster, and answers a failing card in-band while the connection continues', async () => {
-    const { adminToken } = await tenantWithAdmin('card');
-    const acme = await testOperator('acme', 'EdDSA');
+    const { tenant, adminToken } = await tenantWithAdmin('card');
+    const acme = await testOperator('acme', 'EdDSA', tenant);
     await register(adminToken, acme);
     const emitter = await issue(adminToken, { scopes: ['emit', 'consume', 'control'] });
     const session = uniqueName('verified');
@@ -69,9 +71,36 @@ describe('identity cards at the hello', () => {
     await Promise.all([verified.close(), wrongAgent.close()]);
   });
 
+  it('refuses in-band (unauthorized) a card without an audience, for another tenant, of another type, or valid longer than the tenant takes', async () => {
+    const { tenant, adminToken } = await tenantWithAdmin('card-bounds');
+    const acme = await testOperator('acme', 'ES256', tenant);
+    await register(adminToken, acme);
+    const emitter = await issue(adminToken, { scopes: ['emit', 'consume'] });
+    const claims = { agent: 'worker', operator: 'acme', accepts: ACCEPTS, valid_until: new Date(Date.now() + 3_600_000).toISOString(), aud: tenant };
+    const typedJwt = await new CompactSign(new TextEncoder().encode(JSON.stringify(claims))).setProtectedHeader({ alg: acme.alg, kid: acme.kid, typ: 'JWT' }).sign(acme.privateKey);
+    const refused: Array<[unknown, string]> = [
+      [await acme.card('worker', ACCEPTS, { overrides: { aud: undefined } }), `it has no "aud" (a string or an array of strings) naming this tenant "${tenant}"`],
+      [await acme.card('worker', ACCEPTS, { overrides: { aud: 'victim' } }), `its "aud" "victim" does not name this tenant "${tenant}"`],
+      [typedJwt, 'its protected header\'s "typ" is "JWT", not "aep-card+jws"'],
+      [await acme.card('worker', ACCEPTS, { overrides: { valid_until: '9999-12-31T23:59:59Z' } }), 'its "valid_until" 9999-12-31T23:59:59Z is further off than this tenant takes: cards valid for at most 86400 s'],
+    ];
+    for (const [card, reason] of refused) {
+      const session = uniqueName('bounds');
+      const socket = await claimant(emitter.token, 'worker', session, card);
+      expect(await socket.next((frame) => frame.type === 'error')).toMatchObject({ code: 'unauthorized', detail: expect.stringContaining(`identity card not verified (AEP-0003 §8.3): ${reason}`) });
+      expect((await roster(socket)).find((entry) => entry.session === session)).not.toHaveProperty('verified');
+      await socket.close();
+    }
+    // The tenant may take less than a day: a card good for an hour is then too long.
+    await setPolicy(adminToken, { cardMaxLifetimeSeconds: 600 });
+    const tooLong = await claimant(emitter.token, 'worker', uniqueName('bounds'), await acme.card('worker', ACCEPTS));
+    expect(await tooLong.next((frame) => frame.type === 'error')).toMatchObject({ code: 'unauthorized', detail: expect.stringContaining('cards valid for at most 600 s') });
+    await tooLong.close();
+  });
+
   it('refuses (closes) a hello with a failing card when the policy says cardFailure: close', async () => {
-    const { adminToken } = await tenantWithAdmin('card-close');
-    const acme = await testOperator('acme');
+    const { tenant, adminToken } = await tenantWithAdmin('card-close');
+    const acme = await testOperator('acme', 'ES256', tenant);
     await register(adminToken, acme);
     await setPolicy(adminToken, { cardFailure: 'close' });
     const emitter = await issue(adminToken, { scopes: ['emit'] });
@@ -83,8 +112,8 @@ describe('identity cards at the hello', () => {
   });
 
   it('closes a verified connection at its card’s valid_until under cardFailure: close, and drops the verified member without it', async () => {
-    const { adminToken } = await tenantWithAdmin('card-expiry');
-    const acme = await testOperator('acme');
+    const { tenant, adminToken } = await tenantWithAdmin('card-expiry');
+    const acme = await testOperator('acme', 'ES256', tenant);
     await register(adminToken, acme);
     const emitter = await issue(adminToken, { scopes: ['emit', 'consume'] });
     const session = uniqueName('lapsing');
@@ -100,8 +129,8 @@ describe('identity cards at the hello', () => {
   });
 
   it('verifies against a JWKS fetched from a URL (a local receiver: the local stack allows loopback)', async () => {
-    const { adminToken } = await tenantWithAdmin('card-url');
-    const remote = await testOperator('remote', 'ES256');
+    const { tenant, adminToken } = await tenantWithAdmin('card-url');
+    const remote = await testOperator('remote', 'ES256', tenant);
     let fetches = 0;
     const server = createServer((_request, response) => {
       fetches += 1;
@@ -129,10 +158,37 @@ describe('identity cards at the hello', () => {
   });
 });
 
+describe('a repeated hello', () => {
+  it('is refused before its card is verified: no key set is fetched for it', async () => {
+    const { tenant, adminToken } = await tenantWithAdmin('card-again');
+    const acme = await testOperator('acme', 'ES256', tenant);
+    const remote = await testOperator('remote', 'EdDSA', tenant);
+    await register(adminToken, acme);
+    let fetches = 0;
+    const server = createServer((_request, response) => {
+      fetches += 1;
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(remote.jwks));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const put = await admin('PUT', '/operators/remote', { token: adminToken, body: { jwksUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks.json` } });
+      expect(put.status, await put.clone().text()).toBe(200);
+      const emitter = await issue(adminToken, { scopes: ['emit', 'consume'] });
+      const socket = await helloSocket({ role: 'both', identity: { agent: 'worker', card: await acme.card('worker', []) } }, { token: emitter.token });
+      socket.send({ type: 'hello', versions: ['0.1'], role: 'both', identity: { agent: 'worker', card: await remote.card('worker', []) }, capabilities: {} });
+      expect(await socket.next((frame) => frame.type === 'error')).toMatchObject({ code: 'invalid-frame', detail: 'hello was already exchanged on this connection' });
+      expect(fetches).toBe(0);
+      await socket.close();
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
+
 describe('trusted operators over the admin API', () => {
   it('lets only a tenant-wide admin change them, refuses private keys and bad URLs, and removes them', async () => {
-    const { adminToken } = await tenantWithAdmin('ops-admin');
-    const acme = await testOperator('acme');
+    const { tenant, adminToken } = await tenantWithAdmin('ops-admin');
+    const acme = await testOperator('acme', 'ES256', tenant);
     const bound = await issue(adminToken, { scopes: ['admin'], agents: ['worker'] });
     const expiring = await issue(adminToken, { scopes: ['admin'], expiresInSeconds: 3600 });
     for (const token of [bound.token, expiring.token]) {
@@ -142,8 +198,11 @@ describe('trusted operators over the admin API', () => {
     const withPrivate = await admin('PUT', '/operators/acme', { token: adminToken, body: { jwks: { keys: [{ ...acme.jwks.keys[0], d: 'AAAA' }] } } });
     expect(withPrivate.status).toBe(400);
     expect(((await withPrivate.json()) as { detail: string }).detail).toContain('private member "d"');
-    const metadata = await admin('PUT', '/operators/acme', { token: adminToken, body: { jwksUrl: 'http://169.254.169.254/latest/meta-data' } });
-    expect(metadata.status).toBe(400);
+    for (const jwksUrl of ['http://169.254.169.254/latest/meta-data', 'https://[::a9fe:a9fe]/jwks.json', 'https://[::ffff:0:a9fe:a9fe]/jwks.json']) {
+      const metadata = await admin('PUT', '/operators/acme', { token: adminToken, body: { jwksUrl } });
+      expect(metadata.status, jwksUrl).toBe(400);
+      expect(((await metadata.json()) as { detail: string }).detail).toContain('link-local');
+    }
     await register(adminToken, acme);
     expect(((await (await admin('GET', '/operators', { token: bound.token })).json()) as { operators: unknown[] }).operators).toHaveLength(1);
     expect((await admin('DELETE', '/operators/acme', { token: bound.token })).status).toBe(403);
@@ -155,8 +214,8 @@ describe('trusted operators over the admin API', () => {
 
 describe('control policy: verified claimants and verified senders', () => {
   it('routes to the verified claimant beside a spoofed claim instead of answering ambiguous, and refuses when only spoofers claim', async () => {
-    const { adminToken } = await tenantWithAdmin('vclaim');
-    const acme = await testOperator('acme', 'EdDSA');
+    const { tenant, adminToken } = await tenantWithAdmin('vclaim');
+    const acme = await testOperator('acme', 'EdDSA', tenant);
     await register(adminToken, acme);
     const emitter = await issue(adminToken, { scopes: ['emit', 'consume'] });
     const sender = await issue(adminToken, { scopes: ['control', 'consume'] });
@@ -183,9 +242,28 @@ describe('control policy: verified claimants and verified senders', () => {
     await Promise.all([spoof.close(), senderSocket.close()]);
   });
 
+  it('stops counting a connected claimant as verified within 5 s of its operator’s removal', async () => {
+    const { tenant, adminToken } = await tenantWithAdmin('vgone');
+    const acme = await testOperator('acme', 'EdDSA', tenant);
+    await register(adminToken, acme);
+    await setPolicy(adminToken, { verifiedClaimants: ['*'] });
+    const emitter = await issue(adminToken, { scopes: ['emit', 'consume'] });
+    const sender = await issue(adminToken, { scopes: ['control', 'consume'] });
+    const session = uniqueName('orphaned');
+    const agent = await claimant(emitter.token, 'worker', session, await acme.card('worker', ACCEPTS));
+    const senderSocket = await helloSocket({ role: 'both', identity: { agent: 'phone' } }, { token: sender.token });
+    expect(await answerTo(senderSocket, session)).toBe('delivered');
+    expect((await admin('DELETE', '/operators/acme', { token: adminToken })).status).toBe(204);
+    // README "Identity cards": each process looks at an operator's keys again after STANDING_RECHECK_MS.
+    await pause(STANDING_RECHECK_MS + 500);
+    expect(await answerTo(senderSocket, session)).toBe('no-route');
+    expect((await roster(senderSocket)).find((entry) => entry.session === session)).not.toHaveProperty('verified');
+    await Promise.all([agent.close(), senderSocket.close()]);
+  });
+
   it('takes commands from verified senders only when the policy says so', async () => {
-    const { adminToken } = await tenantWithAdmin('vsend');
-    const acme = await testOperator('acme');
+    const { tenant, adminToken } = await tenantWithAdmin('vsend');
+    const acme = await testOperator('acme', 'ES256', tenant);
     await register(adminToken, acme);
     const emitter = await issue(adminToken, { scopes: ['emit', 'consume'] });
     const sender = await issue(adminToken, { scopes: ['control', 'consume'] });
@@ -204,9 +282,9 @@ describe('control policy: verified claimants and verified senders', () => {
 
 describe('tokens bound to an operator', () => {
   it('refuses a card of another trusted operator on an operator-bound token, and issues within the binding only', async () => {
-    const { adminToken } = await tenantWithAdmin('op-bound');
-    const acme = await testOperator('acme');
-    const beta = await testOperator('beta', 'EdDSA');
+    const { tenant, adminToken } = await tenantWithAdmin('op-bound');
+    const acme = await testOperator('acme', 'ES256', tenant);
+    const beta = await testOperator('beta', 'EdDSA', tenant);
     await register(adminToken, acme);
     await register(adminToken, beta);
     const bound = await issue(adminToken, { scopes: ['emit', 'consume', 'admin'], operator: 'acme' });
@@ -224,5 +302,16 @@ describe('tokens bound to an operator', () => {
     expect((await admin('POST', '/tokens', { token: bound.token, body: { scopes: ['emit'], operator: 'beta' } })).status).toBe(403);
     // Bound to an operator, it is not tenant-wide: it may not change the trusted keys.
     expect((await admin('DELETE', '/operators/beta', { token: bound.token })).status).toBe(403);
+  });
+
+  it('refuses and closes a hello without a card on an operator-bound token: bound means verified', async () => {
+    const { tenant, adminToken } = await tenantWithAdmin('op-nocard');
+    await register(adminToken, await testOperator('acme', 'ES256', tenant));
+    const bound = await issue(adminToken, { scopes: ['emit', 'consume'], operator: 'acme' });
+    const socket = await openSocket({ token: bound.token });
+    socket.send({ type: 'hello', versions: ['0.1'], role: 'emitter', identity: { agent: 'worker' }, capabilities: {} });
+    expect(await socket.next((frame) => frame.type === 'error')).toMatchObject({ code: 'unauthorized', detail: expect.stringContaining('this token is bound to operator "acme", so its hello must carry that operator\'s card') });
+    await socket.closed;
+    expect(socket.all((frame) => frame.type === 'hello')).toEqual([]);
   });
 });

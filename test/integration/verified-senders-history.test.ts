@@ -39,8 +39,8 @@ async function history(token: string, session: string, accept: string, params: R
 
 describe('verified senders in history', () => {
   it('marks only the command from the verified connection, and every copy of both is the text as sent', async () => {
-    const { adminToken } = await tenantWithAdmin('vhist');
-    const acme = await testOperator('acme', 'ES256');
+    const { tenant, adminToken } = await tenantWithAdmin('vhist');
+    const acme = await testOperator('acme', 'ES256', tenant);
     expect((await admin('PUT', '/operators/acme', { token: adminToken, body: { jwks: acme.jwks } })).status).toBe(200);
     const emitter = await issue(adminToken, { scopes: ['emit', 'consume'] });
     const sender = await issue(adminToken, { scopes: ['control', 'consume'] });

@@ -29,4 +29,11 @@ describe('control policy', () => {
       expect(parsed.ok, JSON.stringify(bad)).toBe(false);
     }
   });
+
+  it('takes a card lifetime bound of 1 s to a day, and nothing longer', () => {
+    expect(parseControlPolicy({ cardMaxLifetimeSeconds: 3600 })).toEqual({ ok: true, policy: { default: 'allow', rules: [], cardMaxLifetimeSeconds: 3600 } });
+    for (const bad of [0, 86_401, 1.5, '3600']) {
+      expect(parseControlPolicy({ cardMaxLifetimeSeconds: bad })).toEqual({ ok: false, reason: 'cardMaxLifetimeSeconds must be an integer from 1 to 86400' });
+    }
+  });
 });

@@ -14,7 +14,8 @@ export interface TestOperator {
   card(agent: string, accepts: string[], options?: { validForMs?: number; overrides?: Partial<CardClaims>; detached?: boolean }): Promise<string | { jws: string; payload: string }>;
 }
 
-export async function testOperator(name: string, alg: 'ES256' | 'EdDSA' = 'ES256'): Promise<TestOperator> {
+/** An operator whose cards are for `tenant` (their `aud`) unless a card's overrides say otherwise. */
+export async function testOperator(name: string, alg: 'ES256' | 'EdDSA', tenant: string): Promise<TestOperator> {
   const { privateKey } = await generateKeyPair(alg, { extractable: true });
   const kid = `${name}-1`;
   const jwks = publicJwksOf({ ...(await exportJWK(privateKey)), alg, kid });
@@ -26,7 +27,7 @@ export async function testOperator(name: string, alg: 'ES256' | 'EdDSA' = 'ES256
     jwks,
     card: (agent, accepts, options = {}) =>
       signCard(
-        { agent, operator: name, accepts, valid_until: new Date(Date.now() + (options.validForMs ?? 3_600_000)).toISOString(), endpoints: [], ...options.overrides },
+        { agent, operator: name, accepts, valid_until: new Date(Date.now() + (options.validForMs ?? 3_600_000)).toISOString(), aud: tenant, endpoints: [], ...options.overrides },
         privateKey,
         { alg, kid, ...(options.detached === undefined ? {} : { detached: options.detached }) },
       ),

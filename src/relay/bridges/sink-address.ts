@@ -54,12 +54,11 @@ for (const [network, prefix] of [
 ] as const) {
   RESERVED_V4.addSubnet(network, prefix, 'ipv4');
 }
-// Checked on IPv6 addresses only: BlockList matches an IPv4 address against ::ffff:0:0/96 too.
 const RESERVED_V6 = new BlockList();
 for (const [network, prefix] of [
   ['::', 128],
-  // IPv4-mapped and IPv4-translated forms would carry any IPv4 address past the IPv4 rules.
-  ['::ffff:0:0', 96],
+  // NAT64 (RFC 6052): the well-known prefix may carry only global IPv4 addresses, and the
+  // local-use one may carry anything; no sink needs either.
   ['64:ff9b::', 96],
   ['64:ff9b:1::', 48],
   ['2002::', 16],
@@ -75,14 +74,53 @@ export function disallowedAddress(address: string, rule: AddressRule): Disallowe
   const bare = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
   const family = isIP(bare);
   if (family === 0) return undefined;
-  const type = family === 4 ? 'ipv4' : 'ipv6';
-  if (LOOPBACK.check(bare, type)) return rule.allowLoopback ? undefined : 'loopback';
-  if (LINK_LOCAL.check(bare, type)) return 'link-local';
-  if (PRIVATE.check(bare, type)) return 'private';
-  if (family === 4 ? RESERVED_V4.check(bare, 'ipv4') : RESERVED_V4.check(bare, 'ipv6') || RESERVED_V6.check(bare, 'ipv6')) return 'reserved';
+  // An IPv6 form that carries an IPv4 address is judged by that address (so `[::a9fe:a9fe]` is
+  // the metadata service's link-local address); one the IPv4 rules allow is still no address a
+  // sink needs, and is reserved.
+  const embedded = family === 6 ? embeddedIpv4(bare) : undefined;
+  const kind = embedded === undefined ? kindOf(bare, family === 4 ? 'ipv4' : 'ipv6') : (kindOf(embedded, 'ipv4') ?? 'reserved');
+  return kind === 'loopback' && rule.allowLoopback ? undefined : kind;
+}
+
+function kindOf(address: string, type: 'ipv4' | 'ipv6'): DisallowedKind | undefined {
+  if (LOOPBACK.check(address, type)) return 'loopback';
+  if (LINK_LOCAL.check(address, type)) return 'link-local';
+  if (PRIVATE.check(address, type)) return 'private';
+  if ((type === 'ipv4' ? RESERVED_V4 : RESERVED_V6).check(address, type)) return 'reserved';
   return undefined;
 }
 
+/**
+ * The IPv4 address in the last 32 bits of an IPv6 address of a form that carries one:
+ * IPv4-compatible `::a.b.c.d` (RFC 4291 §2.5.5.1; `::` and `::1` are not), IPv4-mapped
+ * `::ffff:a.b.c.d` (§2.5.5.2) and IPv4-translated `::ffff:0:a.b.c.d` (SIIT, RFC 2765), each
+ * written dotted or in hex.
+ */
+function embeddedIpv4(address: string): string | undefined {
+  const [w0, w1, w2, w3, w4, w5, w6, w7] = ipv6Words(address) as [number, number, number, number, number, number, number, number];
+  if (w0 !== 0 || w1 !== 0 || w2 !== 0 || w3 !== 0) return undefined;
+  const compatible = w4 === 0 && w5 === 0 && (w6 !== 0 || w7 > 1);
+  const mapped = w4 === 0 && w5 === 0xffff;
+  const translated = w4 === 0xffff && w5 === 0;
+  if (!compatible && !mapped && !translated) return undefined;
+  return `${w6 >> 8}.${w6 & 0xff}.${w7 >> 8}.${w7 & 0xff}`;
+}
+
+/** The eight 16-bit words of an IPv6 literal (one `isIP` accepted). */
+function ipv6Words(address: string): number[] {
+  let text = address.split('%')[0] as string;
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted !== null) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const words = (part: string | undefined) => (part === undefined || part === '' ? [] : part.split(':').map((word) => Number.parseInt(word, 16)));
+  const [head, tail] = text.split('::');
+  if (tail === undefined) return words(head);
+  const front = words(head);
+  const back = words(tail);
+  return [...front, ...Array<number>(8 - front.length - back.length).fill(0), ...back];
+}
 /** True when `host` (a URL's hostname) is an IP literal, bracketed or not. */
 export function isAddressLiteral(host: string): boolean {
   const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;

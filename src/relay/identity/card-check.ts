@@ -1,10 +1,12 @@
 /**
  * The hello's identity card checked against the tenant's trusted operators: what the hello
  * handler records (a verified standing) or answers (why it failed), and what the tenant's
- * policy says a failure costs (`cardFailure`).
+ * policy says a failure costs (`cardFailure`). A token bound to an operator must be verified:
+ * its hello without a card is refused as a failing card is.
  */
 import type { Principal } from '../../auth/principal.ts';
 import type { HelloFrame } from '../../protocol/client-message.ts';
+import { DEFAULT_CARD_MAX_LIFETIME_SECONDS } from '../control-policy.ts';
 import type { CardFailure } from '../control-policy.ts';
 import type { RelayRuntime } from '../runtime.ts';
 import { controlPolicyOf } from '../tenant-control-policy.ts';
@@ -14,19 +16,23 @@ import type { VerifiedStanding } from './verified-standing.ts';
 export type CardCheck = { kind: 'none' } | { kind: 'verified'; standing: VerifiedStanding; onExpiry: CardFailure } | { kind: 'failed'; reason: string; onFailure: CardFailure };
 
 export async function checkHelloCard(runtime: RelayRuntime, principal: Principal, hello: HelloFrame): Promise<CardCheck> {
-  if (!hasCard(hello.rawIdentity)) return { kind: 'none' };
+  if (!hasCard(hello.rawIdentity)) {
+    if (principal.operator === undefined) return { kind: 'none' };
+    return { kind: 'failed', reason: `this token is bound to operator ${JSON.stringify(principal.operator)}, so its hello must carry that operator's card`, onFailure: 'close' };
+  }
   const { tenant } = principal;
-  const [policy, outcome] = await Promise.all([
-    controlPolicyOf(runtime.controlPolicies, tenant),
-    verifyCard(hello.rawIdentity.card ?? null, {
-      agent: hello.rawIdentity.agent,
-      declaredAccepts: declaredAcceptsOf(hello),
-      nowMs: runtime.now(),
-      operatorNamed: (name) => runtime.identity.operators.getOperator(tenant, name),
-      keysOf: (operator) => runtime.identity.keys.keysOf(operator),
-      ...(principal.operator === undefined ? {} : { boundOperator: principal.operator }),
-    }),
-  ]);
+  // Read first: the tenant's bound on a card's lifetime is part of verifying it.
+  const policy = await controlPolicyOf(runtime.controlPolicies, tenant);
+  const outcome = await verifyCard(hello.rawIdentity.card ?? null, {
+    agent: hello.rawIdentity.agent,
+    declaredAccepts: declaredAcceptsOf(hello),
+    nowMs: runtime.now(),
+    operatorNamed: (name) => runtime.identity.operators.getOperator(tenant, name),
+    keysOf: (operator) => runtime.identity.keys.keysOf(operator),
+    ...(principal.operator === undefined ? {} : { boundOperator: principal.operator }),
+    tenant,
+    maxLifetimeMs: (policy.cardMaxLifetimeSeconds ?? DEFAULT_CARD_MAX_LIFETIME_SECONDS) * 1000,
+  });
   const policyOnFailure = policy.cardFailure ?? 'continue';
   if (outcome.ok) return { kind: 'verified', standing: outcome.verification, onExpiry: policyOnFailure };
   // A token bound to an operator speaks only with that operator's card: a failing one is refused.

@@ -7,16 +7,21 @@
  * - `identity.card` is a compact JWS (`header.payload.signature`), or a detached one:
  *   `{ "jws": "header..signature", "payload": "<the card's JSON text>" }` (RFC 7515 Appendix F:
  *   the payload travels beside the signature, byte for byte as signed).
+ * - The protected header's `typ` is the card's media type, `aep-card+jws` (RFC 7515 §4.1.9:
+ *   compared as a media type, so case-insensitively and with `application/` implied), so no
+ *   other JWS an operator key signs (an ID token, say) passes for a card.
  * - The payload is a JSON object: `agent` (string), `operator` (string), `accepts` (array of
- *   control types), `valid_until` (RFC 3339 time), `endpoints` (any, not checked); other
- *   members are ignored.
+ *   control types), `valid_until` (RFC 3339 time), `aud` (a string or an array of strings, RFC
+ *   7519 §4.1.3), `endpoints` (any, not checked); other members are ignored.
  * - The signature verifies under a key of the operator the payload names, registered with the
  *   tenant; `agent` equals the hello's `identity.agent`; `accepts` covers every type the hello
- *   declares in `capabilities.control.accepts`; `valid_until` is in the future.
+ *   declares in `capabilities.control.accepts`; `aud` names the tenant (a card is for one
+ *   tenant, and a copy shown to another does not verify); `valid_until` is in the future and
+ *   no further than the tenant's bound (a card is not a credential for ever).
  *
  * Signature checking is `jose`'s; nothing here touches key material itself.
  */
-import { base64url, compactVerify, createLocalJWKSet, errors } from 'jose';
+import { base64url, calculateJwkThumbprint, compactVerify, createLocalJWKSet, errors, exportJWK } from 'jose';
 import type { JsonObject, JsonValue } from '../../protocol/event.ts';
 import type { OperatorKeys } from './operator-keys.ts';
 import type { TrustedOperator } from '../ports/operators.ts';
@@ -24,6 +29,9 @@ import type { VerifiedStanding } from './verified-standing.ts';
 
 /** Signature algorithms a card may use (asymmetric only: a card is verified with public keys). */
 export const CARD_ALGORITHMS = ['ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519', 'RS256', 'PS256'];
+
+/** The card's media type, as its protected header's `typ` names it (`npm run card` writes it). */
+export const CARD_TYPE = 'aep-card+jws';
 
 export type CardOutcome = { ok: true; verification: VerifiedStanding } | { ok: false; reason: string };
 
@@ -38,6 +46,10 @@ export interface CardContext {
   keysOf: (operator: TrustedOperator) => Promise<OperatorKeys>;
   /** Set for a token bound to an operator: a card of any other operator is refused. */
   boundOperator?: string;
+  /** The tenant the hello is for: the card's `aud` must name it. */
+  tenant: string;
+  /** How far past `nowMs` the card's `valid_until` may lie (the tenant's `cardMaxLifetimeSeconds`). */
+  maxLifetimeMs: number;
 }
 
 /** Whether the hello carries a card at all (`null`, as in AEP-0003 §4's example, is none). */
@@ -59,11 +71,13 @@ export async function verifyCard(card: JsonValue, context: CardContext): Promise
   if (operator === undefined) return fail(`operator ${JSON.stringify(operatorName)} is not one this tenant trusts`);
   const keys = await context.keysOf(operator);
   if (!keys.ok) return fail(`operator ${JSON.stringify(operatorName)}: ${keys.reason}`);
+  let verified;
   try {
-    await compactVerify(compact, createLocalJWKSet(keys.keySet), { algorithms: CARD_ALGORITHMS });
+    verified = await compactVerify(compact, createLocalJWKSet(keys.keySet), { algorithms: CARD_ALGORITHMS });
   } catch (error) {
     return fail(`its signature does not verify under operator ${JSON.stringify(operatorName)}'s keys (${joseReason(error)})`);
   }
+  if (!isCardType(verified.protectedHeader.typ)) return fail(`its protected header's "typ" is ${JSON.stringify(verified.protectedHeader.typ ?? null)}, not "${CARD_TYPE}"`);
   // The claims were read before verifying only to pick the operator; they are the signed ones now.
   if (typeof claims.agent !== 'string' || claims.agent !== context.agent) {
     return fail(`its "agent" ${JSON.stringify(claims.agent)} is not the hello's identity.agent ${JSON.stringify(context.agent)}`);
@@ -76,7 +90,22 @@ export async function verifyCard(card: JsonValue, context: CardContext): Promise
   const untilMs = typeof claims.valid_until === 'string' && RFC3339.test(claims.valid_until) ? Date.parse(claims.valid_until) : Number.NaN;
   if (!Number.isFinite(untilMs)) return fail('its "valid_until" is not an RFC 3339 time');
   if (untilMs <= context.nowMs) return fail(`it expired at ${claims.valid_until as string}`);
-  return { ok: true, verification: { operator: operatorName, untilMs } };
+  if (untilMs > context.nowMs + context.maxLifetimeMs) {
+    return fail(`its "valid_until" ${claims.valid_until as string} is further off than this tenant takes: cards valid for at most ${context.maxLifetimeMs / 1000} s`);
+  }
+  const audience = typeof claims.aud === 'string' ? [claims.aud] : claims.aud;
+  if (!Array.isArray(audience) || !audience.every((member) => typeof member === 'string')) return fail(`it has no "aud" (a string or an array of strings) naming this tenant ${JSON.stringify(context.tenant)}`);
+  if (!audience.includes(context.tenant)) return fail(`its "aud" ${JSON.stringify(claims.aud)} does not name this tenant ${JSON.stringify(context.tenant)}`);
+  // Which key verified it, so the standing ends when the operator no longer holds that key.
+  const key = await calculateJwkThumbprint(await exportJWK(verified.key));
+  return { ok: true, verification: { operator: operatorName, key, untilMs } };
+}
+
+/** RFC 7515 §4.1.9: `typ` is a media type (case-insensitive), `application/` implied when it has no `/`. */
+function isCardType(typ: unknown): boolean {
+  if (typeof typ !== 'string') return false;
+  const type = typ.toLowerCase();
+  return (type.includes('/') ? type : `application/${type}`) === `application/${CARD_TYPE}`;
 }
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;

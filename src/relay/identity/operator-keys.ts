@@ -4,8 +4,11 @@
  * set is fetched at most once a minute per process however many hellos carry cards, and a
  * rotated key is picked up within the hour at worst. A failed fetch is remembered briefly,
  * so a dead URL costs one request per process per `FAILURE_CACHE_MS`, not one per hello.
+ * Concurrent hellos that find a URL cold wait on one fetch, and a full cache forgets its least
+ * recently used URL, so one tenant registering many URLs cannot flush every other tenant's.
  */
 import type { JSONWebKeySet } from 'jose';
+import { BoundedMap } from '../../protocol/bounded-collections.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { JwksFetcher, TrustedOperator } from '../ports/operators.ts';
 import { parseKeySetText } from './key-sets.ts';
@@ -16,7 +19,8 @@ export const MIN_KEY_CACHE_SECONDS = 60;
 export const MAX_KEY_CACHE_SECONDS = 3600;
 /** How long a failed fetch is remembered before the next hello tries again. */
 export const FAILURE_CACHE_MS = 10_000;
-const MAX_ENTRIES = 1000;
+/** Key set URLs a process keeps; past it the least recently used is forgotten. */
+export const MAX_KEY_SET_URLS = 1000;
 
 export type OperatorKeys = { ok: true; keySet: JSONWebKeySet } | { ok: false; reason: string };
 
@@ -26,7 +30,10 @@ interface Entry {
 }
 
 export class OperatorKeyCache {
-  private readonly entries = new Map<string, Entry>();
+  /** Insertion-ordered, and a URL used again is moved to the end: the first is the least recently used. */
+  private readonly entries = new BoundedMap<string, Entry>(MAX_KEY_SET_URLS);
+  /** The fetch in flight per URL, which every hello that finds the URL cold waits on. */
+  private readonly fetching = new Map<string, Promise<OperatorKeys>>();
 
   constructor(
     private readonly fetcher: JwksFetcher,
@@ -37,7 +44,20 @@ export class OperatorKeyCache {
     if (operator.jwks !== undefined) return parseKeySetText(operator.jwks);
     const url = operator.jwksUrl as string;
     const cached = this.entries.get(url);
-    if (cached !== undefined && cached.untilMs > this.now()) return cached.keys;
+    if (cached !== undefined && cached.untilMs > this.now()) {
+      this.entries.delete(url);
+      this.entries.set(url, cached);
+      return cached.keys;
+    }
+    let fetching = this.fetching.get(url);
+    if (fetching === undefined) {
+      fetching = this.fetchAndKeep(url).finally(() => this.fetching.delete(url));
+      this.fetching.set(url, fetching);
+    }
+    return fetching;
+  }
+
+  private async fetchAndKeep(url: string): Promise<OperatorKeys> {
     const fetched = await this.fetcher(url);
     let entry: Entry;
     if (!fetched.ok) {
@@ -48,7 +68,7 @@ export class OperatorKeyCache {
         ? { keys: parsed, untilMs: this.now() + keyCacheSeconds(fetched.maxAgeSeconds) * 1000 }
         : { keys: { ok: false, reason: `its key set URL answered something unusable: ${parsed.reason}` }, untilMs: this.now() + FAILURE_CACHE_MS };
     }
-    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+    this.entries.delete(url);
     this.entries.set(url, entry);
     return entry.keys;
   }

@@ -5,6 +5,8 @@
  */
 export interface VerifiedStanding {
   operator: string;
+  /** The JWK thumbprint (RFC 7638) of the operator key that verified the card. */
+  key: string;
   /** The card's `valid_until`, epoch ms. */
   untilMs: number;
 }

@@ -12,6 +12,7 @@ import { errorFrame, helloReply, INVALID_HELLO, VERSION_UNSUPPORTED } from '../.
 import { helloIdentityRefusal } from '../agent-binding.ts';
 import { relayCapabilities, servedSurface } from '../discovery.ts';
 import { checkHelloCard } from '../identity/card-check.ts';
+import { hasCard } from '../identity/identity-card.ts';
 import { helloDeclarationsRefusal } from './hello-bounds.ts';
 import { closeConnection, send } from './socket-context.ts';
 import type { SocketContext } from './socket-context.ts';
@@ -45,6 +46,9 @@ export async function handleHello(context: SocketContext, hello: HelloFrame): Pr
     }
     return;
   }
+  // Verifying a card costs a key set (perhaps a fetch) and a signature check: a hello repeated
+  // on a connection already past its first is answered before any of it.
+  if (hasCard(hello.rawIdentity) && (await connections.getConnection(tenant, context.connectionId))?.state !== 'connected') return answerRepeatedHello(context);
   const card = await checkHelloCard(context.runtime, context.principal, hello);
   if (card.kind === 'failed' && card.onFailure === 'close') {
     if (await connections.transition(tenant, context.connectionId, ['connected'], 'rejected', context.requestId)) {
@@ -60,18 +64,19 @@ export async function handleHello(context: SocketContext, hello: HelloFrame): Pr
     context.receivedAtMs,
     context.requestId,
   );
-  if (!recorded) {
-    // A second hello, or one arriving after the connection was refused: nothing changes.
-    const record = await connections.getConnection(tenant, context.connectionId);
-    if (record?.state === 'open') await send(context, errorFrame({ code: 'invalid-frame', detail: 'hello was already exchanged on this connection' }));
-    return;
-  }
+  if (!recorded) return answerRepeatedHello(context);
   const capabilities = relayCapabilities(servedSurface(config, true));
   await send(context, helloReply(version, capabilities, { agent: 'aep-relay' }));
   // After the relay's hello (its first frame, AEP-0003 §3.5.1): the connection goes on unverified.
   if (card.kind === 'failed') await send(context, errorFrame({ code: 'unauthorized', detail: `${cardRefusal(card.reason)}; this connection continues unverified` }));
   if (card.kind === 'verified' && card.onExpiry === 'close') await closeAtCardExpiry(context, card.standing.untilMs);
   await connections.transition(tenant, context.connectionId, ['hello-pending'], 'open', context.requestId);
+}
+
+/** A second hello, or one arriving after the connection was refused: nothing changes. */
+async function answerRepeatedHello(context: SocketContext): Promise<void> {
+  const record = await context.runtime.connections.getConnection(context.principal.tenant, context.connectionId);
+  if (record?.state === 'open') await send(context, errorFrame({ code: 'invalid-frame', detail: 'hello was already exchanged on this connection' }));
 }
 
 /**

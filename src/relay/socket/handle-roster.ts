@@ -8,7 +8,7 @@ import { hasScope } from '../../auth/principal.ts';
 import { errorFrame } from '../../protocol/frames.ts';
 import type { RosterEntry } from '../../protocol/frames.ts';
 import type { ConnectionRecord } from '../domain/connection.ts';
-import { isVerifiedNow, verifiedMember } from '../identity/verified-standing.ts';
+import { verifiedMember } from '../identity/verified-standing.ts';
 import { rosterFrames } from './roster-frames.ts';
 import { send } from './socket-context.ts';
 import type { SocketContext } from './socket-context.ts';
@@ -18,9 +18,10 @@ export async function handleRoster(context: SocketContext, connection: Connectio
     await send(context, errorFrame({ code: 'unauthorized', id, detail: 'roster is answered on consumer and both connections with the consume scope' }));
     return;
   }
-  const claims = await context.runtime.claims.allClaims(context.principal.tenant);
-  const nowMs = context.runtime.now();
-  const entries = claims.map((claim): RosterEntry => {
+  const { tenant } = context.principal;
+  const claims = await context.runtime.claims.allClaims(tenant);
+  const holding = await Promise.all(claims.map((claim) => context.runtime.identity.standings.holds(tenant, claim.declarations.verified)));
+  const entries = claims.map((claim, index): RosterEntry => {
     const { agent, instance, control, emits, verified } = claim.declarations;
     return {
       session: claim.session,
@@ -28,8 +29,9 @@ export async function handleRoster(context: SocketContext, connection: Connectio
       ...(instance === undefined ? {} : { instance }),
       ...(control === undefined ? {} : { control }),
       ...(emits === undefined ? {} : { emits }),
-      // Only while the card holds: past its valid_until the claim is listed unverified.
-      ...(isVerifiedNow(verified, nowMs) ? { verified: verifiedMember(verified) } : {}),
+      // Only while the card holds: past its valid_until, or once its operator or key is no
+      // longer trusted, the claim is listed unverified.
+      ...(verified !== undefined && holding[index] === true ? { verified: verifiedMember(verified) } : {}),
     } as RosterEntry;
   });
   for (const frame of rosterFrames(id, entries)) {

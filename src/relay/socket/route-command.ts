@@ -5,14 +5,15 @@
  * identically (§4.4) and then stored seq-less in the session's history, anchored where it
  * arrived so it sorts before the acknowledgement it elicits, with `senderVerified` beside it
  * when the sender's identity card held (AEP-0003 §8.3). A retransmitted command (same
- * `source`, `id`) is delivered again every time and stored once (§2.3, AEP-0003 §5).
+ * `source`, `id`) is delivered again every time and stored once (§2.3, AEP-0003 §5). Verified
+ * standing is judged at every use (`identity/standing-check.ts`): it ends when its operator or
+ * key is no longer trusted.
  */
 import { hasScope, policyIdentityOf } from '../../auth/principal.ts';
 import { errorFrame } from '../../protocol/frames.ts';
 import type { AdmittedEvent } from '../domain/stored-event.ts';
 import { evaluateControlPolicy, policyNamesAgents, sessionRequiresVerified } from '../control-policy.ts';
 import { controlPolicyOf } from '../tenant-control-policy.ts';
-import { isVerifiedNow } from '../identity/verified-standing.ts';
 import type { ConnectionRecord } from '../domain/connection.ts';
 import { sessionOwnerOf } from '../session-ownership.ts';
 import { send } from './socket-context.ts';
@@ -21,6 +22,7 @@ import type { SocketContext } from './socket-context.ts';
 export async function routeCommand(context: SocketContext, connection: ConnectionRecord, command: AdmittedEvent): Promise<void> {
   const { connections, claims, eventLog, poster } = context.runtime;
   const { tenant } = context.principal;
+  const { standings } = context.runtime.identity;
   const { event } = command;
   const session = event.session as string;
   const refuse = (code: 'unauthorized' | 'no-route' | 'ambiguous' | 'unsupported' | 'unavailable', detail: string) => {
@@ -41,14 +43,14 @@ export async function routeCommand(context: SocketContext, connection: Connectio
   const verdict = evaluateControlPolicy(policy, { tokenId: policyIdentityOf(context.principal), type: event.type, session, ...(targetAgent === undefined ? {} : { targetAgent }) });
   if (verdict === 'deny') return void (await refuse('unauthorized', "the tenant's control policy denies this command"));
   // Also decided before any claim is read: whether the sender's own card holds (AEP-0003 §8.3).
-  if (sessionRequiresVerified(policy.verifiedSenders, session) && !isVerifiedNow(connection.hello?.verified, context.runtime.now())) {
+  if (sessionRequiresVerified(policy.verifiedSenders, session) && !(await standings.holds(tenant, connection.hello?.verified))) {
     return void (await refuse('unauthorized', "the tenant's control policy takes commands for this session from verified senders only (a hello with a valid identity card)"));
   }
   const claimed = await claims.claimsOf(tenant, session);
   // Under a verified-claimants rule an unverified claim is not a claimant at all: it neither
   // receives the command nor makes the session ambiguous beside a verified one (README
   // "Identity cards": how this relates to AEP-0004 §4.5 and §8).
-  const claimants = sessionRequiresVerified(policy.verifiedClaimants, session) ? claimed.filter((claim) => isVerifiedNow(claim.declarations.verified, context.runtime.now())) : claimed;
+  const claimants = sessionRequiresVerified(policy.verifiedClaimants, session) ? await verifiedOnly(claimed, (claim) => standings.holds(tenant, claim.declarations.verified)) : claimed;
   if (claimants.length === 0) return void (await refuse('no-route', `no connected ${claimants === claimed ? '' : 'verified '}emitter claims session ${JSON.stringify(session)}`));
   if (claimants.length > 1) return void (await refuse('ambiguous', `${claimants.length} live connections claim session ${JSON.stringify(session)}; the relay routes to exactly one (AEP-0004 §4.5)`));
   const [target] = claimants as [(typeof claimants)[number]];
@@ -73,10 +75,16 @@ export async function routeCommand(context: SocketContext, connection: Connectio
   // Whether the sender's card held when it sent: stored beside the text, never in it (history
   // shows it; the text stays byte-identical, AEP-0004 §4.4).
   const standing = connection.hello?.verified;
-  const annotations = isVerifiedNow(standing, context.runtime.now()) ? { senderVerified: { operator: standing.operator } } : {};
+  const annotations = standing !== undefined && (await standings.holds(tenant, standing)) ? { senderVerified: { operator: standing.operator } } : {};
   try {
     await eventLog.append(tenant, command, anchor, annotations);
   } catch (error) {
     context.logger.error('command delivered but not stored', { error, connectionId: context.connectionId });
   }
+}
+
+/** The items whose standing holds, in their order. */
+async function verifiedOnly<T>(items: readonly T[], holds: (item: T) => Promise<boolean>): Promise<T[]> {
+  const verdicts = await Promise.all(items.map(holds));
+  return items.filter((_, index) => verdicts[index]);
 }

@@ -47,6 +47,33 @@ describe('sink address rule', () => {
     expect(disallowedAddress('10.0.0.1', LOCAL)).toBe('private');
   });
 
+  it.each([
+    // IPv4-compatible (::a.b.c.d, RFC 4291 §2.5.5.1), dotted and hex, and as a URL writes it.
+    ['::169.254.169.254', 'link-local'],
+    ['::a9fe:a9fe', 'link-local'],
+    ['[::a9fe:a9fe]', 'link-local'],
+    ['::127.0.0.1', 'loopback'],
+    ['::a00:1', 'private'],
+    ['::c0a8:101', 'private'],
+    ['::8.8.8.8', 'reserved'],
+    // IPv4-translated (SIIT, ::ffff:0:a.b.c.d, RFC 2765), dotted and hex.
+    ['::ffff:0:169.254.169.254', 'link-local'],
+    ['::ffff:0:a9fe:a9fe', 'link-local'],
+    ['[::ffff:0:7f00:1]', 'loopback'],
+    ['::ffff:0:10.1.2.3', 'private'],
+    ['::ffff:0:8.8.8.8', 'reserved'],
+    // The IPv4-mapped hex form too.
+    ['::ffff:a9fe:a9fe', 'link-local'],
+  ])('judges %s by the IPv4 address it embeds: %s', (address, kind) => {
+    expect(disallowedAddress(address, DEPLOYED)).toBe(kind);
+  });
+
+  it('allows an embedded loopback only where loopback is allowed, and nothing else embedded', () => {
+    expect(disallowedAddress('::7f00:1', LOCAL)).toBeUndefined();
+    expect(disallowedAddress('::ffff:0:a9fe:a9fe', LOCAL)).toBe('link-local');
+    expect(disallowedAddress('::a00:1', LOCAL)).toBe('private');
+  });
+
   it('leaves names to the connect-time check', () => {
     expect(disallowedAddress('localhost', DEPLOYED)).toBeUndefined();
   });

@@ -1,4 +1,4 @@
-import { exportJWK, generateKeyPair } from 'jose';
+import { CompactSign, exportJWK, generateKeyPair } from 'jose';
 import type { CryptoKey, JWK } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { publicJwksOf, signCard } from '../../../bin/card/make-card.ts';
@@ -10,6 +10,8 @@ import { OperatorKeyCache } from '../../../src/relay/identity/operator-keys.ts';
 import type { TrustedOperator } from '../../../src/relay/ports/operators.ts';
 
 const NOW = Date.parse('2030-01-01T00:00:00Z');
+const TENANT = 'acme-corp';
+const DAY_MS = 86_400_000;
 
 interface Signer {
   privateKey: CryptoKey;
@@ -25,7 +27,7 @@ async function signer(alg: 'ES256' | 'EdDSA', kid: string): Promise<Signer> {
 }
 
 function claims(overrides: Partial<CardClaims> = {}): CardClaims {
-  return { agent: 'worker', operator: 'acme', accepts: ['control.cancel', 'control.pause'], valid_until: '2030-01-01T01:00:00Z', endpoints: [], ...overrides };
+  return { agent: 'worker', operator: 'acme', accepts: ['control.cancel', 'control.pause'], valid_until: '2030-01-01T01:00:00Z', aud: TENANT, endpoints: [], ...overrides };
 }
 
 function contextFor(registered: Record<string, Signer>, overrides: Partial<CardContext> = {}): CardContext {
@@ -37,15 +39,22 @@ function contextFor(registered: Record<string, Signer>, overrides: Partial<CardC
     nowMs: NOW,
     operatorNamed: async (name) => operators.get(name),
     keysOf: (operator) => cache.keysOf(operator),
+    tenant: TENANT,
+    maxLifetimeMs: DAY_MS,
     ...overrides,
   };
+}
+
+/** A card signed with a protected header of the test's choosing (`npm run card` always writes `typ: aep-card+jws`). */
+function signWithHeader(claimsToSign: CardClaims, key: Signer, header: Record<string, unknown>): Promise<string> {
+  return new CompactSign(new TextEncoder().encode(JSON.stringify(claimsToSign))).setProtectedHeader({ alg: key.alg, kid: key.kid, ...header }).sign(key.privateKey);
 }
 
 describe.each(['ES256', 'EdDSA'] as const)('identity cards signed with %s', (alg) => {
   it('verifies a valid compact card and names its operator and valid_until', async () => {
     const acme = await signer(alg, 'acme-1');
     const card = await signCard(claims(), acme.privateKey, { alg: acme.alg, kid: acme.kid });
-    expect(await verifyCard(card, contextFor({ acme }))).toEqual({ ok: true, verification: { operator: 'acme', untilMs: Date.parse('2030-01-01T01:00:00Z') } });
+    expect(await verifyCard(card, contextFor({ acme }))).toEqual({ ok: true, verification: { operator: 'acme', key: expect.stringMatching(/^[\w-]{43}$/), untilMs: Date.parse('2030-01-01T01:00:00Z') } });
   });
 
   it('verifies a detached card (payload beside the signature) and refuses one whose payload was changed', async () => {
@@ -69,6 +78,33 @@ describe.each(['ES256', 'EdDSA'] as const)('identity cards signed with %s', (alg
     expect(await verifyCard(await sign({ agent: 'other' }), contextFor({ acme }))).toMatchObject({ ok: false, reason: expect.stringContaining('"agent" "other" is not the hello\'s identity.agent "worker"') });
     expect(await verifyCard(await sign({ valid_until: '2029-12-31T23:59:59Z' }), contextFor({ acme }))).toMatchObject({ ok: false, reason: 'it expired at 2029-12-31T23:59:59Z' });
     expect(await verifyCard(await sign({ accepts: ['control.pause'] }), contextFor({ acme }))).toMatchObject({ ok: false, reason: expect.stringContaining('control.accepts "control.cancel"') });
+  });
+
+  it('refuses a card without an audience, or for another tenant, and takes one whose aud array names this tenant', async () => {
+    const acme = await signer(alg, 'acme-1');
+    const sign = (overrides: Partial<CardClaims>) => signCard(claims(overrides), acme.privateKey, { alg: acme.alg, kid: acme.kid });
+    expect(await verifyCard(await sign({ aud: undefined }), contextFor({ acme }))).toMatchObject({ ok: false, reason: 'it has no "aud" (a string or an array of strings) naming this tenant "acme-corp"' });
+    expect(await verifyCard(await sign({ aud: 'victim' }), contextFor({ acme }))).toMatchObject({ ok: false, reason: 'its "aud" "victim" does not name this tenant "acme-corp"' });
+    expect(await verifyCard(await sign({ aud: ['victim', 'other'] }), contextFor({ acme }))).toMatchObject({ ok: false, reason: expect.stringContaining('does not name this tenant') });
+    expect(await verifyCard(await sign({ aud: [TENANT, 42] as unknown as string[] }), contextFor({ acme }))).toMatchObject({ ok: false, reason: expect.stringContaining('has no "aud"') });
+    expect((await verifyCard(await sign({ aud: ['https://relay.example', TENANT] }), contextFor({ acme }))).ok).toBe(true);
+  });
+
+  it('refuses a card whose protected header names another type, and takes the card type however it is written', async () => {
+    const acme = await signer(alg, 'acme-1');
+    expect(await verifyCard(await signWithHeader(claims(), acme, { typ: 'JWT' }), contextFor({ acme }))).toMatchObject({ ok: false, reason: 'its protected header\'s "typ" is "JWT", not "aep-card+jws"' });
+    expect(await verifyCard(await signWithHeader(claims(), acme, {}), contextFor({ acme }))).toMatchObject({ ok: false, reason: expect.stringContaining('"typ" is null') });
+    // RFC 7515 §4.1.9: a media type, compared case-insensitively, `application/` implied.
+    for (const typ of ['AEP-Card+JWS', 'application/aep-card+jws']) expect((await verifyCard(await signWithHeader(claims(), acme, { typ }), contextFor({ acme }))).ok).toBe(true);
+  });
+
+  it('refuses a card valid further ahead than the tenant takes (a day unless its policy says less)', async () => {
+    const acme = await signer(alg, 'acme-1');
+    const sign = (overrides: Partial<CardClaims>) => signCard(claims(overrides), acme.privateKey, { alg: acme.alg, kid: acme.kid });
+    expect(await verifyCard(await sign({ valid_until: '9999-12-31T23:59:59Z' }), contextFor({ acme }))).toMatchObject({ ok: false, reason: expect.stringContaining('cards valid for at most 86400 s') });
+    expect(await verifyCard(await sign({ valid_until: new Date(NOW + DAY_MS + 1000).toISOString() }), contextFor({ acme }))).toMatchObject({ ok: false });
+    expect((await verifyCard(await sign({ valid_until: new Date(NOW + DAY_MS).toISOString() }), contextFor({ acme }))).ok).toBe(true);
+    expect(await verifyCard(await sign({}), contextFor({ acme }, { maxLifetimeMs: 600_000 }))).toMatchObject({ ok: false, reason: expect.stringContaining('at most 600 s') });
   });
 
   it('refuses a card of an operator the tenant does not trust, and one of another operator than the token is bound to', async () => {
