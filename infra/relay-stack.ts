@@ -117,6 +117,7 @@ export class RelayStack extends Stack {
 
     this.deadlines = new RelayDeadlines(this, 'Deadlines', {
       handler: this.functions.deadline,
+      scheduler: this.functions.socket,
     });
 
     this.edge = new RelayEdge(this, 'Edge', {

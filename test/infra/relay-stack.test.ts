@@ -656,16 +656,16 @@ describe('least privilege', () => {
     }
   });
 
-  it('lets the socket function start near deadlines and fan-out hand lanes to the lane worker, each invoking only that function (which hands nothing on)', () => {
+  it('lets fan-out hand lanes to the lane worker, invoking only that function (which hands nothing on); no function invokes another (near deadlines are queued)', () => {
     const { stack, template } = defaults;
     const arnOf = (fn: LambdaFunction) => `\${${logicalIdOf(fn)}.Arn}`;
-    const invoked = new Map<LambdaFunction, LambdaFunction>([[stack.functions.socket, stack.functions.deadline], [stack.functions.fanout, stack.functions.fanoutlane]]);
+    const invoked = new Map<LambdaFunction, LambdaFunction>([[stack.functions.fanout, stack.functions.fanoutlane]]);
     for (const fn of stack.functions.all) {
       const invokes = statementsOfRole(template, fn.role!).filter((statement) => actionsOf(statement).includes('lambda:InvokeFunction'));
       const target = invoked.get(fn);
       expect(invokes.flatMap(resourcesOf).map(render), fn.node.id).toEqual(target === undefined ? [] : [arnOf(target)]);
     }
-    expect((propertiesOf(template, stack.functions.socket).Environment as { Variables: Json }).Variables[RELAY_VARIABLES.deadlineFunction]).toEqual({ Ref: logicalIdOf(stack.functions.deadline) });
+    expect((propertiesOf(template, stack.functions.socket).Environment as { Variables: Json }).Variables[RELAY_VARIABLES.deadlineQueueUrl]).toEqual({ Ref: logicalIdOf(stack.deadlines.queue) });
   });
 
   it('has no wildcard action anywhere, and a wildcard resource only for dynamodb:ListStreams (and X-Ray, with tracing on)', () => {
