@@ -140,6 +140,7 @@ export class RelayStack extends Stack {
       distribution: this.edge.distribution,
       assetDir: props.consoleDir,
       removalPolicy: settings.removalPolicy,
+      logRetention: settings.logRetention,
       ...(settings.domainName === undefined ? {} : { domainName: settings.domainName }),
     });
 
