@@ -229,6 +229,7 @@ export class RelayStack extends Stack {
       output.condition = this.edgeAccessLogs.condition;
     }
     new CfnOutput(this, 'AlarmTopicArn', { description: 'Where every alarm notifies (ALARM and OK)', value: this.alarmTopic.topic.topicArn });
+    new CfnOutput(this, 'AlarmSubscribers', { description: 'Who the alarms reach', value: this.alarmTopic.subscribers });
     new CfnOutput(this, 'EventsTableName', { value: this.tables.events.tableName });
     new CfnOutput(this, 'ConnectionsTableName', { value: this.tables.connections.tableName });
     new CfnOutput(this, 'TenantsTableName', { value: this.tables.tenants.tableName });

@@ -562,10 +562,10 @@ describe('CORS', () => {
     expect(streamUrlOf(defaults).Cors).toBeUndefined();
   });
 
-  it('allows the corsOrigins setting on the HTTP API (emit, discovery) with preflight answers', () => {
+  it('allows the corsOrigins setting on the HTTP API (emit, discovery) with preflight answers, for GET and POST only', () => {
     expect(httpApiOf(production).CorsConfiguration).toEqual({
       AllowOrigins: ['https://dashboard.example.com', 'http://localhost:5173'],
-      AllowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      AllowMethods: ['GET', 'POST', 'OPTIONS'],
       AllowHeaders: ['authorization', 'content-type', 'aep-version', 'last-event-id'],
       ExposeHeaders: ['retry-after'],
       MaxAge: 600,
@@ -705,7 +705,8 @@ describe('observability', () => {
     expect(byMetric('SocketRouteFailures')).toEqual([expect.objectContaining({ Namespace: 'AepRelay/dev', Threshold: 0 })]);
     expect(byMetric('ExecutionError')).toHaveLength(1);
     expect(byMetric('ThrottledRequests')).toHaveLength(TABLE_DEFINITIONS.length);
-    expect(byMetric('UserErrors')).toHaveLength(1);
+    // Account-wide, with no table dimension: not the stack's to alarm on (deploy-scenarios.test.ts).
+    expect(byMetric('UserErrors')).toHaveLength(0);
     expect(byMetric('Throttles')).toHaveLength(FUNCTION_NAMES.length);
     expect(byMetric('Errors')).toHaveLength(FUNCTION_NAMES.length);
     defaults.template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
