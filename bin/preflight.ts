@@ -41,6 +41,7 @@ function render(report: PreflightReport, stack: string, reading: AccountReading)
     `preflight for ${stack} in ${reading.region}`,
     `  Lambda concurrent executions quota        ${reading.account.concurrentExecutions}`,
     `  unreserved now                            ${reading.account.unreservedConcurrentExecutions}`,
+    `  functions of this stack now               ${reading.stackFunctions}${reading.stackFunctions === 0 ? ' (a first deploy)' : ''}`,
     `  reserved by this stack now                ${reading.heldByStack}`,
     `  reserved by other functions               ${report.reservedElsewhere}`,
     `  reserved by this deploy                   ${report.reservedByDeploy}`,
@@ -68,7 +69,7 @@ async function main(): Promise<number> {
     console.error("it needs credentials allowed lambda:GetAccountSettings, lambda:ListFunctions and lambda:GetFunctionConcurrency, and a region (AWS_REGION or the profile's)");
     return 2;
   }
-  const report = preflight({ settings, account: reading.account, heldByStack: reading.heldByStack, region: reading.region });
+  const report = preflight({ settings, account: reading.account, heldByStack: reading.heldByStack, stackFunctions: reading.stackFunctions, region: reading.region });
   console.log(render(report, stackNameOf(settings.stage), reading));
   return report.deployWouldFail ? 1 : 0;
 }

@@ -1,7 +1,9 @@
 /**
  * The pre-deploy check's judgement (`npm run preflight`, bin/preflight.ts), pure: the account's
  * Lambda concurrency as GetAccountSettings reports it, against what the configured stack would
- * reserve and run. It says whether the deploy would fail, and exactly what to raise.
+ * reserve and run. It says whether the deploy would fail, and exactly what to raise; and, from
+ * whether this stage's functions exist, what a first deploy needs that no read can show
+ * (`firstDeployFindings`).
  *
  * AWS facts it rests on (Lambda Developer Guide "Lambda quotas"; Lambda API reference
  * PutFunctionConcurrency, GetAccountSettings, AccountLimit):
@@ -14,6 +16,8 @@
  *   this stack's own included (an upgrade sets its functions' reservations anew, so what they
  *   hold counts as free again).
  */
+import { RemovalPolicy } from 'aws-cdk-lib';
+import { stackNameOf } from './relay-settings.ts';
 import type { RelaySettings } from './relay-settings.ts';
 import { SINK_RETRY_RESERVATION, UNRESERVED_MINIMUM, reservationsOf } from './reserved-concurrency.ts';
 
@@ -34,10 +38,12 @@ export interface LambdaAccountConcurrency {
 }
 
 export interface PreflightInput {
-  settings: Pick<RelaySettings, 'streamConcurrency' | 'reserveSinkRetryConcurrency' | 'liveStreams' | 'webSocketAccessLogs'>;
+  settings: Pick<RelaySettings, 'stage' | 'streamConcurrency' | 'reserveSinkRetryConcurrency' | 'liveStreams' | 'webSocketAccessLogs' | 'deletionProtection' | 'removalPolicy' | 'certificateArn' | 'webAclArn'>;
   account: LambdaAccountConcurrency;
   /** Executions this stack's functions reserve now (0 on a first deploy). */
   heldByStack: number;
+  /** This stack's functions found in the region: 0 before its first deploy. */
+  stackFunctions: number;
   region: string;
 }
 
@@ -106,6 +112,8 @@ export function preflight(input: PreflightInput): PreflightReport {
     findings.push({ level: 'ok', check: 'capacity', message: `${capacityNeeded} unreserved executions needed at the configured caps, ${poolAfter} available` });
   }
 
+  findings.push(...firstDeployFindings(input));
+
   if (settings.webSocketAccessLogs) {
     findings.push({
       level: 'note',
@@ -115,6 +123,51 @@ export function preflight(input: PreflightInput): PreflightReport {
     });
   }
   return { reservedElsewhere, reservedByDeploy, unreservedAfter, findings, deployWouldFail: findings.some((finding) => finding.level === 'fail') };
+}
+
+/**
+ * What a first deploy needs that the Lambda API cannot show, and what an existing stack shows.
+ *
+ * Deletion protection (README "First deploy on a new account"): a failed create deletes what it
+ * made (`RetainExceptOnCreate`), which a protected table refuses, so the rollback would end in
+ * ROLLBACK_FAILED; the first deploy goes without protection and the next turns it on.
+ *
+ * CloudFront: AWS may require a new account to be verified before it creates CloudFront resources
+ * ("Your account must be verified before you can add new CloudFront resources"), and no API reports
+ * whether it is (a list call that succeeds says nothing). What is known: a stack of this stage that
+ * exists made its distribution, so the account can. Before that, the note names what to look at.
+ */
+function firstDeployFindings(input: PreflightInput): PreflightFinding[] {
+  const { settings, region } = input;
+  const stack = stackNameOf(settings.stage);
+  const kept = settings.removalPolicy !== RemovalPolicy.DESTROY;
+  const findings: PreflightFinding[] = [];
+  if (input.stackFunctions === 0) {
+    if (settings.deletionProtection) {
+      findings.push({
+        level: 'warn',
+        check: 'first deploy',
+        message: `no function of ${stack} in ${region}, so this creates the stack, with deletion protection on: if anything fails later in the create, the rollback cannot delete the protected tables and ends in ROLLBACK_FAILED. ` +
+          'Deploy this first time with -c deletionProtection=false, and again without it once it has completed (the tables are then protected in place)',
+      });
+    } else if (kept) {
+      findings.push({ level: 'ok', check: 'first deploy', message: `no function of ${stack} in ${region}: a create without deletion protection rolls back cleanly; once it has completed, deploy again without -c deletionProtection=false to protect the tables` });
+    }
+    findings.push({
+      level: 'note',
+      check: 'cloudfront',
+      message: "not checked: whether AWS lets this account create CloudFront distributions. A new account may have to be verified first (the create fails with \"Your account must be verified before you can add new CloudFront resources\"), and no API reports it; " +
+        '`aws cloudfront list-distributions --query DistributionList.Quantity` above 0 shows the account has made one before. If the create fails so, ask AWS Support to verify the account and deploy again' +
+        (settings.certificateArn === undefined ? '' : `; the certificate must be issued: \`aws acm describe-certificate --region us-east-1 --certificate-arn ${settings.certificateArn} --query Certificate.Status\` prints ISSUED`) +
+        (settings.webAclArn === undefined ? '' : '; the web ACL must be a global one (scope CLOUDFRONT, in us-east-1)'),
+    });
+  } else {
+    if (!settings.deletionProtection && kept) {
+      findings.push({ level: 'warn', check: 'first deploy', message: `${stack} exists in ${region}, and this deploy leaves its tables without deletion protection: deploy without -c deletionProtection=false to protect them` });
+    }
+    findings.push({ level: 'ok', check: 'cloudfront', message: `${stack} exists in ${region}, and its create made its distribution: the account may create CloudFront resources` });
+  }
+  return findings;
 }
 
 function capitalise(text: string): string {

@@ -117,6 +117,7 @@ export class RelayStack extends Stack {
 
     this.deadlines = new RelayDeadlines(this, 'Deadlines', {
       handler: this.functions.deadline,
+      scheduler: this.functions.socket,
     });
 
     this.edge = new RelayEdge(this, 'Edge', {
@@ -139,6 +140,7 @@ export class RelayStack extends Stack {
       distribution: this.edge.distribution,
       assetDir: props.consoleDir,
       removalPolicy: settings.removalPolicy,
+      logRetention: settings.logRetention,
       ...(settings.domainName === undefined ? {} : { domainName: settings.domainName }),
     });
 
@@ -227,7 +229,9 @@ export class RelayStack extends Stack {
       output.condition = this.edgeAccessLogs.condition;
     }
     new CfnOutput(this, 'AlarmTopicArn', { description: 'Where every alarm notifies (ALARM and OK)', value: this.alarmTopic.topic.topicArn });
+    new CfnOutput(this, 'AlarmSubscribers', { description: 'Who the alarms reach', value: this.alarmTopic.subscribers });
     new CfnOutput(this, 'EventsTableName', { value: this.tables.events.tableName });
+    new CfnOutput(this, 'TablesDeletionProtection', { description: 'DynamoDB deletion protection on the three tables (README "First deploy on a new account")', value: this.tables.deletionProtectionStatus });
     new CfnOutput(this, 'ConnectionsTableName', { value: this.tables.connections.tableName });
     new CfnOutput(this, 'TenantsTableName', { value: this.tables.tenants.tableName });
     new CfnOutput(this, 'FailedFanoutBatchesBucket', { description: 'Stream batches fan-out gave up on, with their records (README "Failed batches")', value: this.fanout.failedBatches.bucket.bucketName });

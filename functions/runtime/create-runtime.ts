@@ -11,13 +11,14 @@
 import { randomBytes } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { ConfigurationError } from '../../src/config/env-readers.ts';
 import type { RelayConfig } from '../../src/config/relay-config.ts';
 import { managementApiPoster } from '../../src/gateway/connection-poster.ts';
 import { lambdaDeliveryLanes } from '../../src/gateway/lambda-delivery-lanes.ts';
 import type { DeliveryLanesPort } from '../../src/relay/ports/delivery-lanes.ts';
-import { lambdaDeadlines } from '../../src/gateway/lambda-deadlines.ts';
 import { sweptDeadlines } from '../../src/gateway/swept-deadlines.ts';
+import { queuedDeadlines } from '../../src/gateway/queued-deadlines.ts';
 import { timerDeadlines } from '../../src/gateway/timer-deadlines.ts';
 import { DEADLINE_HORIZON_MS } from '../../src/config/function-timeouts.ts';
 import { closeAtDeadline } from '../../src/relay/connection-deadline.ts';
@@ -119,18 +120,18 @@ export function createRuntime(dependencies: RuntimeDependencies): RelayRuntime {
     frameBudgets: new FrameBudgets(config.limits.socketFramesPerSecond, config.limits.socketFrameBurst, now),
     eventAllowance: new EventAllowance(quotas, now),
     refusedTokens: new RefusedTokens(now),
-    // Every deadline goes into the index the minute sweep reads; a near one also gets its own
-    // waiter: the deadline function where the deployed stack names it, else (the local stack)
-    // a timer of this process, which a long-lived process can keep.
+    // Every deadline goes into the index the minute sweep reads; a near one is also handed on:
+    // to the deadline queue where the deployed stack names one (delivered at the deadline), else
+    // (the local stack) to a timer of this process, which a long-lived process can keep.
     deadlineIndex,
     deadlines: sweptDeadlines({
       index: deadlineIndex,
       horizonMs: DEADLINE_HORIZON_MS,
       now,
       near:
-        config.deadlineFunction === undefined
+        config.deadlineQueueUrl === undefined
           ? timerDeadlines((deadline) => closeAtDeadline(runtime, deadline), now)
-          : lambdaDeadlines({ functionName: config.deadlineFunction, region: config.region }),
+          : queuedDeadlines({ client: new SQSClient({ region: config.region, maxAttempts: 3 }), queueUrl: config.deadlineQueueUrl, now }),
     }),
     bridges: createBridges({
       config,

@@ -35,6 +35,11 @@ export class RelayAlarmTopic extends Construct {
   public readonly topic: ITopic;
   /** The key of the created topic; absent for a given one. */
   public readonly key?: Key;
+  /**
+   * Who the alarms reach, for the deploy output: a created topic without `-c alarmEmail` has no
+   * subscriber, and every alarm then notifies nobody, which must be said where the deploy shows it.
+   */
+  public readonly subscribers: string;
 
   constructor(scope: Construct, id: string, props: RelayAlarmTopicProps) {
     super(scope, id);
@@ -60,12 +65,22 @@ export class RelayAlarmTopic extends Construct {
       this.topic = topic;
     }
     if (props.email !== undefined) this.topic.addSubscription(new EmailSubscription(props.email));
+    this.subscribers = subscribersOf(props);
   }
 
   /** Makes every alarm under `scope` notify the topic on ALARM and OK. */
   notifyEveryAlarm(scope: IConstruct): void {
     Aspects.of(scope).add(new AlarmNotifications(this.topic));
   }
+}
+
+/** NONE first when nobody is subscribed, so the line stands out in the deploy's outputs. */
+export function subscribersOf(props: Pick<RelayAlarmTopicProps, 'topicArn' | 'email'>): string {
+  if (props.email !== undefined) {
+    return `${props.email} by e-mail, once the address confirms the link SNS sends it (until then nothing is delivered)`;
+  }
+  if (props.topicArn !== undefined) return 'the subscribers of the topic given with -c alarmTopicArn (this stack subscribes none)';
+  return 'NONE: the alarm topic has no subscriber, so no alarm reaches anyone; deploy with -c alarmEmail=<address>, or subscribe to AlarmTopicArn';
 }
 
 class AlarmNotifications implements IAspect {

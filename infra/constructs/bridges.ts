@@ -2,7 +2,8 @@
  * The AEP-0005 bridges in AWS: the bridges function reads the event log's stream through an
  * event source mapping of its own (never inside live fan-out), sink secrets are sealed with a
  * KMS key, `events:PutEvents` is granted on the deployment's configured buses only, and alarms
- * watch the consumer falling behind or failing and events being dead-lettered.
+ * watch the consumer falling behind, batches given up on and events being dead-lettered (the
+ * functions' errors are alarmed with every other function's, in observability.ts).
  *
  * The per-tenant letter store is a partition of the tenants table (`T#{tenant}#BRIDGEDLQ`,
  * src/store/dead-letter-store.ts), so it needs no table of its own; batches that fail even
@@ -195,11 +196,11 @@ export class RelayBridges extends Construct {
       this.alarms.push(created);
     };
     const period = Duration.minutes(5);
+    // No Errors alarm for either function here: observability.ts has one per function, and a
+    // second on the same metric would notify every failure twice.
     alarm('DeadLettersAlarm', 'Bridge sinks refused events after every retry: list them with GET /admin/bridges/dead-letters and redrive', deadLettered.metric({ statistic: 'Sum', period }), 0);
-    alarm('ErrorsAlarm', 'The bridges function failed batches (sink settings or dead-letter store unreachable); they are retried', handler.metricErrors({ period }), 0);
     alarm('IteratorAgeAlarm', 'The bridges consumer is behind the event log stream', handler.metric('IteratorAge', { statistic: 'Maximum', period: Duration.minutes(1) }), BRIDGES_ITERATOR_AGE_THRESHOLD.toMilliseconds());
     alarm('FailedRecordsAlarm', 'Stream batches the bridges could not handle after every retry (or that outgrew the record age) were archived in the failed-batch bucket', this.failedBatches.metricFailedBatches(period), 0);
-    alarm('RetryErrorsAlarm', 'The sink-retry function failed (letter store or retry queue unreachable); its messages come back', retryHandler.metricErrors({ period }), 0);
     alarm('RetryBacklogAlarm', 'Sink-retry wake-ups wait long past their delay: the retry lane is behind (dead sinks fill it; see the dead-letter listing)', this.retryQueue.metricApproximateAgeOfOldestMessage({ statistic: 'Maximum', period: Duration.minutes(1) }), SINK_RETRY_AGE_THRESHOLD.toSeconds());
     alarm('RetryFailuresAlarm', 'Sink-retry wake-ups failed on every receive and are in the retry DLQ; their letters are redrivable', this.retryFailures.metricApproximateNumberOfMessagesVisible({ period }), 0);
   }

@@ -11,8 +11,14 @@ export const CORS_ALLOWED_HEADERS = ['authorization', 'content-type', 'aep-versi
 /** Response headers a browser script may read: a refusal's Retry-After (quota, stream cap). */
 export const CORS_EXPOSED_HEADERS = ['retry-after'] as const;
 
-/** HTTP API methods cross-origin callers use: emit, discovery (and the admin routes). */
-export const HTTP_CORS_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+/**
+ * HTTP API methods a cross-origin dashboard uses: GET (discovery, history, sessions) and POST
+ * (emit), with OPTIONS for the preflight. No PUT, PATCH or DELETE: those are admin verbs, and the
+ * admin belongs to the console, which is same-origin (served by the relay's own distribution). API
+ * Gateway applies one CORS configuration to the whole API, so the methods are the only narrowing
+ * it offers; a browser refuses a cross-origin request whose method the preflight did not allow.
+ */
+export const HTTP_CORS_METHODS = ['GET', 'POST', 'OPTIONS'] as const;
 
 /** The stream serves GET only. */
 export const STREAM_CORS_METHODS = ['GET', 'HEAD'] as const;

@@ -39,6 +39,7 @@ import type { BehaviorOptions, IOrigin } from 'aws-cdk-lib/aws-cloudfront';
 import { FunctionUrlOrigin, HttpOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import type { IFunctionUrl } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
+import { CLOUDFRONT_NAME_LENGTHS, accountUniqueName } from './account-unique-name.ts';
 import { EDGE_BEHAVIOURS, SOCKET_PATH } from './edge-behaviours.ts';
 import type { EdgeOrigin, ViewerRequestFunctionName } from './edge-behaviours.ts';
 import { STREAM_AUTHORIZATION_COPY_CODE, socketPathRewriteCode } from './edge-functions.ts';
@@ -95,6 +96,7 @@ export class RelayEdge extends Construct {
     // which signs in another header, is only for Lambda web function origins
     // (aws-cdk-lib SigningBehavior.ALWAYS_AMZ_AUTH). Hence the Authorization copy below.
     const originAccessControl = new FunctionUrlOriginAccessControl(this, 'StreamAccessControl', {
+      originAccessControlName: accountUniqueName(this, 'StreamAccessControl', CLOUDFRONT_NAME_LENGTHS.originAccessControl),
       description: 'Signs CloudFront requests to the AEP relay stream function URL',
       signing: Signing.SIGV4_ALWAYS,
     });

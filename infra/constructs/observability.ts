@@ -140,11 +140,11 @@ export class RelayObservability extends Construct {
       alarm(`${name}TableThrottles`, `DynamoDB throttled requests to the ${name} table.`, throttled, 0);
       throttleWidgets.push(new GraphWidget({ title: `DynamoDB ${name}: throttled requests`, width: 8, left: [throttled] }));
     }
-    // UserErrors has no table dimension: it counts 400s across the account and region
-    // (aws-cdk-lib Table.metricUserErrors), so any table yields the same metric and there is
-    // one alarm. Its threshold tolerates the odd client-side 400 of a shared account.
-    const userErrors = Object.values(props.tables)[0]?.metricUserErrors({ period: FIVE_MINUTES, statistic: Stats.SUM });
-    if (userErrors !== undefined) alarm('DynamoUserErrors', 'DynamoDB answered 400 more than 10 times in 5 minutes (account and region wide: malformed requests, missing permissions).', userErrors, 10);
+    // No alarm (and no graph) on AWS/DynamoDB UserErrors: it has no TableName dimension, it is
+    // every 400 of every DynamoDB and Streams caller in the account and region (DynamoDB
+    // Developer Guide, "DynamoDB metrics"), so another stack's mistakes would page this one's
+    // operator and a second stage would alarm on the same series. The relay's own failed calls
+    // show as function errors and as its handlers' logs.
 
     // Lambda: throttles and errors per function.
     for (const [name, fn] of Object.entries(props.functions)) {
@@ -186,11 +186,10 @@ export class RelayObservability extends Construct {
         [
           new GraphWidget({
             title: 'DynamoDB consumed capacity (RCU left, WCU right)',
-            width: 12,
+            width: 24,
             left: Object.entries(props.tables).map(([name, table]) => table.metricConsumedReadCapacityUnits({ period: FIVE_MINUTES, label: `${name} RCU` })),
             right: Object.entries(props.tables).map(([name, table]) => table.metricConsumedWriteCapacityUnits({ period: FIVE_MINUTES, label: `${name} WCU` })),
           }),
-          new GraphWidget({ title: 'DynamoDB user errors (account and region)', width: 12, left: userErrors === undefined ? [] : [userErrors] }),
         ],
         [
           perFunction('Lambda invocations', (fn, label) => fn.metricInvocations({ period: FIVE_MINUTES, label })),

@@ -7,7 +7,7 @@
  */
 import { Duration } from 'aws-cdk-lib';
 import type { RemovalPolicy } from 'aws-cdk-lib';
-import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { ApplicationLogLevel, Architecture, Code, Function as LambdaFunction, LoggingFormat, Runtime, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -62,8 +62,8 @@ const SHAPES: Record<FunctionName, FunctionShape> = {
   // An SSE stream lives as long as the invocation: Lambda's maximum, 15 minutes; its memory is
   // billed for all of it, so it is sized from the bench's measured peak (stream-memory.ts).
   stream: { description: 'AEP relay: SSE stream (function URL, response streaming)', memorySize: STREAM_MEMORY_MB, timeout: Duration.minutes(15) },
-  // The minute sweep and near deadlines: waits at most the sweep's horizon (2 min), mostly
-  // asleep, so small (infra/constructs/deadlines.ts).
+  // The minute sweep (waits at most the sweep's horizon, 2 min, mostly asleep) and the near
+  // deadlines the queue delivers at their time: small (infra/constructs/deadlines.ts).
   deadline: { description: 'AEP relay: closes WebSocket connections when their token expires (minute sweep, near deadlines)', memorySize: 128, timeout: Duration.seconds(DEADLINE_TIMEOUT_SECONDS) },
 };
 
@@ -186,23 +186,10 @@ export class RelayFunctions extends Construct {
     this.sinkretry = functions.sinkretry;
     this.fanoutlane = functions.fanoutlane;
     this.logGroups = logGroups;
-    this.wireDeadlines();
   }
 
   get all(): readonly LambdaFunction[] {
     return [this.http, this.authorizer, this.socket, this.fanout, this.stream, this.deadline, this.bridges, this.sinkretry, this.fanoutlane];
-  }
-
-  /**
-   * The socket function writes each connection's deadline into the index the minute sweep reads,
-   * and invokes the deadline function for one due within the sweep's horizon
-   * (src/gateway/swept-deadlines.ts). The deadline function invokes nothing: no deadline is
-   * handed on (the sweep takes what an invocation cannot wait for).
-   */
-  private wireDeadlines(): void {
-    this.socket.addEnvironment(RELAY_VARIABLES.deadlineFunction, this.deadline.functionName);
-    // The function's own ARN only (grantInvoke would add `:*`, every version and alias).
-    this.socket.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.deadline.functionArn] }));
   }
 
   /**

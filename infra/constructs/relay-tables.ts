@@ -3,7 +3,7 @@
  * the same declarations the local stack creates its tables from: keys, any local indexes,
  * the TTL attribute and the stream all come from there, never restated here.
  */
-import type { RemovalPolicy } from 'aws-cdk-lib';
+import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { Attribute } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
@@ -24,6 +24,8 @@ export class RelayTables extends Construct {
   public readonly connections: Table;
   /** Tenants and their hashed tokens. */
   public readonly tenants: Table;
+  /** Whether the tables are protected and, where they are kept but not yet protected, what turns it on: for the deploy output. */
+  public readonly deletionProtectionStatus: string;
 
   constructor(scope: Construct, id: string, props: RelayTablesProps) {
     super(scope, id);
@@ -31,6 +33,7 @@ export class RelayTables extends Construct {
     this.events = required(tables, EVENTS_TABLE);
     this.connections = required(tables, CONNECTIONS_TABLE);
     this.tenants = required(tables, TENANTS_TABLE);
+    this.deletionProtectionStatus = deletionProtectionStatusOf(props);
   }
 
   /** The physical names, shaped as the relay's configuration takes them. */
@@ -41,6 +44,18 @@ export class RelayTables extends Construct {
   get all(): readonly Table[] {
     return [this.events, this.connections, this.tenants];
   }
+}
+
+/**
+ * On, or why not. Protection is off on purpose for a stack's first deploy (README "First deploy on
+ * a new account"): CloudFormation deletes what a failed create made (`RetainExceptOnCreate`), and
+ * it cannot delete a protected table, so that rollback would end in ROLLBACK_FAILED. The next
+ * deploy without `-c deletionProtection=false` turns it on, an in-place update of the tables.
+ */
+export function deletionProtectionStatusOf(props: RelayTablesProps): string {
+  if (props.deletionProtection) return 'on';
+  if (props.removalPolicy === RemovalPolicy.DESTROY) return 'off (-c removalPolicy=destroy: the tables go with the stack)';
+  return 'OFF: a failed create rolls back cleanly, but nothing stops a table being deleted; once this deploy has completed, deploy again without -c deletionProtection=false to turn it on';
 }
 
 function tableFrom(scope: Construct, definition: TableDefinition, props: RelayTablesProps): Table {

@@ -40,8 +40,8 @@ export const SINK_RETRY_TIMEOUT_SECONDS = 60;
  * How far ahead a deadline sweep looks (`src/relay/deadline-sweep.ts`): it waits in its own
  * invocation for every deadline due within this, and closes each on time. Twice the sweep's
  * one-minute schedule, so consecutive sweeps overlap and every deadline is seen by a sweep
- * well before it is due; a deadline nearer than this when its connection opens gets an
- * invocation of its own.
+ * well before it is due; a deadline nearer than this when it is set is also queued, delivered
+ * to the deadline function at its time (src/gateway/queued-deadlines.ts).
  */
 export const DEADLINE_HORIZON_MS = 120_000;
 

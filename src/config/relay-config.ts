@@ -59,10 +59,11 @@ export interface RelayConfig {
   /** API Gateway Management API endpoint (execute-api stage URL) for posting to WebSocket clients. */
   managementEndpoint?: string;
   /**
-   * The function that closes a WebSocket connection when its token expires
-   * (`functions/deadline`); absent, the process keeps the deadline itself (the local stack).
+   * The queue that hands near connection deadlines to the function that closes them
+   * (`functions/deadline`, src/gateway/queued-deadlines.ts); absent, the process keeps the
+   * deadline itself (the local stack).
    */
-  deadlineFunction?: string;
+  deadlineQueueUrl?: string;
   /**
    * The lane worker function (`functions/fanoutlane`) fan-out invokes for the lanes of a batch
    * past `fanout.laneDeliveries` (`fanout/delivery-lanes.ts`); absent, every delivery stays in
@@ -238,7 +239,7 @@ export const DEFAULT_HELLO_WAIT_MS = 1750;
 export function readRelayConfig(env: Environment): RelayConfig {
   const dynamoEndpoint = optionalString(env, RELAY_VARIABLES.dynamoEndpoint);
   const managementEndpoint = optionalString(env, RELAY_VARIABLES.managementEndpoint);
-  const deadlineFunction = optionalString(env, RELAY_VARIABLES.deadlineFunction);
+  const deadlineQueueUrl = optionalString(env, RELAY_VARIABLES.deadlineQueueUrl);
   const laneFunction = optionalString(env, RELAY_VARIABLES.laneFunction);
   const laneEndpoint = optionalString(env, RELAY_VARIABLES.laneEndpoint);
   const maxLiveStreams = nonNegativeInteger(env, SSE_VARIABLES.maxLiveStreams, 0);
@@ -251,7 +252,7 @@ export function readRelayConfig(env: Environment): RelayConfig {
     },
     ...(dynamoEndpoint === undefined ? {} : { dynamoEndpoint }),
     ...(managementEndpoint === undefined ? {} : { managementEndpoint }),
-    ...(deadlineFunction === undefined ? {} : { deadlineFunction }),
+    ...(deadlineQueueUrl === undefined ? {} : { deadlineQueueUrl }),
     ...(laneFunction === undefined ? {} : { laneFunction }),
     ...(laneEndpoint === undefined ? {} : { laneEndpoint }),
     helloWaitMs: positiveInteger(env, RELAY_VARIABLES.helloWaitMs, DEFAULT_HELLO_WAIT_MS),

@@ -16,7 +16,7 @@ export const RELAY_VARIABLES = {
   tenantsTable: 'AEP_TENANTS_TABLE',
   dynamoEndpoint: 'AEP_DYNAMODB_ENDPOINT',
   managementEndpoint: 'AEP_WS_MANAGEMENT_ENDPOINT',
-  deadlineFunction: 'AEP_DEADLINE_FUNCTION',
+  deadlineQueueUrl: 'AEP_DEADLINE_QUEUE_URL',
   laneFunction: 'AEP_FANOUT_LANE_FUNCTION',
   laneEndpoint: 'AEP_FANOUT_LANE_ENDPOINT',
   helloWaitMs: 'AEP_HELLO_WAIT_MS',
@@ -123,7 +123,7 @@ export const SURFACE_ON = 'on';
  * default. The region is absent: Lambda sets `AWS_REGION` and refuses it as a function variable.
  */
 export type RelayEnvironmentSettings = { tables: TableNames } & Partial<
-  Pick<RelayConfig, 'dynamoEndpoint' | 'managementEndpoint' | 'deadlineFunction' | 'laneFunction' | 'laneEndpoint' | 'helloWaitMs' | 'connectionLifetimeSeconds' | 'maxPendingBytes' | 'replayBuffer' | 'replaySettleMs' | 'retentionDays' | 'liveOnlySeconds' | 'operatorTenant' | 'surface' | 'metricsNamespace'>
+  Pick<RelayConfig, 'dynamoEndpoint' | 'managementEndpoint' | 'deadlineQueueUrl' | 'laneFunction' | 'laneEndpoint' | 'helloWaitMs' | 'connectionLifetimeSeconds' | 'maxPendingBytes' | 'replayBuffer' | 'replaySettleMs' | 'retentionDays' | 'liveOnlySeconds' | 'operatorTenant' | 'surface' | 'metricsNamespace'>
 > & {
     limits?: Partial<RelayLimits>;
     sse?: Partial<SseSettings>;
@@ -145,7 +145,7 @@ export function relayEnvironment(settings: RelayEnvironmentSettings): Record<str
   };
   put(RELAY_VARIABLES.dynamoEndpoint, settings.dynamoEndpoint);
   put(RELAY_VARIABLES.managementEndpoint, settings.managementEndpoint);
-  put(RELAY_VARIABLES.deadlineFunction, settings.deadlineFunction);
+  put(RELAY_VARIABLES.deadlineQueueUrl, settings.deadlineQueueUrl);
   put(RELAY_VARIABLES.laneFunction, settings.laneFunction);
   put(RELAY_VARIABLES.laneEndpoint, settings.laneEndpoint);
   put(RELAY_VARIABLES.helloWaitMs, settings.helloWaitMs);

@@ -1,8 +1,8 @@
 /**
  * A near connection deadline kept by this process's own timer: the local stack's stand-in for
- * the deadline function's invocation of its own (`lambda-deadlines.ts`), right for a long-lived
- * process (every local handler runs in one Node process), wrong for Lambda, whose process
- * freezes between invocations. The local stack runs the minute sweep beside it, as AWS does.
+ * the deadline queue that delivers it to the deadline function (`queued-deadlines.ts`), right
+ * for a long-lived process (every local handler runs in one Node process), wrong for Lambda,
+ * whose process freezes between invocations. The local stack runs the minute sweep beside it, as AWS does.
  */
 import type { ConnectionDeadline, ConnectionDeadlinesPort } from '../relay/ports/connection-deadlines.ts';
 

@@ -129,9 +129,10 @@ describe('bridges stack', () => {
     }
   });
 
-  it('alarms on dead letters, function errors, iterator age, failed records and the retry lane (errors, backlog, DLQ), notifying the topic', () => {
+  it('alarms on dead letters, iterator age, failed records and the retry lane (backlog, DLQ), notifying the topic; the functions\' errors are observability\'s', () => {
     const { stack, template } = withBuses;
-    expect(stack.bridges.alarms).toHaveLength(7);
+    expect(stack.bridges.alarms).toHaveLength(5);
+    expect(stack.bridges.alarms.map((alarm) => propertiesOf(template, alarm).MetricName)).not.toContain('Errors');
     for (const alarm of stack.bridges.alarms) expect(propertiesOf(template, alarm).AlarmActions).toEqual(['arn:aws:sns:eu-west-1:111111111111:relay-alarms']);
     const filters = Object.values(resourcesOfType(template, 'AWS::Logs::MetricFilter')).map((filter) => filter.Properties ?? {});
     const deadLetterFilters = filters.filter((filter) => JSON.stringify(filter.MetricTransformations).includes(DEAD_LETTER_METRIC.name));

@@ -11,7 +11,10 @@ import { settingsFromContext } from '../../infra/relay-settings.ts';
 
 const settingsOf = (context: Record<string, string>) => settingsFromContext(new App({ context }).node);
 const account = (concurrentExecutions: number, unreservedConcurrentExecutions = concurrentExecutions) => ({ concurrentExecutions, unreservedConcurrentExecutions });
-const run = (context: Record<string, string>, accountConcurrency: PreflightInput['account'], heldByStack = 0) => preflight({ settings: settingsOf(context), account: accountConcurrency, heldByStack, region: 'us-east-1' });
+/** A first deploy unless `stackFunctions` says this stage's functions exist. */
+const run = (context: Record<string, string>, accountConcurrency: PreflightInput['account'], heldByStack = 0, stackFunctions = 0) =>
+  preflight({ settings: settingsOf(context), account: accountConcurrency, heldByStack, stackFunctions, region: 'us-east-1' });
+const concurrencyLevels = (report: ReturnType<typeof preflight>) => report.findings.filter((finding) => finding.check === 'reservations' || finding.check === 'capacity').map((finding) => finding.level);
 const levelOf = (report: ReturnType<typeof preflight>, check: string) => report.findings.find((finding) => finding.check === check)?.level;
 const messageOf = (report: ReturnType<typeof preflight>, check: string) => report.findings.find((finding) => finding.check === check)?.message ?? '';
 
@@ -31,7 +34,7 @@ describe('preflight', () => {
     for (const quota of [400, 1000]) {
       const report = run({}, account(quota));
       expect(report.deployWouldFail).toBe(false);
-      expect(report.findings.map((finding) => finding.level)).toEqual(['ok', 'ok']);
+      expect(concurrencyLevels(report)).toEqual(['ok', 'ok']);
     }
   });
 
@@ -69,7 +72,7 @@ describe('preflight', () => {
 
   it('with the streams reserved, counts only the rest against the unreserved pool', () => {
     const report = run({ streamConcurrency: '200' }, account(1000));
-    expect(report.findings.map((finding) => finding.level)).toEqual(['ok', 'ok']);
+    expect(concurrencyLevels(report)).toEqual(['ok', 'ok']);
     expect(messageOf(report, 'reservations')).toBe('this deploy reserves 200 (stream 200 (-c streamConcurrency)); 800 stay unreserved (at least 100 must)');
     expect(messageOf(report, 'capacity')).toBe('105 unreserved executions needed at the configured caps, 800 available');
   });
@@ -87,5 +90,56 @@ describe('preflight', () => {
     expect(levelOf(report, 'websocket access logs')).toBe('note');
     expect(messageOf(report, 'websocket access logs')).toContain('aws apigateway get-account --region us-east-1 --query cloudwatchRoleArn');
     expect(run({}, account(1000)).findings.some((finding) => finding.check === 'websocket access logs')).toBe(false);
+  });
+});
+
+describe('preflight of a first deploy (no function of the stage yet)', () => {
+  it('warns that a protected first create cannot roll back cleanly, and names the flag for it and for the next deploy', () => {
+    const report = run({ stage: 'prod' }, account(1000));
+    expect(levelOf(report, 'first deploy')).toBe('warn');
+    expect(messageOf(report, 'first deploy')).toContain('no function of AepRelay-prod in us-east-1');
+    expect(messageOf(report, 'first deploy')).toContain('ROLLBACK_FAILED');
+    expect(messageOf(report, 'first deploy')).toContain('Deploy this first time with -c deletionProtection=false, and again without it once it has completed');
+    // Not a failure: the deploy itself goes through.
+    expect(report.deployWouldFail).toBe(false);
+  });
+
+  it('agrees with a first create without protection, reminding that the next deploy turns it on', () => {
+    const report = run({ stage: 'prod', deletionProtection: 'false' }, account(1000));
+    expect(levelOf(report, 'first deploy')).toBe('ok');
+    expect(messageOf(report, 'first deploy')).toContain('deploy again without -c deletionProtection=false to protect the tables');
+  });
+
+  it('says nothing of protection for a stack whose tables go with it (removalPolicy=destroy)', () => {
+    expect(levelOf(run({ removalPolicy: 'destroy' }, account(1000)), 'first deploy')).toBeUndefined();
+  });
+
+  it('notes that CloudFront verification cannot be read, what shows the account has made a distribution, and what to do', () => {
+    const report = run({}, account(1000));
+    expect(levelOf(report, 'cloudfront')).toBe('note');
+    expect(messageOf(report, 'cloudfront')).toContain('not checked: whether AWS lets this account create CloudFront distributions');
+    expect(messageOf(report, 'cloudfront')).toContain('Your account must be verified before you can add new CloudFront resources');
+    expect(messageOf(report, 'cloudfront')).toContain('aws cloudfront list-distributions --query DistributionList.Quantity');
+    expect(messageOf(report, 'cloudfront')).toContain('ask AWS Support');
+    expect(messageOf(report, 'cloudfront')).not.toContain('acm');
+    // With a custom domain and a web ACL, it names what CloudFront needs of them too.
+    const custom = run({ domainName: 'relay.example.com', certificateArn: 'arn:aws:acm:us-east-1:111111111111:certificate/abc', webAclArn: 'arn:aws:wafv2:us-east-1:111111111111:global/webacl/relay/abc' }, account(1000));
+    expect(messageOf(custom, 'cloudfront')).toContain('aws acm describe-certificate --region us-east-1 --certificate-arn arn:aws:acm:us-east-1:111111111111:certificate/abc --query Certificate.Status` prints ISSUED');
+    expect(messageOf(custom, 'cloudfront')).toContain('scope CLOUDFRONT');
+  });
+});
+
+describe('preflight of an upgrade (the stage\'s functions exist)', () => {
+  it('finds CloudFront usable (the stack made its distribution) and stays quiet on protection that is on', () => {
+    const report = run({ stage: 'prod' }, account(1000), 0, 9);
+    expect(levelOf(report, 'cloudfront')).toBe('ok');
+    expect(messageOf(report, 'cloudfront')).toContain('AepRelay-prod exists in us-east-1, and its create made its distribution');
+    expect(levelOf(report, 'first deploy')).toBeUndefined();
+  });
+
+  it('warns when an upgrade leaves deletion protection off', () => {
+    const report = run({ stage: 'prod', deletionProtection: 'false' }, account(1000), 0, 9);
+    expect(levelOf(report, 'first deploy')).toBe('warn');
+    expect(messageOf(report, 'first deploy')).toContain('deploy without -c deletionProtection=false to protect them');
   });
 });

@@ -1,16 +1,17 @@
 /**
  * Issue 27, on the synthesized template (stand-in assets): what a first deploy that fails leaves
  * behind (removal policies), where the stream mappings start, where the batches they give up on
- * go, and how connection deadlines are kept (bounded: a minute rule, a reservation, a failure
- * queue). The data-table lock is data-tables-lock.test.ts.
+ * go, and how connection deadlines are kept (bounded: a minute rule, a queue of bounded
+ * concurrency for the near ones, a failure queue). The data-table lock is data-tables-lock.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { BRIDGES_MAX_RECORD_AGE } from '../../infra/constructs/bridges.ts';
-import { DEADLINE_MAX_EVENT_AGE, DEADLINE_RETRY_ATTEMPTS } from '../../infra/constructs/deadlines.ts';
+import { DEADLINE_MAX_EVENT_AGE, DEADLINE_QUEUE_BATCH_SIZE, DEADLINE_QUEUE_CONCURRENCY, DEADLINE_QUEUE_MAX_RECEIVES, DEADLINE_QUEUE_VISIBILITY, DEADLINE_RETRY_ATTEMPTS } from '../../infra/constructs/deadlines.ts';
 import { FAILED_BATCH_EXPIRY, FAILED_BATCH_METRICS_ID } from '../../infra/constructs/failed-batch-archive.ts';
 import { FANOUT_MAX_RECORD_AGE } from '../../infra/constructs/fanout.ts';
 import { DEADLINE_HORIZON_MS, DEADLINE_TIMEOUT_SECONDS } from '../../src/config/function-timeouts.ts';
 import { STREAM_STARTING_POSITIONS } from '../../src/config/stream-mappings.ts';
+import { MAX_DEADLINE_DELAY_SECONDS } from '../../src/gateway/queued-deadlines.ts';
 import { actionsOf, logicalIdOf, propertiesOf, refersTo, render, resourceOf, resourcesOf, resourcesOfType, statementsOfRole } from './template-queries.ts';
 import type { Json } from './template-queries.ts';
 import { synthesizeWithStandIns } from './stand-in-assets.ts';
@@ -158,13 +159,32 @@ describe('connection deadlines (item 10)', () => {
     }
   });
 
-  it('hands no deadline on: the deadline function invokes nothing, and only the socket function invokes it', () => {
+  it('invokes the deadline function for near deadlines from nowhere but its queue: no role may invoke it, and it invokes nothing', () => {
     for (const fn of stack.functions.all) {
       const invokes = statementsOfRole(template, fn.role!).filter((statement) => actionsOf(statement).includes('lambda:InvokeFunction'));
-      const onDeadline = invokes.filter((statement) => resourcesOf(statement).some((resource) => refersTo(resource, logicalIdOf(deadline))));
-      expect(onDeadline.flatMap(resourcesOf).map(render), fn.node.id).toEqual(fn === stack.functions.socket ? [`\${${logicalIdOf(deadline)}.Arn}`] : []);
+      expect(invokes.filter((statement) => resourcesOf(statement).some((resource) => refersTo(resource, logicalIdOf(deadline)))), fn.node.id).toEqual([]);
       if (fn === deadline) expect(invokes).toEqual([]);
     }
     expect(resourceOf(template, deadline).Type).toBe('AWS::Lambda::Function');
+  });
+
+  it('bounds the near deadlines: the socket function queues them (SendMessage on the deadline queue, nothing more) and a mapping of bounded concurrency delivers them, with a dead-letter queue', () => {
+    const queueId = logicalIdOf(stack.deadlines.queue);
+    for (const fn of stack.functions.all) {
+      const onQueue = statementsOfRole(template, fn.role!).filter((statement) => resourcesOf(statement).some((resource) => refersTo(resource, queueId)));
+      if (fn === stack.functions.socket) expect(onQueue.flatMap(actionsOf)).toEqual(['sqs:SendMessage']);
+      else if (fn === deadline) expect(onQueue.flatMap(actionsOf)).toEqual(expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage']));
+      else expect(onQueue, fn.node.id).toEqual([]);
+    }
+    const mappings = Object.values(resourcesOfType(template, 'AWS::Lambda::EventSourceMapping')).filter((mapping) => refersTo(mapping.Properties?.FunctionName, logicalIdOf(deadline)));
+    expect(mappings).toHaveLength(1);
+    expect(mappings[0]!.Properties).toMatchObject({ BatchSize: DEADLINE_QUEUE_BATCH_SIZE, ScalingConfig: { MaximumConcurrency: DEADLINE_QUEUE_CONCURRENCY } });
+    expect(refersTo(mappings[0]!.Properties?.EventSourceArn, queueId)).toBe(true);
+    const queue = propertiesOf(template, stack.deadlines.queue);
+    expect(queue).toMatchObject({ SqsManagedSseEnabled: true, VisibilityTimeout: DEADLINE_QUEUE_VISIBILITY.toSeconds(), RedrivePolicy: { maxReceiveCount: DEADLINE_QUEUE_MAX_RECEIVES } });
+    expect(refersTo((queue.RedrivePolicy as Json).deadLetterTargetArn, logicalIdOf(stack.deadlines.failures))).toBe(true);
+    // SQS holds a message at most 15 minutes: every near deadline (within the horizon) fits.
+    expect(DEADLINE_HORIZON_MS / 1000).toBeLessThanOrEqual(MAX_DEADLINE_DELAY_SECONDS);
+    expect(DEADLINE_QUEUE_VISIBILITY.toSeconds()).toBeGreaterThanOrEqual(6 * DEADLINE_TIMEOUT_SECONDS);
   });
 });

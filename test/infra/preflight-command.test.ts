@@ -111,6 +111,12 @@ describe('npm run preflight', () => {
     expect(stdout).toContain('WARN  capacity: 180 live streams (-c liveStreams) and 5 sink retries at once');
     expect(stdout).toContain('Request a Lambda concurrent executions quota of at least 285 in us-east-1 (Service Quotas code L-B99A9384)');
     expect(stdout).toContain('the deploy can go ahead');
+    // No function of the stage: a first deploy, which should go without deletion protection, and
+    // whose CloudFront verification no read can show.
+    expect(stdout).toMatch(/functions of this stack now\s+0 \(a first deploy\)\n/);
+    expect(stdout).toContain('WARN  first deploy: no function of AepRelay-dev in us-east-1');
+    expect(stdout).toContain('Deploy this first time with -c deletionProtection=false');
+    expect(stdout).toContain('NOTE  cloudfront: not checked: whether AWS lets this account create CloudFront distributions');
     // It read the account settings and listed the functions, signed with the credentials it was given.
     expect(requests.map((request) => `${request.method} ${request.path.replace(/\/$/, '')}`)).toEqual(['GET /2016-08-19/account-settings', 'GET /2015-03-31/functions']);
     expect(requests.every((request) => request.signed)).toBe(true);
@@ -146,6 +152,10 @@ describe('npm run preflight', () => {
     expect(stdout).toMatch(/reserved by other functions\s+20\n/);
     expect(stdout).toMatch(/unreserved after this deploy\s+130 \(at least 100 must stay\)\n/);
     expect(stdout).toContain('OK    reservations: this deploy reserves 250');
+    // Its functions exist, so its create made the distribution: CloudFront is known to work here.
+    expect(stdout).toMatch(/functions of this stack now\s+3\n/);
+    expect(stdout).toContain('OK    cloudfront: AepRelay-prod exists in us-east-1, and its create made its distribution');
+    expect(stdout).not.toContain('first deploy');
     const concurrencyReads = requests.filter((request) => request.path.endsWith('/concurrency')).map((request) => decodeURIComponent(request.path));
     expect(concurrencyReads.sort()).toEqual([
       '/2019-09-30/functions/AepRelay-prod-FunctionsHttp9A1B2C3D-AbCdEf012345/concurrency',

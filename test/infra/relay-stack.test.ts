@@ -562,10 +562,10 @@ describe('CORS', () => {
     expect(streamUrlOf(defaults).Cors).toBeUndefined();
   });
 
-  it('allows the corsOrigins setting on the HTTP API (emit, discovery) with preflight answers', () => {
+  it('allows the corsOrigins setting on the HTTP API (emit, discovery) with preflight answers, for GET and POST only', () => {
     expect(httpApiOf(production).CorsConfiguration).toEqual({
       AllowOrigins: ['https://dashboard.example.com', 'http://localhost:5173'],
-      AllowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      AllowMethods: ['GET', 'POST', 'OPTIONS'],
       AllowHeaders: ['authorization', 'content-type', 'aep-version', 'last-event-id'],
       ExposeHeaders: ['retry-after'],
       MaxAge: 600,
@@ -656,16 +656,16 @@ describe('least privilege', () => {
     }
   });
 
-  it('lets the socket function start near deadlines and fan-out hand lanes to the lane worker, each invoking only that function (which hands nothing on)', () => {
+  it('lets fan-out hand lanes to the lane worker, invoking only that function (which hands nothing on); no function invokes another (near deadlines are queued)', () => {
     const { stack, template } = defaults;
     const arnOf = (fn: LambdaFunction) => `\${${logicalIdOf(fn)}.Arn}`;
-    const invoked = new Map<LambdaFunction, LambdaFunction>([[stack.functions.socket, stack.functions.deadline], [stack.functions.fanout, stack.functions.fanoutlane]]);
+    const invoked = new Map<LambdaFunction, LambdaFunction>([[stack.functions.fanout, stack.functions.fanoutlane]]);
     for (const fn of stack.functions.all) {
       const invokes = statementsOfRole(template, fn.role!).filter((statement) => actionsOf(statement).includes('lambda:InvokeFunction'));
       const target = invoked.get(fn);
       expect(invokes.flatMap(resourcesOf).map(render), fn.node.id).toEqual(target === undefined ? [] : [arnOf(target)]);
     }
-    expect((propertiesOf(template, stack.functions.socket).Environment as { Variables: Json }).Variables[RELAY_VARIABLES.deadlineFunction]).toEqual({ Ref: logicalIdOf(stack.functions.deadline) });
+    expect((propertiesOf(template, stack.functions.socket).Environment as { Variables: Json }).Variables[RELAY_VARIABLES.deadlineQueueUrl]).toEqual({ Ref: logicalIdOf(stack.deadlines.queue) });
   });
 
   it('has no wildcard action anywhere, and a wildcard resource only for dynamodb:ListStreams (and X-Ray, with tracing on)', () => {
@@ -705,7 +705,8 @@ describe('observability', () => {
     expect(byMetric('SocketRouteFailures')).toEqual([expect.objectContaining({ Namespace: 'AepRelay/dev', Threshold: 0 })]);
     expect(byMetric('ExecutionError')).toHaveLength(1);
     expect(byMetric('ThrottledRequests')).toHaveLength(TABLE_DEFINITIONS.length);
-    expect(byMetric('UserErrors')).toHaveLength(1);
+    // Account-wide, with no table dimension: not the stack's to alarm on (deploy-scenarios.test.ts).
+    expect(byMetric('UserErrors')).toHaveLength(0);
     expect(byMetric('Throttles')).toHaveLength(FUNCTION_NAMES.length);
     expect(byMetric('Errors')).toHaveLength(FUNCTION_NAMES.length);
     defaults.template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);

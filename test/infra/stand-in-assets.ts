@@ -20,9 +20,9 @@ writeFileSync(join(consoleDir, 'index.html'), '<!doctype html>\n');
 export const standInAssetDirs = Object.fromEntries(FUNCTION_NAMES.map((name) => [name, assetDir])) as Record<FunctionName, string>;
 export const standInConsoleDir = consoleDir;
 
-/** The relay stack for `context` (`-c` settings), synthesized from stand-in assets. */
-export function synthesizeWithStandIns(context: Record<string, string>, id = 'AepRelay-test'): { stack: RelayStack; template: Template } {
+/** The relay stack for `context` (`-c` settings), synthesized from stand-in assets; environment-agnostic unless given `env`. */
+export function synthesizeWithStandIns(context: Record<string, string>, id = 'AepRelay-test', env?: { account: string; region: string }): { stack: RelayStack; template: Template } {
   const app = new App({ context });
-  const stack = new RelayStack(app, id, { settings: settingsFromContext(app.node), assetDirs: standInAssetDirs, consoleDir: standInConsoleDir });
+  const stack = new RelayStack(app, id, { settings: settingsFromContext(app.node), assetDirs: standInAssetDirs, consoleDir: standInConsoleDir, ...(env === undefined ? {} : { env }) });
   return { stack, template: Template.fromStack(stack) };
 }

@@ -10,9 +10,9 @@ import { helloSocket, isType } from '../support/ws-client.ts';
 import type { TestSocket } from '../support/ws-client.ts';
 
 /**
- * The deployed `deadline` function (AWS runs it from a minute rule and for near deadlines; the
- * local stack from an interval and timers), run here against the local stack's DynamoDB and
- * `@connections` endpoint, with its deadline index.
+ * The deployed `deadline` function (AWS runs it from a minute rule and from the deadline queue,
+ * which delivers near deadlines at their time; the local stack from an interval and timers), run
+ * here against the local stack's DynamoDB and `@connections` endpoint, with its deadline index.
  */
 function deadlineEnvironment() {
   return relayEnvironment({ tables: tableNames, dynamoEndpoint: inject('dynamoEndpoint'), managementEndpoint: inject('managementEndpoint') });
@@ -29,6 +29,11 @@ async function deadlineHandler(runtime: ReturnType<typeof deadlineRuntime>) {
   Object.assign(process.env, deadlineEnvironment());
   return (await import('../../functions/deadline/handler.ts')).createHandler(runtime);
 }
+
+/** What the deadline queue's event source mapping delivers: one SQS record per queued deadline. */
+const queueEvent = (...deadlines: ConnectionDeadline[]) => ({
+  Records: deadlines.map((deadline, index) => ({ messageId: `m${index}`, receiptHandle: `r${index}`, body: JSON.stringify(deadline), attributes: {}, messageAttributes: {}, md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: 'arn:aws:sqs:us-east-1:111111111111:deadlines', awsRegion: 'us-east-1' })),
+});
 
 /** What EventBridge's minute rule delivers. */
 const SCHEDULED_EVENT = { version: '0', id: 'sweep', 'detail-type': 'Scheduled Event', source: 'aws.events', time: new Date().toISOString(), resources: [], detail: {} };
@@ -58,12 +63,12 @@ async function indexed(runtime: ReturnType<typeof deadlineRuntime>, deadline: Co
 }
 
 describe('deadline function', () => {
-  it('waits for a near deadline it is invoked with and closes the connection with a token-expired closing frame, taking the deadline out of the index', async () => {
+  it('closes a queued deadline on time (waiting out the second its message may come early) with a token-expired closing frame, taking it out of the index', async () => {
     const { tenant, socket, connectionId, runtime } = await openConnection('deadline');
     const deadline = deadlineAt(tenant, connectionId, Date.now() + 700);
     await runtime.deadlineIndex.add(deadline);
     const handler = await deadlineHandler(runtime);
-    await handler(deadline, lambdaContext('aep-deadline', 180_000));
+    await handler(queueEvent(deadline), lambdaContext('aep-deadline', 180_000));
     expect(Date.now()).toBeGreaterThanOrEqual(deadline.atMs);
     expect(await socket.next(isType('closing'))).toMatchObject({ reason: 'token-expired' });
     await socket.closed;
@@ -71,13 +76,13 @@ describe('deadline function', () => {
     expect(await indexed(runtime, deadline)).toBe(false);
   });
 
-  it('leaves a deadline farther than it may wait to the sweep, closing nothing and handing nothing on', async () => {
+  it('leaves a queued deadline farther than it may wait to the sweep, closing nothing and handing nothing on', async () => {
     const { tenant, socket, connectionId, runtime } = await openConnection('deadline-far');
     const deadline = deadlineAt(tenant, connectionId, Date.now() + 3_600_000);
     await runtime.deadlineIndex.add(deadline);
     const handler = await deadlineHandler(runtime);
     const startedAt = Date.now();
-    await handler(deadline, lambdaContext('aep-deadline', 15_200));
+    await handler(queueEvent(deadline), lambdaContext('aep-deadline', 15_200));
     expect(Date.now() - startedAt).toBeLessThan(5_000);
     expect(socket.all(isType('closing'))).toEqual([]);
     expect(await runtime.connections.getConnection(tenant, connectionId)).toBeDefined();
@@ -110,12 +115,12 @@ describe('deadline function', () => {
     await later.socket.close();
   });
 
-  it('closes a deadline once when two overlapping sweeps and its own invocation all see it', async () => {
+  it('closes a deadline once when two overlapping sweeps and its queued message all see it', async () => {
     const { tenant, socket, connectionId, runtime } = await openConnection('deadline-once');
     const deadline = deadlineAt(tenant, connectionId, Date.now() + 1_000);
     await runtime.deadlineIndex.add(deadline);
     const handler = await deadlineHandler(runtime);
-    await Promise.all([handler(SCHEDULED_EVENT, sweepContext(3_000)), handler(SCHEDULED_EVENT, sweepContext(3_000)), handler(deadline, lambdaContext('aep-deadline', 180_000))]);
+    await Promise.all([handler(SCHEDULED_EVENT, sweepContext(3_000)), handler(SCHEDULED_EVENT, sweepContext(3_000)), handler(queueEvent(deadline), lambdaContext('aep-deadline', 180_000))]);
     await socket.closed;
     expect(socket.all(isType('closing'))).toHaveLength(1);
     expect(await indexed(runtime, deadline)).toBe(false);
