@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { DataFolderInUseError } from './data-folder-lock.ts';
 import { PortInUseError } from './gateway/server.ts';
 import { startStack } from './stack.ts';
+import type { RunningStack } from './stack.ts';
 import { scriptArguments } from '../bin/cli/script-arguments.ts';
 
 const USAGE = `Usage: npm start [-- --in-memory]
@@ -38,7 +39,7 @@ const exitNow = () => process.exit(130);
 process.once('SIGINT', exitNow);
 process.once('SIGTERM', exitNow);
 
-let stack: Awaited<ReturnType<typeof startStack>>;
+let stack: RunningStack;
 try {
   stack = await startStack({
     port,
