@@ -25,6 +25,17 @@ import type { FunctionUsage } from '../local/usage.ts';
 import { billedReadUnits, billedWriteUnits } from './billed-units.ts';
 import { MEMORY_MB, PRICES } from './prices.ts';
 import { DEPLOYED_STREAM, DEPLOYED_STREAM_ENV } from './sse-stream-hour-model.ts';
+import { scriptArguments } from '../bin/cli/script-arguments.ts';
+
+scriptArguments({
+  command: 'npm run bench:abandoned --',
+  usage: `Usage: npm run bench:abandoned
+
+What one abandoned SSE stream (a closed tab) costs until its idle end, measured on the local stack
+at the deployed stream settings; writes bench/abandoned-stream.json and prints a Markdown table.
+It takes no arguments; BENCH_IDLE_END_MS (default 130000) shortens the idle end.`,
+  config: { options: {} },
+});
 
 const IDLE_END_MS = Number(process.env.BENCH_IDLE_END_MS ?? 130_000);
 /** By then the poll has backed off to its longest wait: 8 reads at 250 ms, then 500 ms, 1 s, 2 s (5.5 s), with room. */

@@ -7,9 +7,12 @@
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { benchArguments } from './bench-arguments.ts';
 
+// Checked here too (the same definition run.ts uses), so `--help` or a misspelt flag runs nothing.
+const { only, reportOnly } = benchArguments();
 const args = process.argv.slice(2);
-const narrowed = args.some((arg) => arg === '--report-only' || arg === '--only' || arg === '--history-only');
+const narrowed = only !== undefined || reportOnly;
 /** Runs a bench script in a child Node with the same loader (tsx) as this one; its exit status. */
 const script = (name: string, extra: readonly string[]) => spawnSync(process.execPath, [...process.execArgv, fileURLToPath(new URL(name, import.meta.url)), ...extra], { stdio: 'inherit' }).status ?? 1;
 

@@ -13,6 +13,18 @@ import { loadavg } from 'node:os';
 import { runFanoutLanes } from './fanout-lanes.ts';
 import { divertHandlerLogs } from './handler-log.ts';
 import { readSavedResults, writeOutputs } from './outputs.ts';
+import { scriptArguments } from '../bin/cli/script-arguments.ts';
+
+scriptArguments({
+  command: 'npm run bench:lanes --',
+  usage: `Usage: npm run bench:lanes
+
+The fan-out lanes stage alone, on stacks of its own, merged into bench/results.json as fanoutLanes
+(every other stage's figures kept) and BENCHMARKS.md re-rendered. It takes no arguments; its
+knobs are environment variables: BENCH_LANES_REPEATS, BENCH_LANES_DELIVERIES, BENCH_LANES_SIZES,
+BENCH_LANES_WORKERS, BENCH_LANES_POST_MS, BENCH_LANES_LANE_DELIVERIES (bench/lanes-stage.ts).`,
+  config: { options: {} },
+});
 
 const startedAt = performance.now();
 const log = (message: string) => process.stderr.write(`[lanes ${((performance.now() - startedAt) / 1000).toFixed(0).padStart(3)} s] ${message}\n`);

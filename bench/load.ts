@@ -20,6 +20,18 @@ import WebSocket from 'ws';
 import { DEFAULT_LOCAL_POLL_MS } from '../local/stream-poll-default.ts';
 import { loadRatios, loadSectionMarkdown, withLoadSection } from './load-report.ts';
 import type { LoadResults, LoadRun, LoadStackSettings } from './load-report.ts';
+import { scriptArguments } from '../bin/cli/script-arguments.ts';
+
+scriptArguments({
+  command: 'npm run load --',
+  usage: `Usage: npm run load
+
+A bounded load run on this machine, loopback only: starts the local stack as a child process,
+connects LOAD_CONSUMERS WebSocket consumers (200), has LOAD_EMITTERS emitters (20) POST
+LOAD_RATE events per second (100) for LOAD_SECONDS (60), and reports ingest, deliveries, loss,
+latency and errors into bench/load-results.json and BENCHMARKS.md. It takes no arguments.`,
+  config: { options: {} },
+});
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const seconds = Number(process.env.LOAD_SECONDS ?? 60);

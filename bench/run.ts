@@ -18,7 +18,8 @@
  * bench:sse-hour`) the SSE stream-hour alone, into bench/sse-stream-hour.json and .md, BENCHMARKS.md
  * regenerated with it. Run a stage alone under the shared test lock.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { cpus, loadavg, release, totalmem, type } from 'node:os';
 import { join } from 'node:path';
 import { startStack } from '../local/stack.ts';
@@ -42,29 +43,28 @@ import { waitForQuietMachine } from './quiet-machine.ts';
 import { derive } from './results-model.ts';
 import { divertHandlerLogs } from './handler-log.ts';
 import type { BenchResults } from './report.ts';
+import { benchArguments } from './bench-arguments.ts';
 
 const startedAt = performance.now();
 
+const { only, reportOnly } = benchArguments();
+
 // `--only lanes`: the fan-out lanes stage on stacks of its own (bench/lanes-stage.ts, which
-// merges its figures into bench/results.json; also `npm run bench:lanes`).
-if (process.argv.includes('--only') && process.argv[process.argv.indexOf('--only') + 1] === 'lanes') {
-  await import('./lanes-stage.ts');
-  process.exit(0);
+// merges its figures into bench/results.json; also `npm run bench:lanes`), in a process of its own.
+if (only === 'lanes') {
+  const lanes = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(new URL('./lanes-stage.ts', import.meta.url))], { stdio: 'inherit' });
+  process.exit(lanes.status ?? 1);
 }
 
 // `--report-only`: re-render BENCHMARKS.md and the plots from bench/results.json, measuring
 // nothing and writing nothing there.
-if (process.argv.includes('--report-only')) {
+if (reportOnly) {
   for (const path of writeRendered(readSavedResults())) process.stderr.write(`  ${path}\n`);
   process.exit(0);
 }
 // `--only <stage>` (`cpu`, `paused`, `history`, `reconnect`, `fanout`, `latency`; `--history-only` is
 // `--only history`): measure that stage alone and merge it into bench/results.json, every other
 // stage's figures kept. `--only sse-hour`: the SSE stream-hour alone, into its own files.
-const ONLY_STAGES = ['cpu', 'paused', 'history', 'reconnect', 'fanout', 'latency', 'sse-hour'];
-const onlyIndex = process.argv.indexOf('--only');
-const only = process.argv.includes('--history-only') ? 'history' : onlyIndex === -1 ? undefined : process.argv[onlyIndex + 1];
-if (only !== undefined && !ONLY_STAGES.includes(only)) throw new Error(`--only takes ${ONLY_STAGES.join(', ')}, not ${only ?? 'nothing'}`);
 const quick = process.env.BENCH_QUICK === '1';
 const positive = (name: string, fallback: number) => {
   const value = Number(process.env[name] ?? fallback);

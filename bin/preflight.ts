@@ -19,19 +19,30 @@ import { projectContext } from '../infra/project-context.ts';
 import { settingsFromContext, stackNameOf } from '../infra/relay-settings.ts';
 import type { RelaySettings } from '../infra/relay-settings.ts';
 import { UNRESERVED_MINIMUM } from '../infra/reserved-concurrency.ts';
+import { scriptArguments } from './cli/script-arguments.ts';
 
-const USAGE = 'usage: npm run preflight -- [-c key=value …]   (the context keys of cdk deploy; README "Deploy to AWS")';
+const USAGE = `Usage: npm run preflight -- [-c key=value ...]
 
-function contextFromArguments(args: readonly string[]): Record<string, string> {
+Before cdk deploy: reads the account's Lambda concurrency in the deploying region and what this
+stage's functions reserve now, compares it with what the same context would make the stack
+reserve, and prints one line per check. Exit 1 when the deploy would fail, 2 when the account
+cannot be read or the context is wrong, 0 otherwise.
+
+  -c, --context key=value   a context key of cdk deploy (README "Deploy to AWS"), over cdk.json's
+                            context; repeat it for several`;
+
+const { values } = scriptArguments({
+  command: 'npm run preflight --',
+  usage: USAGE,
+  config: { options: { context: { type: 'string', short: 'c', multiple: true } } },
+});
+
+function contextFromArguments(pairs: readonly string[]): Record<string, string> {
   const context: Record<string, string> = {};
-  for (let index = 0; index < args.length; index += 1) {
-    const arg = args[index]!;
-    if (arg !== '-c' && arg !== '--context') throw new Error(`unknown argument ${JSON.stringify(arg)}`);
-    const pair = args[index + 1];
-    const equals = pair?.indexOf('=') ?? -1;
-    if (pair === undefined || equals <= 0) throw new Error(`${arg} takes key=value, got ${JSON.stringify(pair)}`);
+  for (const pair of pairs) {
+    const equals = pair.indexOf('=');
+    if (equals <= 0) throw new Error(`-c takes key=value, got ${JSON.stringify(pair)}`);
     context[pair.slice(0, equals)] = pair.slice(equals + 1);
-    index += 1;
   }
   return context;
 }
@@ -54,7 +65,7 @@ function render(report: PreflightReport, stack: string, reading: AccountReading)
 async function main(): Promise<number> {
   let settings: RelaySettings;
   try {
-    const context = { ...projectContext(), ...contextFromArguments(process.argv.slice(2)) };
+    const context = { ...projectContext(), ...contextFromArguments(values.context ?? []) };
     settings = settingsFromContext(new App({ context }).node);
   } catch (error) {
     console.error(error instanceof Error ? error.message : String(error));

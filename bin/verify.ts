@@ -18,19 +18,36 @@ import WebSocket from 'ws';
 import { SimulatedAgent } from '../local/agent/simulated-agent.ts';
 import { HttpAdminClient } from '../src/admin/http-admin-client.ts';
 import { ulidFactory } from '../src/protocol/ulid.ts';
+import { UsageError } from './cli/cli-arguments.ts';
+import { scriptArguments } from './cli/script-arguments.ts';
 
 const mintId = ulidFactory(Date.now, (length) => randomBytes(length));
 type Json = Record<string, unknown>;
 
-const args = process.argv.slice(2);
-const tokenAt = args.indexOf('--token');
-const tokenArgument = tokenAt === -1 ? undefined : args[tokenAt + 1];
+const USAGE = `Usage: AEP_TOKEN=<token> npm run verify -- <BaseUrl> [--tenant <tenant>]
+
+Checks a deployed (or local) relay end to end through its one base URL and prints one line per
+check and a summary; exit 1 if any check failed. The token (AEP_TOKEN, in the environment: npm run
+echoes its command line) needs emit, consume, control and admin: the operator's first token does.
+
+  <BaseUrl>          the relay's base URL (https://..., or http:// for a local stack)
+  --tenant <tenant>  the token's tenant (default: found from the token)
+  --token <token>    instead of AEP_TOKEN (warned about: it is then on the command line)`;
+
+const { values: options, positionals } = scriptArguments({
+  command: 'npm run verify --',
+  usage: USAGE,
+  config: { options: { token: { type: 'string' }, tenant: { type: 'string' } }, allowPositionals: true },
+  check: ({ positionals }) => {
+    if (positionals.length !== 1 || !/^https?:\/\//.test(positionals[0] ?? '')) throw new UsageError('give the relay\'s base URL (http:// or https://), once');
+  },
+});
+const tokenArgument = options.token;
 const tokenFromEnvironment = process.env.AEP_TOKEN === '' ? undefined : process.env.AEP_TOKEN;
 const token = tokenArgument ?? tokenFromEnvironment;
-const tenantAt = args.indexOf('--tenant');
-const baseUrl = args.find((arg, index) => !arg.startsWith('--') && (tokenAt === -1 || index !== tokenAt + 1) && (tenantAt === -1 || index !== tenantAt + 1))?.replace(/\/+$/, '');
-if (baseUrl === undefined || token === undefined || !/^https?:\/\//.test(baseUrl)) {
-  console.error('usage: AEP_TOKEN=<token> npm run verify -- <BaseUrl> [--tenant <tenant>]   (a token with emit, consume, control and admin, in the environment)');
+const baseUrl = (positionals[0] as string).replace(/\/+$/, '');
+if (token === undefined) {
+  console.error(`error: set AEP_TOKEN to a token with emit, consume, control and admin\n${USAGE.split('\n')[0] ?? ''}`);
   process.exit(2);
 }
 if (tokenArgument !== undefined) console.error('warning: --token puts the secret on the command line (npm run echoes it, shells keep it); set AEP_TOKEN instead');
@@ -212,8 +229,7 @@ process.exit(failed === 0 ? 0 : 1);
 
 /** The token's tenant: `--tenant`, else the first of the operator tenants whose tokens it may list (deployed `operator`, local `local`). */
 async function tenantOfToken(): Promise<string> {
-  const named = args.indexOf('--tenant');
-  if (named !== -1 && args[named + 1] !== undefined) return args[named + 1]!;
+  if (options.tenant !== undefined) return options.tenant;
   for (const candidate of ['operator', 'local']) {
     if (await admin.listTokens(candidate).then(() => true, () => false)) return candidate;
   }

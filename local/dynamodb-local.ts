@@ -29,9 +29,13 @@ export async function startDynamoDbLocal(options: { dataDir?: string; port?: num
   if (pidFile !== undefined) await killStaleDynamoDbLocal(pidFile);
   // -sharedDb: one database whatever the credentials and region (the handlers and the CLI sign differently).
   const storage = options.dataDir === undefined ? ['-inMemory'] : ['-dbPath', options.dataDir];
-  const child = spawn('java', [...loopbackLaunchArgs(), '-port', String(port), '-sharedDb', '-disableTelemetry', ...storage], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its own process group (`detached`): Ctrl-C signals the terminal's whole group, and the
+  // database must outlive the relay's drain, so the stack stops it itself, last (stack.ts).
+  // Its stdin is a pipe only this process writes to: the launcher exits when it ends, which is
+  // how the JVM goes when this process dies in a way no exit hook sees (SIGKILL, a crash).
+  const child = spawn('java', [...loopbackLaunchArgs(), '-port', String(port), '-sharedDb', '-disableTelemetry', ...storage], { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
   if (pidFile !== undefined && child.pid !== undefined) writeFileSync(pidFile, `${child.pid}\n`);
-  // The JVM is a separate process: make sure it never outlives this one.
+  // On an ordinary exit (process.exit with the JVM still up) it goes at once.
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
   let output = '';

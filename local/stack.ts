@@ -43,6 +43,8 @@ import { createTables, localTableNames } from './create-tables.ts';
 import { LOCAL_STAGE } from './gateway/websocket-events.ts';
 import { startDynamoDbLocal } from './dynamodb-local.ts';
 import type { DynamoDbLocal } from './dynamodb-local.ts';
+import { lockDataFolder } from './data-folder-lock.ts';
+import type { DataFolderLock } from './data-folder-lock.ts';
 import { CONSOLE_BUILD_DIR } from '../infra/constructs/console-site.ts';
 import { serveConsoleFile } from './gateway/console-files.ts';
 import { createConnectionsApi } from './gateway/connections-api.ts';
@@ -121,8 +123,20 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
   const managementCredentials = mintManagementCredentials();
   useManagementCredentials(managementCredentials);
   useLocalCredentials();
-  const dynamo: DynamoDbLocal = await startDynamoDbLocal(options.inMemory ? {} : { dataDir: join(options.dataDir, 'dynamodb') });
-  let gateway: LocalGateway | undefined;
+  // What another stack may own is checked before anything is touched: the port first (held from
+  // here on; routes answer 503 until the handlers are loaded), then the data folder's lock, and
+  // only then DynamoDB Local, whose start ends a JVM a killed stack left on the folder.
+  const gateway: LocalGateway = await startGateway({}, options.port);
+  let dataFolderLock: DataFolderLock | undefined;
+  let dynamo: DynamoDbLocal;
+  try {
+    if (!options.inMemory) dataFolderLock = lockDataFolder(options.dataDir);
+    dynamo = await startDynamoDbLocal(options.inMemory ? {} : { dataDir: join(options.dataDir, 'dynamodb') });
+  } catch (error) {
+    dataFolderLock?.release();
+    await gateway.close();
+    throw error;
+  }
   let origins: LocalGateway | undefined;
   let management: ManagementListener | undefined;
   let websocketApi: WebSocketApi | undefined;
@@ -135,12 +149,12 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
   let laneWorkers: LaneWorkers | undefined;
   const stopAll = async () => {
     clearInterval(deadlineSweeps);
-    // Order matters: no new connections; close the sockets (their $disconnect runs against a
-    // live DynamoDB); end the SSE streams (their cleanup removes their connection state and
-    // releases their slots); stop fan-out after its in-flight batch; then the server and the
+    // Order matters: no new connections; close the sockets (1001; their $disconnect runs against a
+    // live DynamoDB); end the SSE streams (each client gets the closing comment; their cleanup
+    // removes their connection state and releases their slots); stop fan-out after its in-flight batch; then the server and the
     // database. Anything still talking to DynamoDB Local when it stops logs ECONNREFUSED and,
     // on a persistent data folder, leaves its connection items behind.
-    gateway?.stopAccepting();
+    gateway.stopAccepting();
     origins?.stopAccepting();
     await websocketApi?.close();
     await streams.endAll();
@@ -148,15 +162,15 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     await bridgePoller?.stop();
     await laneWorkers?.stop();
     sinkRetryQueue?.stop();
-    await gateway?.close();
+    await gateway.close();
     await origins?.close();
     await management?.close();
     await dynamo.stop();
+    dataFolderLock?.release();
   };
   try {
-    // The listeners start first: the management listener's port is the @connections endpoint
+    // The other listeners start next: the management listener's port is the @connections endpoint
     // the handlers post to (loopback only, never the public port).
-    gateway = await startGateway({}, options.port);
     management = await startManagementListener({ accessKeyId: managementCredentials.accessKeyId });
     origins = await startGateway({}, 0);
     const baseUrl = `http://127.0.0.1:${gateway.port}`;

@@ -1,13 +1,33 @@
 /**
- * `npm start`: runs the relay on this machine. Environment: AEP_PORT (default 8787),
- * AEP_DEV_TOKEN (fixes the dev token), AEP_REPLAY_BUFFER (events per session replay serves),
- * AEP_DATA_DIR (default .aep-local). Flag: --in-memory for a throwaway run.
+ * `npm start`: runs the relay on this machine (usage below). A start that would share what a
+ * running stack owns (its port, its data folder) is refused before it touches either, with
+ * exit code 2.
  */
 import { resolve } from 'node:path';
 import { isWellFormedTokenSecret } from '../src/auth/token-secret.ts';
+import { DataFolderInUseError } from './data-folder-lock.ts';
+import { PortInUseError } from './gateway/server.ts';
 import { startStack } from './stack.ts';
+import type { RunningStack } from './stack.ts';
+import { scriptArguments } from '../bin/cli/script-arguments.ts';
 
-const inMemory = process.argv.includes('--in-memory');
+const USAGE = `Usage: npm start [-- --in-memory]
+
+Runs the relay on this machine: DynamoDB Local, the tables, a local tenant with a dev token, and
+every route on one port. Ctrl-C (SIGINT) or SIGTERM stops it, in dependency order.
+
+  --in-memory   a throwaway stack: the database in memory, nothing kept in the data folder
+
+Environment (README "Trying it locally" lists every setting):
+  AEP_PORT        port of the local gateway (default 8787; 0 picks a free one)
+  AEP_DATA_DIR    where the data is kept across restarts (default .aep-local); one stack per folder
+  AEP_DEV_TOKEN   the local tenant's dev token (default: minted once, kept in the data folder)
+  AEP_REPLAY_BUFFER   events per session replay serves (default 1000)
+
+Exit codes: 0 stopped cleanly, 1 failed, 2 usage, or the port or the data folder is in use.`;
+
+const { values } = scriptArguments({ command: 'npm start --', usage: USAGE, config: { options: { 'in-memory': { type: 'boolean' } } } });
+const inMemory = values['in-memory'] === true;
 const port = Number(process.env.AEP_PORT ?? 8787);
 if (!Number.isInteger(port) || port < 0 || port > 65535) {
   console.error(`AEP_PORT must be a port number, got ${JSON.stringify(process.env.AEP_PORT)}`);
@@ -21,18 +41,34 @@ if (devToken !== undefined && !isWellFormedTokenSecret(devToken)) {
   console.error('AEP_DEV_TOKEN must be aep_ followed by 8 to 128 of A-Z a-z 0-9 _ - (aep_[A-Za-z0-9_-]{8,128}); unset it to have one minted');
   process.exit(2);
 }
+const dataDir = resolve(process.env.AEP_DATA_DIR ?? '.aep-local');
 
 // Until the stack is up, a signal simply exits (the JVM child is killed on exit).
 const exitNow = () => process.exit(130);
 process.once('SIGINT', exitNow);
 process.once('SIGTERM', exitNow);
 
-const stack = await startStack({
-  port,
-  inMemory,
-  dataDir: resolve(process.env.AEP_DATA_DIR ?? '.aep-local'),
-  ...(devToken === undefined ? {} : { devToken }),
-});
+let stack: RunningStack;
+try {
+  stack = await startStack({
+    port,
+    inMemory,
+    dataDir,
+    ...(devToken === undefined ? {} : { devToken }),
+  });
+} catch (error) {
+  if (error instanceof PortInUseError) {
+    console.error(`error: port ${error.port} is already in use (another \`npm start\`, or another server): nothing was started.`);
+    console.error(`Set AEP_PORT to another port, e.g. AEP_PORT=${error.port === 8787 ? 8788 : error.port + 1} npm start (AEP_PORT=0 picks a free one).`);
+    process.exit(2);
+  }
+  if (error instanceof DataFolderInUseError) {
+    console.error(`error: ${error.message}: nothing was started.`);
+    console.error('Two stacks cannot share a data folder (DynamoDB Local keeps one database file in it). Set AEP_DATA_DIR to another folder, or run npm start -- --in-memory.');
+    process.exit(2);
+  }
+  throw error;
+}
 
 console.log(`DynamoDB Local: ${stack.dynamoEndpoint}${inMemory ? ' (in memory)' : ''}`);
 console.log(`Tenant: local`);
@@ -65,3 +101,9 @@ process.removeListener('SIGINT', exitNow);
 process.removeListener('SIGTERM', exitNow);
 process.on('SIGINT', () => void stop());
 process.on('SIGTERM', () => void stop());
+// A stack whose launcher is gone (npm's or tsx's process killed, a test worker torn down) would
+// serve on with nobody to stop it: it stops as on SIGTERM once this process is re-parented.
+const launcher = process.ppid;
+setInterval(() => {
+  if (process.ppid !== launcher) void stop();
+}, 1000).unref();

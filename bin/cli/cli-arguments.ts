@@ -11,7 +11,8 @@ import type { CaptureLevel } from '../../src/protocol/levels.ts';
 import { EXIT_CODES_HELP } from './exit-codes.ts';
 
 export type Command =
-  | { kind: 'help' }
+  /** The usage, of one command group when `group` names one. */
+  | { kind: 'help'; group?: string }
   | { kind: 'tenants create' | 'tenants disable' | 'tenants enable'; tenant: string }
   | { kind: 'tenants list' }
   | { kind: 'tokens issue'; tenant?: string; scopes: Scope[]; agents?: string[]; operator?: string; expiresInSeconds?: number; maxCapture?: CaptureLevel; label?: string }
@@ -45,44 +46,42 @@ export function parseCommandLine<T extends ParseArgsConfig>(config: T): ReturnTy
   }
 }
 
-export const USAGE = `Usage: aep-relay <command> [options]
-
-Tenants (operator):
+/** Each command group's part of the usage, so `aep-relay <group> --help` prints its own. */
+const GROUP_USAGE = {
+  tenants: `Tenants (operator):
   tenants create <id>
   tenants list
   tenants disable <id>
-  tenants enable <id>
-Tokens:
+  tenants enable <id>`,
+  tokens: `Tokens:
   tokens issue --tenant <id> --scopes emit,consume,control,admin [--agents a,b] [--expires-in <seconds>]
                [--max-capture none|metadata|redacted|full] [--label <text>] [--operator <name>]
   tokens list --tenant <id>
   tokens revoke --tenant <id> <tokenId>
-  tokens rotate --tenant <id> <tokenId>
-Control policy:
+  tokens rotate --tenant <id> <tokenId>`,
+  policy: `Control policy:
   policy show --tenant <id>
-  policy set --tenant <id> <file.json | ->
-Quotas (set by the operator's tenant-wide admin token, or AWS credentials in direct mode):
+  policy set --tenant <id> <file.json | ->`,
+  quotas: `Quotas (set by the operator's tenant-wide admin token, or AWS credentials in direct mode):
   quotas show --tenant <id>
   quotas set --tenant <id> <name>=<n|default> ...   maxConnections, eventsPerSecond,
-                 maxSubscriptionsPerConnection, maxBatchEvents, retentionDays; default removes one
-Bridges (AEP-0005 sinks; HTTP mode only, the relay seals their secrets):
+                 maxSubscriptionsPerConnection, maxBatchEvents, retentionDays; default removes one`,
+  bridges: `Bridges (AEP-0005 sinks; HTTP mode only, the relay seals their secrets):
   bridges set --tenant <id> <sinks.json | ->     replaces the tenant's sinks: { "sinks": [ ... ] }
   bridges list --tenant <id>
   bridges clear --tenant <id>
   bridges dead-letters --tenant <id>
-  bridges redrive --tenant <id>
-Trusted operators (identity cards, AEP-0003 §8.3; HTTP mode only, a tenant-wide admin token changes them):
+  bridges redrive --tenant <id>`,
+  operators: `Trusted operators (identity cards, AEP-0003 §8.3; HTTP mode only, a tenant-wide admin token changes them):
   operators list --tenant <id>
-  operators add --tenant <id> <name> (--jwks <public-jwks.json> | --jwks-url <https URL>)
-  operators remove --tenant <id> <name>
-History:
-  export --session <id> [--out <file.jsonl>]   (aep-relay export --help for its options)
-  export [--sessions <glob>] [--since <t>] [--until <t>] --out <file.jsonl>   (every chosen session; resumable)
-Attention (a consume and control token in AEP_TOKEN; aep-relay attention --help):
-  attention list --session <id>                  the session's open attention requests
-  attention answer --session <id> <requestId> <option> | --text <text> | --values <json>
+  operators add --tenant <id> <name> (--jwks <public-jwks.json | -> | --jwks-url <https URL>)
+  operators remove --tenant <id> <name>`,
+} as const;
 
-Options:
+type CommandGroup = keyof typeof GROUP_USAGE;
+const isCommandGroup = (name: string | undefined): name is CommandGroup => name !== undefined && Object.hasOwn(GROUP_USAGE, name);
+
+const OPTIONS_AND_MODES = `Options:
   --json             machine-readable output
   --url <base>       HTTP mode: the relay's base URL (or AEP_URL)
   --token <token>    HTTP mode: an admin token (or AEP_ADMIN_TOKEN, which keeps it out of shell history)
@@ -93,12 +92,36 @@ Modes:
           left out to act on the token's own tenant; other tenants need the operator's token.
   direct  with AEP_TENANTS_TABLE (and AWS credentials, AWS_REGION): works on DynamoDB itself;
           AEP_DYNAMODB_ENDPOINT for DynamoDB Local. Revocation closes open WebSocket connections
-          only when AEP_EVENTS_TABLE, AEP_CONNECTIONS_TABLE and AEP_WS_MANAGEMENT_ENDPOINT are set.
+          only when AEP_EVENTS_TABLE, AEP_CONNECTIONS_TABLE and AEP_WS_MANAGEMENT_ENDPOINT are set.`;
+
+export const USAGE = `Usage: aep-relay <command> [options]   (aep-relay <group> --help: one group's commands)
+
+${Object.values(GROUP_USAGE).join('\n')}
+History:
+  export --session <id> [--out <file.jsonl>]   (aep-relay export --help for its options)
+  export [--sessions <glob>] [--since <t>] [--until <t>] --out <file.jsonl>   (every chosen session; resumable)
+Attention (a consume and control token in AEP_TOKEN; aep-relay attention --help):
+  attention list --session <id>                  the session's open attention requests
+  attention answer --session <id> <requestId> <option> | --text <text> | --values <json>
+
+${OPTIONS_AND_MODES}
 
 Secrets: give tokens through the environment (AEP_ADMIN_TOKEN; AEP_TOKEN for export and attention),
 not --token: a command line is kept in shell history, shown by ps, and echoed by npm run.
 
 ${EXIT_CODES_HELP}`;
+
+/** The usage of one command group (`aep-relay tokens --help`), or the whole usage. */
+export function usageOf(group?: string): string {
+  if (!isCommandGroup(group)) return USAGE;
+  return `Usage: aep-relay ${group} <command> [options]
+
+${GROUP_USAGE[group]}
+
+${OPTIONS_AND_MODES}
+
+${EXIT_CODES_HELP}`;
+}
 
 const OPTIONS = {
   json: { type: 'boolean' },
@@ -147,7 +170,13 @@ export function parseInvocation(argv: readonly string[]): Invocation {
     ...(values.url === undefined ? {} : { url: values.url }),
     ...(values.token === undefined ? {} : { token: values.token }),
   };
-  if (values.help === true || positionals.length === 0) return { command: { kind: 'help' }, ...global };
+  if (positionals.length === 0) return { command: { kind: 'help' }, ...global };
+  if (values.help === true) {
+    // `aep-relay tokens --help` (or `tokens issue --help`): that group's commands.
+    const group = positionals[0];
+    if (!isCommandGroup(group)) throw new UsageError(`unknown command: ${group ?? ''}`);
+    return { command: { kind: 'help', group }, ...global };
+  }
   const [group, verb, ...operands] = positionals;
   const kind = `${group} ${verb ?? ''}`;
   const allowed = COMMAND_OPTIONS[kind];

@@ -9,7 +9,7 @@ import { RelayError } from '../../src/errors/relay-error.ts';
 import { adminBackend } from './admin-backend.ts';
 import { EXIT, exitOnFailure } from './exit-codes.ts';
 import type { AdminBackend } from './admin-backend.ts';
-import { parseInvocation, USAGE, UsageError } from './cli-arguments.ts';
+import { parseInvocation, usageOf, UsageError } from './cli-arguments.ts';
 import type { Command } from './cli-arguments.ts';
 import { deadLetterLines, SIGNING_SECRET_WARNING, sinkLines, sinkSetLines } from './render-bridges.ts';
 import type { BridgeOperations } from '../../src/admin/bridge-admin.ts';
@@ -37,7 +37,7 @@ export async function runCli(argv: readonly string[], env: Environment, io: CliI
   try {
     const invocation = parseInvocation(argv);
     if (invocation.command.kind === 'help') {
-      io.out(USAGE);
+      io.out(usageOf(invocation.command.group));
       return EXIT.ok;
     }
     backend = adminBackend(invocation, env);

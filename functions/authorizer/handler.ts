@@ -41,8 +41,8 @@ async function authorize(runtime: RelayRuntime, event: APIGatewayRequestAuthoriz
     accessTokenQuery: event.queryStringParameters?.access_token,
     allowQueryToken: true,
   });
-  if (authentication === undefined) {
-    logger.info('connection refused', { reason: 'unauthenticated', connectionId: event.requestContext?.connectionId });
+  if (authentication === undefined || 'disabledTenant' in authentication) {
+    logger.info('connection refused', { reason: authentication === undefined ? 'unauthenticated' : 'tenant disabled', connectionId: event.requestContext?.connectionId });
     // API Gateway answers this exact message with 401 before the socket opens.
     throw new Error('Unauthorized');
   }

@@ -1,27 +1,41 @@
 /**
- * `npm run agent`: a simulated control-capable agent against a running relay.
- * Environment: AEP_URL (default http://127.0.0.1:8787), AEP_TOKEN (required).
- * Flags: --session NAME, --agent NAME, --accepts a,b,c.
+ * `npm run agent`: a simulated control-capable agent against a running relay (usage below).
  */
+import { scriptArguments } from '../../bin/cli/script-arguments.ts';
 import { SimulatedAgent } from './simulated-agent.ts';
 
-function flag(name: string, fallback: string): string {
-  const index = process.argv.indexOf(`--${name}`);
-  return index === -1 ? fallback : (process.argv[index + 1] ?? fallback);
-}
+const DEFAULT_ACCEPTS = 'control.attention.respond,control.cancel,control.pause,control.resume';
+const USAGE = `Usage: npm run agent -- [--session <id>] [--agent <name>] [--accepts <type,type,...>]
+
+A simulated control-capable agent: it connects over the WebSocket, claims the session, raises an
+attention request (kind permission, options allow and deny) and answers the commands it accepts,
+until Ctrl-C.
+
+  --session <id>     the session it emits (default sim-<time>)
+  --agent <name>     its agent name (default simulator)
+  --accepts <list>   the control types it accepts (default ${DEFAULT_ACCEPTS})
+
+Environment: AEP_TOKEN (required: a token with emit; npm start keeps its dev token in
+.aep-local/dev-token), AEP_URL (default http://127.0.0.1:8787).`;
+
+const { values } = scriptArguments({
+  command: 'npm run agent --',
+  usage: USAGE,
+  config: { options: { session: { type: 'string' }, agent: { type: 'string' }, accepts: { type: 'string' } } },
+});
 
 const token = process.env.AEP_TOKEN;
 if (token === undefined || token === '') {
   console.error('set AEP_TOKEN to a token with the emit scope (npm start prints a dev token)');
   process.exit(2);
 }
-const session = flag('session', `sim-${Date.now().toString(36)}`);
+const session = values.session ?? `sim-${Date.now().toString(36)}`;
 const agent = new SimulatedAgent({
   baseUrl: process.env.AEP_URL ?? 'http://127.0.0.1:8787',
   token,
-  agent: flag('agent', 'simulator'),
+  agent: values.agent ?? 'simulator',
   session,
-  accepts: flag('accepts', 'control.attention.respond,control.cancel,control.pause,control.resume').split(','),
+  accepts: (values.accepts ?? DEFAULT_ACCEPTS).split(','),
   onLog: (line) => console.log(line),
 });
 await agent.start();

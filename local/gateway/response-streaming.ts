@@ -15,8 +15,16 @@ import { isPreflight, preflightHeaders, withCorsHeaders } from './cors.ts';
 import type { CorsConfiguration } from './cors.ts';
 import { httpApiEvent, readBody } from './http-api.ts';
 import type { StreamInvocations } from './stream-invocations.ts';
+import { sseComment } from '../../src/relay/sse/sse-format.ts';
 
 export type StreamingHandler = (event: APIGatewayProxyEventV2, responseStream: Writable, context: Context) => Promise<void>;
+
+/** What an event stream's client reads last when the local stack stops. */
+const STOPPING_COMMENT = sseComment('closing: the relay is stopping; reconnect with Last-Event-ID to resume');
+
+function isEventStream(headers: Record<string, string>): boolean {
+  return Object.entries(headers).some(([name, value]) => name.toLowerCase() === 'content-type' && value.toLowerCase().startsWith('text/event-stream'));
+}
 
 /** Lambda's maximum duration, which bounds a streamed response. */
 const FUNCTION_TIMEOUT_MS = 15 * 60_000;
@@ -44,7 +52,9 @@ export async function serveStreamingFunction(handler: StreamingHandler, request:
   const responseStream = new PassThrough();
   let head = Buffer.alloc(0);
   let headersSent = false;
+  let eventStream = false;
   const sendHead = (statusCode: number, headers: Record<string, string>) => {
+    eventStream = isEventStream(headers);
     response.writeHead(statusCode, cors === undefined ? headers : withCorsHeaders(cors, request.headers, headers));
     response.flushHeaders();
     headersSent = true;
@@ -53,7 +63,7 @@ export async function serveStreamingFunction(handler: StreamingHandler, request:
     // Faithful to the Lambda runtime: a client that went away is not signalled to the function
     // (its writes keep succeeding and go nowhere), so an abandoned stream runs on until it ends
     // by itself; the relay bounds that (src/relay/sse/serve-stream.ts, idle end).
-    if (response.destroyed) return;
+    if (response.destroyed || response.writableEnded) return;
     if (headersSent) {
       response.write(chunk);
       return;
@@ -81,7 +91,13 @@ export async function serveStreamingFunction(handler: StreamingHandler, request:
   });
   try {
     const invocation = handler(httpApiEvent(request, url, body), responseStream, lambdaContext('aep-relay-stream', options.timeoutMs ?? FUNCTION_TIMEOUT_MS));
-    options.invocations?.track(responseStream, invocation);
+    options.invocations?.track(() => {
+      // The stack is stopping: an event stream's client is told so with the closing comment the
+      // relay ends a stream with deliberately (src/relay/sse/serve-stream.ts), between two whole
+      // messages (each of the handler's writes is one), so EventSource reconnects and resumes.
+      if (eventStream && !response.writableEnded) response.end(STOPPING_COMMENT);
+      responseStream.destroy();
+    }, invocation);
     await invocation;
   } catch {
     if (!headersSent) response.writeHead(502, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Internal Server Error' }));

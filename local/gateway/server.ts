@@ -48,6 +48,17 @@ export interface LocalGateway {
   close(): Promise<void>;
 }
 
+/** The port asked for is held by another process (another stack, most likely). */
+export class PortInUseError extends Error {
+  override readonly name = 'PortInUseError';
+  constructor(
+    readonly host: string,
+    readonly port: number,
+  ) {
+    super(`${host}:${port} is already in use`);
+  }
+}
+
 /** The request's URL, or undefined when its `Host` or target makes none (never a throw: one bad request must not stop the gateway). */
 function targetOf(request: IncomingMessage): URL | undefined {
   try {
@@ -93,7 +104,7 @@ export async function startGateway(routes: GatewayRoutes, port: number, host = '
   server.headersTimeout = 60_000;
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) => reject(error.code === 'EADDRINUSE' ? new PortInUseError(host, port) : error));
     server.listen(port, host, () => resolve());
   });
   const address = server.address();

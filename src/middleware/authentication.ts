@@ -8,13 +8,12 @@ import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { BearerSources } from '../auth/bearer.ts';
 import type { Principal } from '../auth/principal.ts';
-import { unauthenticated } from '../errors/relay-error.ts';
-import { authenticate } from '../relay/authenticate.ts';
-import type { Authentication, TokenAuthority } from '../relay/authenticate.ts';
+import { authenticate, requireAuthentication } from '../relay/authenticate.ts';
+import type { Authentication, DisabledTenantCredentials, TokenAuthority } from '../relay/authenticate.ts';
 
 /** The Lambda context of an authenticated HTTP route. */
 export interface AuthenticatedContext extends Context {
-  authentication?: Authentication;
+  authentication?: Authentication | DisabledTenantCredentials;
 }
 
 export interface AuthenticationOptions {
@@ -34,7 +33,5 @@ export function authentication(options: AuthenticationOptions): MiddlewareObj<AP
 
 /** The request's principal, or the 401 the binding answers when it has none (AEP-0003 §8.1). */
 export function requirePrincipal(context: AuthenticatedContext): Principal {
-  const principal = context.authentication?.principal;
-  if (principal === undefined) throw unauthenticated();
-  return principal;
+  return requireAuthentication(context.authentication).principal;
 }

@@ -126,10 +126,10 @@ export class TokenStore implements TokensPort {
     const tokenId = readString(item, 'tokenId');
     if (tenant === undefined || tokenId === undefined) return { refused: 'unknown' };
     const tenantDisabled = item.tenantDisabled?.BOOL;
-    if (tenantDisabled === true) return { refused: 'disabled' };
+    if (tenantDisabled === true) return { refused: 'disabled', tenant };
     if (tenantDisabled === undefined) {
       const tenantRecord = await this.tenants.getTenant(tenant);
-      if (tenantRecord === undefined || tenantRecord.disabled) return { refused: 'disabled' };
+      if (tenantRecord === undefined || tenantRecord.disabled) return { refused: 'disabled', tenant };
     }
     const agents = readStringSet(item, 'agents');
     const maxCapture = maxCaptureOf(item);

@@ -153,6 +153,8 @@ describe('the tenant console in Chromium', () => {
     await page.getByRole('button', { name: 'Apply filter' }).click();
     expect(JSON.parse((await page.getByTestId('applied-filter').textContent()) ?? '')).toEqual({ session: watched, type: ['progress.*', 'tool.denied'], severity: { gte: 'notice' } });
     await expect.poll(() => page.getByTestId('tail-state').textContent()).toContain('live');
+    // Empty, it says what it tails: what arrives from now on (a session's history is elsewhere).
+    expect(await page.getByTestId('tail-events').textContent()).toBe("No events since the tail opened: it shows what arrives from now on. A session's earlier events are in Sessions.");
 
     const shown = await post(token, sessionEvent(watched, 0, { severity: 'warning', data: { phase: 'shown' } }));
     await post(token, sessionEvent(watched, 1, { severity: 'info', data: { phase: 'too quiet' } }));

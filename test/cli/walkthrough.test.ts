@@ -1,18 +1,164 @@
 /**
- * README "Trying it locally", followed step by step against the shared local stack: the token in
+ * README's walkthrough, as a person pastes it (issue 49, point 5): every shell block README marks
+ * with `<!-- walkthrough -->` is extracted from README itself and run in order, in bash, against a
+ * fresh `npm start` (its own port and data folder, which the blocks read as npm start's defaults
+ * `AEP_PORT` and `AEP_DATA_DIR`), and each block's exit code is checked, so README cannot drift
+ * from what works. Each block runs with `set -e -o pipefail`, in the checkout, with the variables
+ * and functions the blocks before it left (one shell, as in a terminal). A marker may say
+ * `exit=N` (the block shows a refusal) or `background ready="<text>"` (a block that keeps running,
+ * like the agent: the walkthrough goes on once it printed the text, and it gets Ctrl-C after the
+ * last block, and exits 0).
+ *
+ * Then README "Trying it locally" followed step by step against the shared local stack: the token in
  * AEP_URL/AEP_TOKEN, a POST whose status is shown, the SSE stream, `npm run agent` (the command it
- * runs: tsx local/agent/cli.ts) raising an attention request, and `aep-relay attention list` and
- * `attention answer` answering it from a terminal. A tenant of its own stands in for the dev
- * tenant, whose control policy other tests change.
+ * runs: local/agent/cli.ts) raising an attention request, and `aep-relay attention list` and
+ * `attention answer` answering it from a terminal, with their exit codes. A tenant of its own stands
+ * in for the dev tenant, whose control policy other tests change.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { join } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { cli } from '../support/cli-run.ts';
-import { repoRoot } from '../support/local-stack-process.ts';
+import { repoRoot, startStackProcess } from '../support/local-stack-process.ts';
 import { tenantWithToken, uniqueName } from '../support/relay-fixtures.ts';
 import { openStream } from '../support/sse-client.ts';
+
+/** One shell block README marks as part of its walkthrough. */
+interface WalkthroughBlock {
+  /** `README.md:<line>` of its opening fence. */
+  at: string;
+  /** The README section it is in. */
+  section: string;
+  script: string;
+  exit: number;
+  /** Keeps running beside the blocks after it; the walkthrough goes on once its output holds this. */
+  ready?: string;
+}
+
+/** README's marked blocks, in order. A marker must stand right before a ```sh fence, or this refuses README. */
+function walkthroughBlocks(readme: string): WalkthroughBlock[] {
+  const lines = readme.split('\n');
+  const blocks: WalkthroughBlock[] = [];
+  let section = '';
+  for (const [index, line] of lines.entries()) {
+    if (line.startsWith('## ')) section = line.slice(3);
+    const marker = /^<!-- walkthrough(?<options>.*) -->$/.exec(line);
+    if (marker === null) continue;
+    const options = marker.groups?.options ?? '';
+    if (!/^( exit=\d+| background ready="[^"]+")?$/.test(options)) throw new Error(`README.md:${index + 1}: unknown walkthrough marker options ${JSON.stringify(options)}`);
+    if (lines[index + 1] !== '```sh') throw new Error(`README.md:${index + 1}: a walkthrough marker must stand right before a \`\`\`sh block`);
+    const end = lines.indexOf('```', index + 2);
+    if (end === -1) throw new Error(`README.md:${index + 2}: the walkthrough block never closes`);
+    const ready = /ready="([^"]+)"/.exec(options)?.[1];
+    blocks.push({ at: `README.md:${index + 2}`, section, script: lines.slice(index + 2, end).join('\n'), exit: Number(/exit=(\d+)/.exec(options)?.[1] ?? 0), ...(ready === undefined ? {} : { ready }) });
+  }
+  return blocks;
+}
+
+/**
+ * What runs a block: the state the blocks before it left, `set -e -o pipefail`, the block, and
+ * (a foreground block that got to its end) its variables and functions saved for the next one.
+ */
+function blockScript(block: WalkthroughBlock, stateFile: string): string {
+  const save = [
+    // Variables this shell did not start with (the walkthrough's own), and every function.
+    'for __aep_name in $(compgen -v); do',
+    '  case "$__aep_name" in __aep_*|BASH*|FUNCNAME|PIPESTATUS|_) continue ;; esac',
+    '  case "$__aep_baseline" in *" $__aep_name "*) continue ;; esac',
+    '  __aep_declared=$(declare -p "$__aep_name" 2>/dev/null) || continue',
+    '  __aep_flags=${__aep_declared#declare -}',
+    '  case "${__aep_flags%% *}" in *r*) continue ;; esac',
+    '  printf \'%s\\n\' "$__aep_declared"',
+    `done > ${JSON.stringify(stateFile)}`,
+    `declare -f >> ${JSON.stringify(stateFile)}`,
+  ];
+  return [
+    '__aep_baseline=" $(compgen -v | tr \'\\n\' \' \') "',
+    `if [ -f ${JSON.stringify(stateFile)} ]; then source ${JSON.stringify(stateFile)}; fi`,
+    'set -e -o pipefail',
+    block.script,
+    ...(block.ready === undefined ? ['set +e', ...save] : []),
+  ].join('\n');
+}
+
+interface BlockRun {
+  child: ChildProcessWithoutNullStreams;
+  output(): string;
+  exited: Promise<number | null>;
+}
+
+function runBlock(block: WalkthroughBlock, stateFile: string, env: NodeJS.ProcessEnv): BlockRun {
+  // A process group of its own, so Ctrl-C (SIGINT to the group) reaches what the block runs.
+  const child = spawn('bash', ['-c', blockScript(block, stateFile)], { cwd: repoRoot, env, detached: true });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+/** Resolves when `check` holds, or fails after `timeoutMs` (a generous bound on a wait, never an assertion on time). */
+async function waitUntil(check: () => boolean, what: () => string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(what());
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe("README's walkthrough blocks, pasted as written", () => {
+  it('runs every marked block in order against a fresh npm start, each with the exit code README gives it', { timeout: 600_000 }, async () => {
+    const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+    const blocks = walkthroughBlocks(readme);
+    // The walkthrough spans these sections; a lost marker fails here, not silently.
+    expect(new Set(blocks.map((block) => block.section))).toEqual(new Set(['Trying it locally', 'Tenants and tokens (admin CLI)', 'Identity cards (AEP-0003 §8.3): verified identity at the relay', 'Bridges (AEP-0005): CloudEvents in and out, EventBridge, OpenTelemetry, OCSF']));
+    const scratch = mkdtempSync(join(tmpdir(), 'aep-walkthrough-'));
+    const dataDir = join(scratch, 'data');
+    // README's own instruction for its EventBridge sink: npm start with its bus allowed.
+    const buses = [...blocks.map((block) => block.script).join('\n').matchAll(/"busArn": "([^"]+)"/g)].map((match) => match[1] as string);
+    const stack = await startStackProcess({ via: 'npm', args: [], env: { AEP_DATA_DIR: dataDir, AEP_BRIDGE_EVENT_BUSES: buses.join(',') } });
+    // A person's shell: no AEP_* or npm_* variables of this test run, no node_modules/.bin on the PATH.
+    const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AEP_') && !name.startsWith('npm_')));
+    const path = (process.env.PATH ?? '').split(delimiter).filter((entry) => !entry.includes(join('node_modules', '.bin'))).join(delimiter);
+    const env = { ...inherited, PATH: path, AEP_PORT: new URL(stack.baseUrl).port, AEP_DATA_DIR: dataDir };
+    const stateFile = join(scratch, 'walkthrough-state.sh');
+    const background: Array<{ block: WalkthroughBlock; run: BlockRun }> = [];
+    const results: Array<{ at: string; exit: number | null }> = [];
+    const outputs: string[] = [];
+    try {
+      for (const block of blocks) {
+        const run = runBlock(block, stateFile, env);
+        if (block.ready !== undefined) {
+          const ready = block.ready;
+          await waitUntil(() => run.output().includes(ready) || run.child.exitCode !== null, () => `${block.at} printed no "${ready}":\n${run.output()}`, 120_000);
+          background.push({ block, run });
+          continue;
+        }
+        const timer = setTimeout(() => process.kill(-(run.child.pid as number), 'SIGKILL'), 180_000);
+        const exit = await run.exited;
+        clearTimeout(timer);
+        results.push({ at: block.at, exit });
+        outputs.push(`--- ${block.at} (exit ${exit})\n${run.output()}`);
+        if (exit !== block.exit) break;
+      }
+    } finally {
+      // Ctrl-C for what keeps running, as a person ends it.
+      for (const { block, run } of background) {
+        if (run.child.exitCode === null) process.kill(-(run.child.pid as number), 'SIGINT');
+        results.push({ at: block.at, exit: await run.exited });
+        outputs.push(`--- ${block.at} (background, exit ${run.child.exitCode})\n${run.output()}`);
+      }
+      await stack.stop();
+      rmSync(scratch, { recursive: true, force: true });
+    }
+    const expected = blocks.map((block) => ({ at: block.at, exit: block.exit }));
+    const byPlace = (a: { at: string }, b: { at: string }) => Number(a.at.split(':')[1]) - Number(b.at.split(':')[1]);
+    expect(results.sort(byPlace), outputs.join('\n')).toEqual(expected);
+  });
+});
 
 interface AgentProcess {
   child: ChildProcessWithoutNullStreams;

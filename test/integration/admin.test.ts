@@ -66,7 +66,11 @@ describe('tenants (operator)', () => {
     expect(disabled.status).toBe(200);
     expect(await json(disabled)).toMatchObject({ tenant, disabled: true, connectionsClosed: 1 });
     expect((await post(token)).status).toBe(401);
-    expect((await admin('GET', '/tokens', { token: adminToken })).status).toBe(401);
+    // The tenant's own admin is told why (an unknown token would read "a valid bearer token is required").
+    const ownAdmin = await admin('GET', '/tokens', { token: adminToken });
+    expect([ownAdmin.status, await json(ownAdmin)]).toEqual([401, { error: 'unauthenticated', detail: `tenant ${tenant} is disabled: its tokens are refused until the operator enables it again` }]);
+    const stream = await fetch(`${inject('baseUrl')}/stream`, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' } });
+    expect([stream.status, ((await stream.json()) as { detail?: string }).detail]).toEqual([401, `tenant ${tenant} is disabled: its tokens are refused until the operator enables it again`]);
     await expect(helloSocket({}, { token })).rejects.toThrow('401');
     // The closing frame names why: the tenant, not the token, was turned off.
     expect(await socket.next(isType('closing'))).toMatchObject({ reason: 'tenant-disabled' });

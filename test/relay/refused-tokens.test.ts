@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isWellFormedTokenSecret, mintTokenSecret } from '../../src/auth/token-secret.ts';
-import { authenticate } from '../../src/relay/authenticate.ts';
+import { authenticate, requireAuthentication } from '../../src/relay/authenticate.ts';
 import type { TokenLookup } from '../../src/relay/ports/tokens.ts';
 import { RefusedTokens } from '../../src/relay/refused-tokens.ts';
 
@@ -52,9 +52,14 @@ describe('authentication of bad tokens', () => {
   });
 
   it("looks a disabled tenant's token up every time, since the tenant may be enabled again", async () => {
-    const auth = authority({ refused: 'disabled' });
+    const auth = authority({ refused: 'disabled', tenant: 'acme' });
     const token = mintTokenSecret();
-    for (let attempt = 0; attempt < 3; attempt += 1) await authenticate(auth, { authorization: `Bearer ${token}`, allowQueryToken: false });
+    for (let attempt = 0; attempt < 3; attempt += 1) expect(await authenticate(auth, { authorization: `Bearer ${token}`, allowQueryToken: false })).toEqual({ disabledTenant: 'acme' });
     expect(auth.lookups).toHaveLength(3);
+  });
+
+  it("answers a disabled tenant's token with a 401 naming the tenant, and every other refusal with the plain 401", () => {
+    expect(() => requireAuthentication({ disabledTenant: 'acme' })).toThrow(expect.objectContaining({ code: 'unauthenticated', status: 401, detail: 'tenant acme is disabled: its tokens are refused until the operator enables it again' }));
+    expect(() => requireAuthentication(undefined)).toThrow(expect.objectContaining({ code: 'unauthenticated', status: 401, detail: 'a valid bearer token is required' }));
   });
 });

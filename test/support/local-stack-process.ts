@@ -1,5 +1,6 @@
 /**
- * Runs the local stack the way a user does (`tsx local/start.ts`), as a child process, and
+ * Runs the local stack the way a user does (`node --import tsx local/start.ts`, what `npm start`
+ * runs, or `npm start` itself), as a child process, and
  * waits for its ready line. Used by the test run's global setup and by tests that need a
  * stack of their own (restarts, kill -9).
  */
@@ -27,10 +28,23 @@ export interface StackCoordinates {
   managementCredentials: { accessKeyId: string; secretAccessKey: string };
 }
 
-export async function startStackProcess(options: { env?: Record<string, string>; args?: string[]; timeoutMs?: number } = {}): Promise<StackProcess> {
-  const tsx = join(repoRoot, 'node_modules', '.bin', 'tsx');
-  const child = spawn(tsx, [join(repoRoot, 'local', 'start.ts'), ...(options.args ?? ['--in-memory'])], {
+export interface StackProcessOptions {
+  env?: Record<string, string>;
+  args?: string[];
+  timeoutMs?: number;
+  /** `npm`: `npm start -- <args>`, the whole chain a person runs (npm, then the stack); default the stack alone, as npm start runs it (`node --import tsx`), so `child` is the stack's own process. */
+  via?: 'tsx' | 'npm';
+  /** A process group of its own (kill(-pid) then signals the group, as Ctrl-C in a terminal does). */
+  detached?: boolean;
+}
+
+export async function startStackProcess(options: StackProcessOptions = {}): Promise<StackProcess> {
+  const args = options.args ?? ['--in-memory'];
+  const [command, commandArgs] =
+    options.via === 'npm' ? ['npm', ['start', '--', ...args]] : [join(repoRoot, 'node_modules', '.bin', 'node'), ['--import', 'tsx', join(repoRoot, 'local', 'start.ts'), ...args]];
+  const child = spawn(command, commandArgs, {
     cwd: repoRoot,
+    detached: options.detached ?? false,
     env: {
       ...process.env,
       // Node 22 from node_modules first, as npm scripts do.

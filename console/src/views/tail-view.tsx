@@ -115,7 +115,13 @@ export function TailView({ session }: { session: ConsoleSession }) {
       )}
       <div class={selected === undefined ? 'split' : 'split with-detail'}>
         <ol class="events" aria-label="Events, newest first" data-testid="tail-events">
-          {rows.length === 0 && <li class="empty">No events yet{paused ? ' (paused)' : ''}.</li>}
+          {rows.length === 0 && (
+            // The stream opens without `from`, so it tails what arrives from now on: say so, or a
+            // session that holds events looks empty here.
+            <li class="empty">
+              No events since the tail opened{paused ? ' (paused)' : ''}: it shows what arrives from now on. A session's earlier events are in <a href="#/sessions">Sessions</a>.
+            </li>
+          )}
           {rows.map((row) => (
             <li key={row.serial}>
               <button type="button" class={`event-row sev-${String(row.event.severity ?? 'info')}`} aria-pressed={selected?.serial === row.serial} onClick={() => setSelected(row)}>

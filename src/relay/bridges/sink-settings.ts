@@ -121,7 +121,7 @@ function parseSink(entry: JsonValue, rules: SinkRules, defaultMaxCapture: Captur
       const busArn = entry.busArn;
       if (typeof busArn !== 'string' || !EVENT_BUS_ARN.test(busArn)) return '"busArn" is an EventBridge event bus ARN (arn:aws:events:{region}:{account}:event-bus/{name})';
       // IAM grants events:PutEvents on the deployment's configured buses only (least privilege).
-      if (!rules.allowedEventBuses.includes(busArn)) return `the bus ${busArn} is not one this deployment may put events on; add it to the stack's bridge event buses`;
+      if (!rules.allowedEventBuses.includes(busArn)) return `the bus ${busArn} is not one this deployment may put events on; add it to the stack's bridge event buses (-c bridgeEventBuses deployed, AEP_BRIDGE_EVENT_BUSES on npm start)`;
       return { settings: { ...common, target: busArn }, rotateSecret };
     }
     case 'otlp': {

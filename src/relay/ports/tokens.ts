@@ -5,8 +5,8 @@ import type { TokenGrant, TokenRecord, TokenRef } from '../domain/tenant.ts';
 /** Why a digest names no principal: `disabled` may change (the tenant enabled again); the others are final. */
 export type TokenRefusal = 'unknown' | 'revoked' | 'expired' | 'disabled';
 
-/** A digest's principal, or why it has none. */
-export type TokenLookup = { principal: Principal } | { refused: TokenRefusal };
+/** A digest's principal, or why it has none (a disabled tenant's token: which tenant, so its holder can be told). */
+export type TokenLookup = { principal: Principal } | { refused: Exclude<TokenRefusal, 'disabled'> } | { refused: 'disabled'; tenant: string };
 
 export interface TokensPort {
   /** The principal a token digest stands for, or why it stands for none. */

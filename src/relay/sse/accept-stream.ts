@@ -11,7 +11,7 @@ import { forbidden, limitExceeded, notFound, RelayError, unauthenticated, unavai
 import { sessionEqualityOf } from '../../protocol/attr-match.ts';
 import { BEFORE_FIRST_SEQ, comparePositions } from '../../protocol/positions.ts';
 import type { Position } from '../../protocol/positions.ts';
-import { authenticate } from '../authenticate.ts';
+import { authenticate, requireAuthentication } from '../authenticate.ts';
 import { recordSubscription } from '../open-subscription.ts';
 import { confirmStillActive } from '../revocation.ts';
 import type { SubscriptionSpec } from '../open-subscription.ts';
@@ -55,7 +55,7 @@ export async function acceptStream(runtime: RelayRuntime, http: StreamHttpReques
   if (http.path !== '/stream') throw notFound();
   if (http.method.toUpperCase() !== 'GET') throw new RelayError('method-not-allowed', 405, 'GET /stream only');
   const { headers } = http;
-  const authentication = await authenticate(runtime, {
+  const authentication = requireAuthentication(await authenticate(runtime, {
     // Behind CloudFront with origin access control, Authorization is CloudFront's SigV4
     // signature; the edge copies the viewer's header into x-aep-authorization first
     // (infra/constructs/edge-functions.ts). An EventSource sends neither: its token is the query.
@@ -63,8 +63,7 @@ export async function acceptStream(runtime: RelayRuntime, http: StreamHttpReques
     authorization: headers.authorization,
     accessTokenQuery: http.query.access_token,
     allowQueryToken: true,
-  });
-  if (authentication === undefined) throw unauthenticated();
+  }));
   const { principal, tokenDigest } = authentication;
   if (!hasScope(principal, 'consume')) throw forbidden('this token lacks the consume scope');
   const request = parseStreamRequest(http.query, headers['last-event-id'], runtime.config.limits.maxFromPositions);

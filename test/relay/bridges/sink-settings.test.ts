@@ -37,7 +37,7 @@ describe('parseSinkSet', () => {
     ['a duplicate name', { sinks: [{ name: 'a', kind: 'ocsf-webhook', url: 'https://x.example' }, { name: 'a', kind: 'ocsf-webhook', url: 'https://y.example' }] }, 'used twice'],
     ['plain http to another host', { sinks: [{ name: 'a', kind: 'ocsf-webhook', url: 'http://x.example/in' }] }, 'must use https'],
     ['credentials in a URL', { sinks: [{ name: 'a', kind: 'otlp', endpoint: 'https://u:p@x.example/v1/logs' }] }, 'must not carry credentials'],
-    ['a bus the deployment may not use', { sinks: [{ name: 'a', kind: 'eventbridge', busArn: 'arn:aws:events:eu-west-1:999999999999:event-bus/other' }] }, 'not one this deployment may put events on'],
+    ['a bus the deployment may not use', { sinks: [{ name: 'a', kind: 'eventbridge', busArn: 'arn:aws:events:eu-west-1:999999999999:event-bus/other' }] }, 'not one this deployment may put events on; add it to the stack\'s bridge event buses (-c bridgeEventBuses deployed, AEP_BRIDGE_EVENT_BUSES on npm start)'],
     ['a malformed bus ARN', { sinks: [{ name: 'a', kind: 'eventbridge', busArn: 'agents' }] }, '"busArn"'],
     ['an unknown ceiling', { sinks: [{ name: 'a', kind: 'ocsf-webhook', url: 'https://x.example', maxCapture: 'all' }] }, '"maxCapture"'],
     ['an invalid type pattern', { sinks: [{ name: 'a', kind: 'ocsf-webhook', url: 'https://x.example', types: ['tool*'] }] }, '"types"'],

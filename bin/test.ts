@@ -1,0 +1,32 @@
+/**
+ * `npm test`: the whole suite, as CI runs it (`.ci/run`). A script of several commands would
+ * hand `npm test -- <args>` to its last command only, after running the others (the typecheck
+ * and every test file for `npm test -- --help`), so the steps are run from here, after the
+ * command line was checked: `--help` prints what runs, anything else is refused.
+ */
+import { spawnSync } from 'node:child_process';
+import { scriptArguments } from './cli/script-arguments.ts';
+
+/** Files run last and one at a time: each is disturbed by other files on two cores (README "Two commands"). */
+const ALONE = ['test/integration/resume-no-loss.test.ts', 'test/integration/live-order.test.ts', 'test/integration/slow-hello.test.ts', 'test/reliability/noisy-'];
+
+const STEPS: ReadonlyArray<readonly string[]> = [
+  ['npm', 'run', 'typecheck'],
+  ['vitest', 'run', '--maxWorkers=2', ...ALONE.flatMap((file) => ['--exclude', file.endsWith('-') ? `${file}*.test.ts` : file])],
+  ['vitest', 'run', '--no-file-parallelism', ...ALONE],
+];
+
+scriptArguments({
+  command: 'npm test --',
+  usage: `Usage: npm test
+
+Runs, in order, stopping at the first that fails:
+${STEPS.map((step) => `  ${step.join(' ')}`).join('\n')}
+It takes no arguments; run one file with npx vitest run <file>.`,
+  config: { options: {} },
+});
+
+for (const [command, ...args] of STEPS) {
+  const { status, signal } = spawnSync(command as string, args, { stdio: 'inherit' });
+  if (status !== 0) process.exit(status ?? (signal === null ? 1 : 128));
+}
