@@ -18,6 +18,7 @@ import { projectContext } from '../infra/project-context.ts';
 import { RelayStack } from '../infra/relay-stack.ts';
 import { settingsFromContext, stackNameOf } from '../infra/relay-settings.ts';
 import { TEMPLATE_SCENARIOS } from '../infra/template-scenarios.ts';
+import { scriptArguments } from './cli/script-arguments.ts';
 
 const OUT_DIR = join(PROJECT_ROOT, 'cdk.out', 'lint-templates');
 const CFN_LINT = process.env.AEP_CFN_LINT ?? 'cfn-lint';
@@ -46,7 +47,14 @@ async function synthesizeScenarios(): Promise<string[]> {
   });
 }
 
+const USAGE = `Usage: npm run lint:templates
+
+Synthesizes the stack's three templates (the defaults, CORS, every option) into
+cdk.out/lint-templates/ and runs cfn-lint on them (pip install cfn-lint; AEP_CFN_LINT names
+another path). Exit codes: 0 no error, 1 cfn-lint found errors, 2 usage or cfn-lint is not installed.`;
+
 async function main(): Promise<number> {
+  scriptArguments({ command: 'npm run lint:templates --', usage: USAGE, config: { options: {} } });
   const version = cfnLintVersion();
   if (version === undefined) {
     console.error(`cfn-lint is not installed: pip install cfn-lint (or set AEP_CFN_LINT to its path; tried ${JSON.stringify(CFN_LINT)})`);

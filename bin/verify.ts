@@ -200,11 +200,18 @@ await check('command round trip with the simulated agent', async () => {
   const agentSession = `${session}-agent`;
   agent = new SimulatedAgent({ baseUrl: baseUrl!, token: issued.token, agent: 'verify-agent', session: agentSession, accepts: ['control.pause'] });
   await agent.start();
-  await new Promise((resolve) => setTimeout(resolve, 500));
   const controller = await helloSocket({ role: 'both', identity: { agent: 'verify-controller' } }, token);
   opened.push({ close: () => controller.socket.close() });
   controller.send({ type: 'subscribe', id: 'acks', filter: { session: agentSession } });
   await controller.next((frame) => frame.id === 'acks');
+  // Fan-out records the agent's claim from its first event: the roster shows it once it routes.
+  for (let round = 0; ; round += 1) {
+    controller.send({ type: 'roster', id: `claim-${round}` });
+    const roster = await controller.next((frame) => frame.type === 'roster' && frame.id === `claim-${round}`);
+    if ((roster.entries as Array<{ session?: unknown }> | undefined)?.some((entry) => entry.session === agentSession) === true) break;
+    if (round >= 100) throw new Error(`the agent's claim of ${agentSession} never showed in the roster`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
   const commandId = mintId();
   controller.send({ aep: '0.1', id: commandId, type: 'control.pause', time: new Date().toISOString(), source: 'aep://verify/agent/verify-controller', agent: 'verify-controller', session: agentSession });
   // The agent's own events caused by the command (its progress) may arrive before the ack: wait for the ack or a refusal.

@@ -1,5 +1,5 @@
 /**
- * `npm run sim -- --schedules N [--seed S] [--inject NAME | --inject list] [--trace]`
+ * `npm run sim -- --schedules N [--seed S] [--inject NAME | --inject list] [--trace]` (usage below).
  *
  * Plays N schedules of the delivery simulation from seed S (default 1): one line per violation
  * with its seed, then the shrunk scenario's trace for each failing seed, and at the end
@@ -7,52 +7,55 @@
  * put back (`sim/injections/`), which the simulation must find; `--inject list` names them.
  * Exit code 0 when no schedule broke an invariant, 1 when one did, 2 on a usage error.
  */
-import { parseArgs } from 'node:util';
+import { UsageError } from '../bin/cli/cli-arguments.ts';
+import { scriptArguments } from '../bin/cli/script-arguments.ts';
 import { injectionNames, runInjected } from './injections/inject.ts';
 import { runOne } from './run-schedules.ts';
 
-const usage = 'usage: npm run sim -- --schedules N [--seed S] [--inject NAME | --inject list] [--trace] [--no-shrink]';
+const USAGE = `Usage: npm run sim -- --schedules N [--seed S] [--inject NAME | --inject list] [--trace] [--no-shrink] [--stop-at-first]
 
-function fail(message: string): never {
-  process.stderr.write(`${message}\n${usage}\n`);
-  process.exit(2);
-}
+Plays N schedules of the delivery simulation, schedule S first (default 1), and prints one line per
+invariant a schedule breaks, with its seed, then the shrunk scenario and its trace.
 
-let values;
-try {
-  ({ values } = parseArgs({
+  --schedules N     how many schedules (default 1)
+  --seed S          the first schedule's seed (default 1); --schedules 1 --seed S replays one
+  --inject NAME     play them against the relay with a known defect put back; list: their names
+  --trace           print the trace of every failing schedule, not only the first three
+  --no-shrink       report failures as found, without shrinking them
+  --stop-at-first   stop at the first failing schedule
+
+Exit codes: 0 no schedule broke an invariant, 1 one did, 2 usage.`;
+
+const { values } = scriptArguments({
+  command: 'npm run sim --',
+  usage: USAGE,
+  config: {
     options: {
-      schedules: { type: 'string' },
-      seed: { type: 'string' },
+      schedules: { type: 'string', default: '1' },
+      seed: { type: 'string', default: '1' },
       inject: { type: 'string' },
       trace: { type: 'boolean' },
       'no-shrink': { type: 'boolean' },
       'stop-at-first': { type: 'boolean' },
-      help: { type: 'boolean' },
     },
-    strict: true,
-  }));
-} catch (error) {
-  fail(error instanceof Error ? error.message : String(error));
-}
-if (values.help === true) {
-  process.stdout.write(`${usage}\n`);
-  process.exit(0);
-}
+  },
+  check: ({ values: parsed }) => {
+    if (!/^[1-9]\d*$/.test(parsed.schedules)) throw new UsageError(`--schedules takes a positive integer, got ${JSON.stringify(parsed.schedules)}`);
+    if (!/^-?\d+$/.test(parsed.seed)) throw new UsageError(`--seed takes an integer, got ${JSON.stringify(parsed.seed)}`);
+    if (parsed.inject !== undefined && parsed.inject !== 'list' && !injectionNames().includes(parsed.inject)) throw new UsageError(`unknown injection ${parsed.inject}; --inject list names them`);
+  },
+});
 if (values.inject === 'list') {
   for (const name of injectionNames()) process.stdout.write(`${name}\n`);
   process.exit(0);
 }
 if (values.inject !== undefined) {
-  if (!injectionNames().includes(values.inject)) fail(`unknown injection ${values.inject}; --inject list names them`);
   const forwarded = process.argv.slice(2).filter((argument, index, all) => argument !== '--inject' && all[index - 1] !== '--inject' && !argument.startsWith('--inject='));
   process.exit(await runInjected(values.inject, forwarded));
 }
 
-const schedules = Number(values.schedules ?? '1');
-const firstSeed = Number(values.seed ?? '1');
-if (!Number.isSafeInteger(schedules) || schedules < 1) fail('--schedules takes a positive integer');
-if (!Number.isSafeInteger(firstSeed)) fail('--seed takes an integer');
+const schedules = Number(values.schedules);
+const firstSeed = Number(values.seed);
 
 const startedAt = Date.now();
 let violations = 0;

@@ -40,7 +40,7 @@ interface Connection {
 
 export interface GatewayFaults {
   /** Extra ms before a frame's invocation starts (a cold or busy integration). */
-  handOffDelay(): number;
+  handOffDelay(text: string): number;
   /** Extra ms a post takes (a slow API Gateway answer). */
   slowPost(): number;
 }
@@ -85,7 +85,7 @@ export class SimulatedWebSocketGateway {
     const connection = this.connections.get(connectionId);
     if (connection === undefined || !connection.open) return;
     const receivedAtMs = this.time.now();
-    const delay = this.random.latency(3, 30) + this.faults.handOffDelay();
+    const delay = this.random.latency(3, 30) + this.faults.handOffDelay(text);
     this.time.at(delay, () => {
       void this.route('$default', connectionId, text, receivedAtMs);
     });

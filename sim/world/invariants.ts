@@ -34,18 +34,21 @@ export interface Violation {
  * What a fault-free schedule may cost at most (I6), as DynamoDB bills it, in the shape of the
  * bench's cost model: the event log's request units per admitted event, per fan-out batch and
  * per emitter's session (write units) and per subscription (a replay's reads); and posts per
- * event a consumer got for the first time (duplicates included). A claim, owner or registry write
- * per event, or a flood of duplicate posts, breaks them.
+ * event a consumer got for the first time (duplicates included). Set a little above what 2,000
+ * fault-free schedules cost at most, so a claim, owner or registry write per event, or a flood of
+ * duplicate posts, breaks them (each adds about a unit per event, or a post per delivery).
  */
 export const COST_BOUNDS = {
   /** The event itself. */
   eventWriteUnitsPerEvent: 1,
   /** Per fan-out batch: each session's order-state commit, delivered mark and summary. */
-  eventWriteUnitsPerBatch: 3,
+  eventWriteUnitsPerBatch: 3.5,
   /** Once per emitter's session: its owner, first order state, wake-ups while a gap is open. */
   eventWriteUnitsPerEmitterSession: 10,
   eventReadUnitsPerEvent: 1.5,
-  eventReadUnitsPerSubscriptionOrEmitter: 15,
+  /** Per fan-out batch: a cold order state's load, a wake-up's delivered mark, a gap check. */
+  eventReadUnitsPerBatch: 2,
+  eventReadUnitsPerSubscriptionOrEmitter: 20,
   postsPerFirstDelivery: 1.5,
   /** Around a replay-to-live handoff a subscription may get the events of the batch in flight twice. */
   postsPerSubscription: 10,
@@ -170,7 +173,7 @@ function costViolations(observation: Observation, firstDeliveries: number): Viol
   const emitterSessions = new Set(admitted.map((event) => `${event.source}\u0000${event.session}`)).size;
   const subscriptions = observation.consumers.reduce((total, consumer) => total + consumer.connections.length, 0);
   const writeBound = COST_BOUNDS.eventWriteUnitsPerEvent * admitted.length + COST_BOUNDS.eventWriteUnitsPerBatch * observation.invocations.fanout + COST_BOUNDS.eventWriteUnitsPerEmitterSession * emitterSessions;
-  const readBound = COST_BOUNDS.eventReadUnitsPerEvent * admitted.length + COST_BOUNDS.eventReadUnitsPerSubscriptionOrEmitter * (subscriptions + emitterSessions);
+  const readBound = COST_BOUNDS.eventReadUnitsPerEvent * admitted.length + COST_BOUNDS.eventReadUnitsPerBatch * observation.invocations.fanout + COST_BOUNDS.eventReadUnitsPerSubscriptionOrEmitter * (subscriptions + emitterSessions);
   const writes = eventLog(usage.writesBy);
   const reads = eventLog(usage.readsBy);
   const at = `${admitted.length} events, ${observation.invocations.fanout} batches, ${emitterSessions} emitter sessions, ${subscriptions} subscriptions`;

@@ -55,6 +55,8 @@ export interface FaultPlan {
   overAge: number;
   /** A partition split of the first session's partition at this time. */
   splitAtMs?: number;
+  /** Every `hello` frame's invocation starts this late (a cold start of the hello's own invocation); not drawn, set by a test. */
+  helloHandOffMs?: number;
 }
 
 export interface Scenario {

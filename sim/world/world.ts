@@ -209,7 +209,7 @@ export async function runSchedule(scenario: Scenario, options: { traceAll?: bool
   };
   const gatewayRandom = random.fork();
   gateway = new SimulatedWebSocketGateway(time, random.fork(), route, {
-    handOffDelay: () => (inWindow() && gatewayRandom.chance(faults.lateHandOff) ? gatewayRandom.int(300, 1_500) : 0),
+    handOffDelay: (text) => (text.startsWith('{"type":"hello"') ? (faults.helloHandOffMs ?? 0) : 0) + (inWindow() && gatewayRandom.chance(faults.lateHandOff) ? gatewayRandom.int(300, 1_500) : 0),
     slowPost: () => (inWindow() && gatewayRandom.chance(faults.slowPost) ? gatewayRandom.int(1_000, 8_000) : 0),
   });
 

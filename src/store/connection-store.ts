@@ -115,6 +115,18 @@ export class ConnectionStore implements ConnectionsPort {
     }
   }
 
+  async recordVerified(tenant: string, connectionId: string, standing: VerifiedStanding): Promise<void> {
+    await this.client.send(
+      new UpdateItemCommand({
+        TableName: this.options.tableName,
+        Key: { pk: str(connectionKeys.connectionPartition(tenant, connectionId)), sk: str(connectionKeys.connectionRecord) },
+        UpdateExpression: 'SET verified = :verified',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':verified': str(JSON.stringify(standing)) },
+      }),
+    );
+  }
+
   async transition(tenant: string, connectionId: string, from: readonly ConnectionState[], to: ConnectionState, by: string): Promise<boolean> {
     const values: Record<string, AttributeValue> = { ':to': str(to), ':by': str(by) };
     from.forEach((state, index) => {

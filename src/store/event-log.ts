@@ -63,6 +63,11 @@ export interface EventLogOptions {
   liveOnlySeconds: number;
   now: Clock;
   mintId: IdMinter;
+  /**
+   * How long this process trusts that a session is already in the registry before
+   * refreshing it (saves one write per event on a warm container).
+   */
+  registryRefreshMs?: number;
 }
 
 const SECONDS_PER_DAY = 86_400;
@@ -76,7 +81,7 @@ export class EventLog implements EventLogPort {
     private readonly client: DynamoDBClient,
     private readonly options: EventLogOptions,
   ) {
-    this.sessions = new SessionRegistry(client, options.tableName);
+    this.sessions = new SessionRegistry(client, { tableName: options.tableName, refreshMs: options.registryRefreshMs ?? 60_000 });
     this.redeliveries = new RedeliveryMarkers(client, { tableName: options.tableName, lifetimeSeconds: options.liveOnlySeconds, mintId: options.mintId });
     this.history = new SessionHistory(client, options.tableName);
   }
@@ -99,6 +104,10 @@ export class EventLog implements EventLogPort {
       ...(annotations.senderVerified === undefined ? {} : { senderVerified: senderVerifiedValue(annotations.senderVerified) }),
       ...(annotations.via === undefined ? {} : { via: str(annotations.via) }),
     };
+    // The registry write (replay-all's list) runs beside the put rather than before it: awaiting
+    // it first held a session's first pipelined events back behind it, storing them late. It is
+    // written once a minute per process at most (`session-registry.ts`).
+    let registering: Promise<void> | undefined;
     if (agentScoped) {
       item.pk = str(eventKeys.agentPartition(tenant, event.agent));
       item.sk = str(eventKeys.eventSort(event.source, event.id));
@@ -108,10 +117,14 @@ export class EventLog implements EventLogPort {
       const place = event.seq === undefined ? (seqLessAnchor ?? (await this.anchorSeqLess(tenant, session))).positionKey : emitterKey(event.epoch ?? 0, event.seq, sourceDigest(event.source));
       item.sk = str(event.seq === undefined ? eventKeys.eventSort(event.source, event.id) : eventKeys.positionSort(place));
       item.pos = str(place);
+      registering = this.sessions.register(tenant, session, nowMs, expiresAfter(nowMs, retentionDays * SECONDS_PER_DAY));
     }
-    // One write: the session's registry item (replay-all's list) is fan-out's to keep, with its
-    // summary (`session-summaries.ts`), so a burst of first events costs no write per event beside it.
-    return this.put(tenant, admitted, item, agentScoped, nowMs);
+    try {
+      return await this.put(tenant, admitted, item, agentScoped, nowMs);
+    } finally {
+      // A failed registry write fails the append (the emitter resends: a retransmit registers again).
+      await registering;
+    }
   }
 
   private async put(tenant: string, admitted: AdmittedEvent, item: Item, agentScoped: boolean, nowMs: number): Promise<AppendOutcome> {

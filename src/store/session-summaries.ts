@@ -27,12 +27,6 @@ import { clampLimit, decodeCursor, pageOf } from './pages.ts';
 import { ACTIVITY_INDEX } from './table-definitions.ts';
 
 const TIME_DIGITS = 15;
-const DAY_SECONDS = 86_400;
-
-/** The registry item's expiry for events visible until `visibleUntilSec`: the end of the day after it. */
-function registryExpiry(visibleUntilSec: number): number {
-  return (Math.floor(visibleUntilSec / DAY_SECONDS) + 2) * DAY_SECONDS;
-}
 
 export interface SessionSummaryStoreOptions {
   tableName: string;
@@ -57,9 +51,8 @@ export class SessionSummaryStore implements SessionSummariesPort {
       'activityPk = :activityPk',
       'activity = :activity',
       'visibleUntil = :visibleUntil',
-      // The registry item (`session-registry.ts`) lives as long as the session's longest-lived
-      // event; moved later below, never earlier (a lowered retention leaves older events behind).
-      'expiresAt = if_not_exists(expiresAt, :expires)',
+      // The item's expiry is the registry's (`session-registry.ts`), which only ever moves it later.
+      'expiresAt = if_not_exists(expiresAt, :visibleUntil)',
     ];
     const values: Item = {
       ':kind': str('session'),
@@ -71,7 +64,6 @@ export class SessionSummaryStore implements SessionSummariesPort {
       ':activityPk': str(partition),
       ':activity': str(activityKey(activity.lastEventMs, activity.session)),
       ':visibleUntil': num(activity.visibleUntilSec),
-      ':expires': num(registryExpiry(activity.visibleUntilSec)),
       ':count': num(activity.eventCount),
     };
     if (activity.lastPosition !== undefined) {
@@ -84,9 +76,8 @@ export class SessionSummaryStore implements SessionSummariesPort {
       values[':ended'] = { BOOL: true };
     }
     const condition = 'attribute_not_exists(watermark) OR watermark < :watermark';
-    let before: Item | undefined;
     try {
-      ({ Attributes: before } = await this.client.send(
+      await this.client.send(
         new UpdateItemCommand({
           TableName: this.options.tableName,
           Key: { pk: str(partition), sk: str(activity.session) },
@@ -95,31 +86,11 @@ export class SessionSummaryStore implements SessionSummariesPort {
           // `agent` is a DynamoDB reserved word; `session` is aliased the same way for safety.
           ExpressionAttributeNames: { '#session': 'session', '#agent': 'agent' },
           ExpressionAttributeValues: values,
-          ReturnValues: 'UPDATED_OLD',
         }),
-      ));
+      );
     } catch (error) {
       // Folded before (a retried batch): nothing to count again.
       if (!isConditionFailure(error)) throw error;
-      return;
-    }
-    const expires = registryExpiry(activity.visibleUntilSec);
-    const current = readNumber(before, 'expiresAt');
-    // Expiries are whole days, so this second write comes about once a day per active session.
-    if (current !== undefined && current < expires) {
-      await this.client
-        .send(
-          new UpdateItemCommand({
-            TableName: this.options.tableName,
-            Key: { pk: str(partition), sk: str(activity.session) },
-            UpdateExpression: 'SET expiresAt = :expires',
-            ConditionExpression: 'expiresAt < :expires',
-            ExpressionAttributeValues: { ':expires': num(expires) },
-          }),
-        )
-        .catch((error: unknown) => {
-          if (!isConditionFailure(error)) throw error;
-        });
     }
   }
 

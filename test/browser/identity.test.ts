@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { admin, issue, tenantWithAdmin } from '../support/admin-client.ts';
 import { testOperator } from '../support/identity-cards.ts';
 import { mintId, sessionEvent, uniqueName } from '../support/relay-fixtures.ts';
-import { helloSocket } from '../support/ws-client.ts';
+import { helloSocket, untilClaimed } from '../support/ws-client.ts';
 import { consoleBrowser } from './support/chromium.ts';
 import { goTo, openConsole, signIn } from './support/console-page.ts';
 
@@ -62,7 +62,7 @@ describe('the console and identity cards', () => {
     claimant.send(sessionEvent(session, 0, { agent: 'worker', source: `aep://h/agent/worker/session/${session}` }));
     const verified = await helloSocket({ role: 'both', identity: { agent: 'phone', card: await acme.card('phone', []) } }, { token: sender.token });
     const unverified = await helloSocket({ role: 'both', identity: { agent: 'phone' } }, { token: sender.token });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await untilClaimed({ token: sender.token }, session);
     const command = (type: string) => ({ aep: '0.1', id: mintId(), type, time: new Date().toISOString(), source: 'aep://h/agent/phone', agent: 'phone', session, data: { scope: 'session' } });
     const fromVerified = command('control.cancel');
     const fromUnverified = command('control.pause');

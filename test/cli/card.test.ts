@@ -43,8 +43,8 @@ describe('npm run card', () => {
     expect(bothClaims.aud).toEqual(['acme-corp', 'acme-staging']);
   });
 
-  it('exits 2 with its usage when no --aud is given', async () => {
+  it('exits 2 naming --aud when none is given', async () => {
     const key = join(mkdtempSync(join(tmpdir(), 'card-')), 'acme.jwk');
-    await expect(card(['--agent', 'worker', '--operator', 'acme', '--key', key])).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('--aud <tenant>') });
+    await expect(card(['--agent', 'worker', '--operator', 'acme', '--key', key])).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('--aud are required') });
   });
 });

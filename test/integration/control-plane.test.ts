@@ -3,7 +3,7 @@ import { SimulatedAgent } from '../../local/agent/simulated-agent.ts';
 import { connectionTableStores } from '../../src/store/connection-table.ts';
 import { ControlPolicyStore } from '../../src/store/control-policy-store.ts';
 import { dynamoClient, mintId, sessionEvent, storedEvents, tableNames, tenantWithToken, uniqueName } from '../support/relay-fixtures.ts';
-import { helloSocket, isType, waitForCount } from '../support/ws-client.ts';
+import { helloSocket, isType, waitForCount, untilClaimed } from '../support/ws-client.ts';
 import type { Frame, TestSocket } from '../support/ws-client.ts';
 
 const ALL_COMMANDS = ['control.attention.respond', 'control.cancel', 'control.pause', 'control.resume'];
@@ -12,11 +12,11 @@ function command(type: string, session: string, fields: Record<string, unknown> 
   return { aep: '0.1', id: mintId(), type, time: new Date().toISOString(), source: 'aep://phone/agent/phone', agent: 'phone', session, ...fields };
 }
 
-async function startAgent(token: string, session: string, accepts = ALL_COMMANDS): Promise<SimulatedAgent> {
-  const agent = new SimulatedAgent({ baseUrl: inject('baseUrl'), token, agent: 'sim', session, accepts });
+async function startAgent(token: string, session: string, accepts = ALL_COMMANDS, claims = 1, name = 'sim'): Promise<SimulatedAgent> {
+  const agent = new SimulatedAgent({ baseUrl: inject('baseUrl'), token, agent: name, session, accepts });
   await agent.start();
-  // The first sequenced event records the claim; wait until the relay has it.
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  // The first sequenced event records the claim; wait until the relay has it (`claims` in all).
+  await untilClaimed({ token }, session, claims);
   return agent;
 }
 
@@ -76,8 +76,9 @@ describe('control plane', () => {
     const tenant = uniqueName('amb');
     const token = await tenantWithToken(tenant, ['emit', 'consume', 'control']);
     const session = uniqueName('twin');
+    // Two emitters (two sources) of one name: two sessions to AEP-0001 §5.2, one name to routing.
     const first = await startAgent(token, session);
-    const second = await startAgent(token, session);
+    const second = await startAgent(token, session, ALL_COMMANDS, 2, 'sim-twin');
     const phone = await controller(token, session);
     const cancel = command('control.cancel', session, { data: { scope: 'run' } });
     phone.send(cancel);

@@ -11,7 +11,7 @@ import { eventKeys } from '../../src/store/keys.ts';
 import { eventually, expireEvents, postSequence } from '../support/history-fixtures.ts';
 import { getPage, wholeHistory } from '../support/history-client.ts';
 import { dynamoClient, eventLog, mintId, ndjson, postEvents, sessionEvent, storedTexts, tableNames, tenantWithToken, uniqueName } from '../support/relay-fixtures.ts';
-import { helloSocket } from '../support/ws-client.ts';
+import { helloSocket, untilClaimed } from '../support/ws-client.ts';
 
 /**
  * One long session shared by the tests of this file (5,000 posted events plus what a live
@@ -31,7 +31,7 @@ beforeAll(async () => {
   posted = await postSequence(token, session, 0, 2500, { agent: 'sim' });
   const agent = new SimulatedAgent({ baseUrl: inject('baseUrl'), token, agent: 'sim', session, accepts: ['control.pause', 'control.resume'], epoch: 1 });
   await agent.start();
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await untilClaimed({ token }, session);
   const phone = await helloSocket({ role: 'both', identity: { agent: 'phone' } }, { token });
   for (const type of ['control.pause', 'control.resume']) {
     const command = { aep: '0.1', id: mintId(), type, time: new Date().toISOString(), source: 'aep://phone/agent/phone', agent: 'phone', session, data: {} };

@@ -7,7 +7,7 @@ import { admin, issue, tenantWithAdmin } from '../support/admin-client.ts';
 import { testOperator } from '../support/identity-cards.ts';
 import type { TestOperator } from '../support/identity-cards.ts';
 import { mintId, sessionEvent, uniqueName } from '../support/relay-fixtures.ts';
-import { helloSocket, openSocket } from '../support/ws-client.ts';
+import { helloSocket, isType, openSocket } from '../support/ws-client.ts';
 import type { Frame, TestSocket } from '../support/ws-client.ts';
 
 /**
@@ -28,10 +28,22 @@ async function setPolicy(adminToken: string, policy: Record<string, unknown>): P
 }
 
 /** An emitter that says hello (with `card` if given) and claims `session`. */
+/**
+ * A connection that claims `session` with its first event (an emitter of its own: two claimants
+ * of one name are two emitters, AEP-0001 §5.2). Fan-out records the claim before it delivers the
+ * event, so once a watcher of the session gets the event the claim is there (unless the relay
+ * closed the connection, its card refused).
+ */
 async function claimant(token: string, agent: string, session: string, card?: unknown): Promise<TestSocket> {
   const socket = await helloSocket({ role: 'both', identity: { agent, ...(card === undefined ? {} : { card }) }, capabilities: { control: { accepts: ACCEPTS } } }, { token });
-  socket.send(sessionEvent(session, 0, { agent, source: `aep://h/agent/${agent}/session/${session}` }));
-  await pause(300);
+  // The same identity (and card): a token bound to an operator takes no hello without it.
+  const watcher = await helloSocket({ role: 'consumer', identity: { agent, ...(card === undefined ? {} : { card }) } }, { token });
+  watcher.send({ type: 'subscribe', id: 'watch', filter: { session } });
+  await watcher.next(isType('subscribed'));
+  const event = sessionEvent(session, 0, { agent, source: `aep://h/agent/${agent}/session/${session}/${mintId()}` });
+  socket.send(event);
+  await Promise.race([watcher.next((frame) => frame.id === event.id), socket.closed]);
+  await watcher.close();
   return socket;
 }
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SimulatedAgent } from '../../local/agent/simulated-agent.ts';
 import { inject } from 'vitest';
 import { mintId, ndjson, postEvents, sessionEvent, storedEvents, tenantWithToken, uniqueName } from '../support/relay-fixtures.ts';
-import { helloSocket, isType } from '../support/ws-client.ts';
+import { helloSocket, isType, untilClaimed } from '../support/ws-client.ts';
 import { openStream } from '../support/sse-client.ts';
 
 /**
@@ -56,7 +56,7 @@ describe('tenant isolation', () => {
     // Claims: B's emitter claiming the same session name does not make A's routing ambiguous.
     const agentB = new SimulatedAgent({ baseUrl: inject('baseUrl'), token: tokenB, agent: 'tester', session, accepts: ['control.cancel'] });
     await agentB.start();
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await untilClaimed({ token: tokenB }, session);
     const wsA = await helloSocket({ role: 'both', identity: { agent: 'phone' } }, { token: tokenA });
     wsA.send({ type: 'subscribe', id: 'a', filter: { session } });
     await wsA.next(isType('subscribed'));

@@ -4,7 +4,7 @@ import { connectionTableStores } from '../../src/store/connection-table.ts';
 import { readFixtureJson } from '../support/aep-corpus.ts';
 import { dynamoClient, mintId, ndjson, postEvents, sessionEvent, storedEvents, tableNames, tenantWithToken, uniqueName } from '../support/relay-fixtures.ts';
 import { openStream } from '../support/sse-client.ts';
-import { helloSocket, isType, openSocket, waitForCount } from '../support/ws-client.ts';
+import { helloSocket, isType, openSocket, waitForCount, untilClaimed } from '../support/ws-client.ts';
 import type { Frame } from '../support/ws-client.ts';
 
 const isEventOf = (session: string) => (frame: Frame) => frame.session === session && typeof frame.type === 'string' && frame.type.includes('.');
@@ -224,7 +224,7 @@ describe('WebSocket subscriptions', () => {
     // A claimant that accepts the one command case, so it is routed, stored and fanned out.
     const target = await helloSocket({ role: 'both', identity: { agent: 'a' }, capabilities: { control: { accepts: ['control.attention.respond'] } } }, { token });
     target.send(sessionEvent(session, 999, { source: 'aep://h/agent/a', agent: 'a' }));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await untilClaimed({ token }, session);
     const consumers = new Map<string, Awaited<ReturnType<typeof helloSocket>>>();
     for (const ceiling of new Set(cases.map((entry) => entry.ceiling))) {
       const consumer = await helloSocket({}, { token });

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { localTableNames } from '../../local/create-tables.ts';
 import { openStream } from '../support/sse-client.ts';
 import type { SseStream } from '../support/sse-client.ts';
-import { helloSocket, isType } from '../support/ws-client.ts';
+import { helloSocket, isType, untilClaimed } from '../support/ws-client.ts';
 import type { Frame, TestSocket } from '../support/ws-client.ts';
 import { eventOf, eventually, mintId, post, sleep, startOwnStack, uniqueName } from './support/fault-stack.ts';
 import type { OwnStack } from './support/fault-stack.ts';
@@ -195,10 +195,12 @@ describe('DynamoDB throttling and transient errors', () => {
   it('a session claim whose write was done but whose answer was lost is complete: commands still route to the claimant', async () => {
     const session = uniqueName('ddb-claim');
     const agent = await helloSocket({ role: 'emitter', identity: { agent: 'tester' }, capabilities: { control: { accepts: ['control.pause'] } } }, { baseUrl: stack.baseUrl, token: stack.token });
-    // The claim's first write reaches DynamoDB, its acknowledgement does not: the SDK retries into the stored item.
-    await stack.setFaults({ dynamo: [{ commands: ['PutItemCommand'], tables: [CONNECTIONS_TABLE], error: 'InternalServerError', count: 1, phase: 'after' }] });
+    // The claim's first write (fan-out's, from the event) reaches DynamoDB, its acknowledgement
+    // does not: the batch is retried into the stored item.
+    await stack.setFaults({ dynamo: [{ commands: ['PutItemCommand'], tables: [CONNECTIONS_TABLE], functions: ['fanout'], error: 'InternalServerError', count: 1, phase: 'after' }] });
     agent.send(eventOf(session, 0));
     await eventually(async () => (await stack.stored(session)).length === 1, () => 'the claiming event was not stored');
+    await untilClaimed({ baseUrl: stack.baseUrl, token: stack.token }, session);
     expect((await stack.faults()).dynamo.injected).toEqual({ PutItemCommand: 1 });
     await stack.setFaults({});
     const phone = await helloSocket({ role: 'consumer', identity: { agent: 'phone' } }, { baseUrl: stack.baseUrl, token: stack.token });
@@ -210,17 +212,26 @@ describe('DynamoDB throttling and transient errors', () => {
     phone.socket.terminate();
   });
 
-  it('an event whose session claim cannot be written is refused in-band with unavailable, never dropped silently', async () => {
-    const session = uniqueName('ddb-claim-503');
+  it('an event whose session claim cannot be written yet is stored, and reaches no consumer before its claim does', async () => {
+    const session = uniqueName('ddb-claim-held');
+    const watcher = await helloSocket({ role: 'consumer' }, { baseUrl: stack.baseUrl, token: stack.token });
+    watcher.send({ type: 'subscribe', id: 'w', filter: { session } });
+    await watcher.next(isType('subscribed'));
     const agent = await helloSocket({ role: 'emitter', identity: { agent: 'tester' } }, { baseUrl: stack.baseUrl, token: stack.token });
-    await stack.setFaults({ dynamo: [{ commands: ['PutItemCommand'], tables: [CONNECTIONS_TABLE], error: 'InternalServerError', count: 6 }] });
+    // Every claim write fails past the SDK's retries: fan-out reports the batch failed, and retries it.
+    await stack.setFaults({ dynamo: [{ commands: ['PutItemCommand'], tables: [CONNECTIONS_TABLE], functions: ['fanout'], error: 'InternalServerError', count: 18 }] });
     const event = eventOf(session, 0);
     agent.send(event);
-    expect(await agent.next(isType('error'))).toMatchObject({ code: 'unavailable', cause: event.id });
+    await eventually(async () => (await stack.stored(session)).length === 1, () => 'the event was not stored');
+    await eventually(async () => ((await stack.faults()).dynamo.injected.PutItemCommand ?? 0) >= 6, () => 'fan-out never tried the claim');
+    expect(watcher.all((frame) => frame.id === event.id)).toEqual([]);
+    expect(agent.all(isType('error'))).toEqual([]);
     await stack.setFaults({});
-    agent.send(event);
-    await eventually(async () => (await stack.stored(session)).length === 1, () => 'the resent event was not stored');
+    // Once the claim is written the event goes out, and a command can reach its emitter.
+    await watcher.next((frame) => frame.id === event.id, 30_000);
+    await untilClaimed({ baseUrl: stack.baseUrl, token: stack.token }, session);
     agent.socket.terminate();
+    watcher.socket.terminate();
   });
 
   it('a storage failure outside the event write (the token lookup) answers 503 unavailable, not 500, on POST /events and GET /stream', async () => {

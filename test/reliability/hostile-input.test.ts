@@ -11,7 +11,7 @@ import { validateEnvelope } from '../../src/protocol/envelope.ts';
 import { isCommandType } from '../../src/protocol/type-grammar.ts';
 import { eventLog, mintId, ndjson, postEvents, sessionEvent, storedEvents, storedTexts, tenantWithToken, uniqueName } from '../support/relay-fixtures.ts';
 import { openStream } from '../support/sse-client.ts';
-import { helloSocket, isType, waitForCount } from '../support/ws-client.ts';
+import { helloSocket, isType, waitForCount, untilClaimed } from '../support/ws-client.ts';
 import type { Frame, TestSocket } from '../support/ws-client.ts';
 
 // Property runs are many round trips each; bounded, but slower than the default allows on a loaded machine.
@@ -405,7 +405,7 @@ describe('hostile input: forged identity', () => {
     const session = uniqueName('victim-session');
     const victim = await helloSocket({ role: 'both', identity: { agent: 'victim' }, capabilities: { control: { accepts: ['control.cancel', 'control.pause'] } } }, { token: victimToken });
     victim.send(sessionEvent(session, 0, { agent: 'victim', source: 'aep://h/agent/victim' }));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await untilClaimed({ token: victimToken }, session);
     const dash = await helloSocket({ role: 'both', identity: { agent: 'dash' } }, { token: dashToken });
 
     await fc.assert(

@@ -3,6 +3,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import type { SessionActivity } from '../../src/relay/domain/history.ts';
 import { sessionActivitiesOf } from '../../src/store/event-stream.ts';
+import { SessionRegistry } from '../../src/store/session-registry.ts';
 import { SessionSummaryStore } from '../../src/store/session-summaries.ts';
 import { dynamoClient, sessionEvent, tableNames, uniqueName } from '../support/relay-fixtures.ts';
 
@@ -61,22 +62,17 @@ describe('session summaries from the event stream', () => {
   it("keeps the session item until its longest-lived event's expiry: a lowered retention never brings it forward", async () => {
     const tenant = uniqueName('ttl');
     const client = dynamoClient();
+    const registry = new SessionRegistry(client, { tableName: tableNames.events, refreshMs: 0 });
     const expiry = async () =>
       Number((await client.send(new GetItemCommand({ TableName: tableNames.events, Key: { pk: { S: `T#${tenant}#SESSIONS` }, sk: { S: 's' } }, ConsistentRead: true }))).Item?.expiresAt?.N);
     const now = Date.now();
-    const day = 86_400;
-    const foldExpiring = (sequenceNumber: number, expiresAtSec: number) => {
-      const record = insert(tenant, sessionEvent('s', sequenceNumber), sequenceNumber, now);
-      (record.dynamodb?.NewImage as Record<string, { N?: string }>).expiresAt = { N: String(expiresAtSec) };
-      return store.fold(sessionActivitiesOf([record])[0] as SessionActivity);
-    };
-    await foldExpiring(300, 30 * day);
-    const first = await expiry();
-    expect(first).toBeGreaterThanOrEqual(30 * day);
+    await registry.register(tenant, 's', now, 30 * 86_400);
+    expect(await expiry()).toBe(30 * 86_400);
     // Retention lowered: the new event expires sooner, the older ones still need the item.
-    await foldExpiring(301, 2 * day);
-    expect(await expiry()).toBe(first);
-    await foldExpiring(302, 40 * day);
-    expect(await expiry()).toBeGreaterThanOrEqual(40 * day);
+    await registry.register(tenant, 's', now + 1, 2 * 86_400);
+    await store.fold(sessionActivitiesOf([insert(tenant, sessionEvent('s', 0), 300, now)])[0] as SessionActivity);
+    expect(await expiry()).toBe(30 * 86_400);
+    await registry.register(tenant, 's', now + 2, 40 * 86_400);
+    expect(await expiry()).toBe(40 * 86_400);
   });
 });

@@ -107,3 +107,25 @@ export async function waitForCount(client: TestSocket, predicate: (frame: Frame)
   }
   return client.all(predicate);
 }
+
+/**
+ * Waits until the relay's roster (AEP-0003 §4.1) shows at least `count` live claims of `session`:
+ * fan-out records a claim from the claimant's first sequenced event it meets, before delivering it.
+ */
+export async function untilClaimed(options: OpenSocketOptions, session: string, count = 1, timeoutMs = 20_000): Promise<void> {
+  const watcher = await helloSocket({ role: 'consumer' }, options);
+  try {
+    const deadline = Date.now() + timeoutMs;
+    for (let round = 0; ; round += 1) {
+      const id = `claims-${round}`;
+      watcher.send({ type: 'roster', id });
+      const reply = await watcher.next((frame) => frame.type === 'roster' && frame.id === id);
+      const claims = ((reply.entries as Array<{ session?: unknown }> | undefined) ?? []).filter((entry) => entry.session === session).length;
+      if (claims >= count) return;
+      if (Date.now() > deadline) throw new Error(`the roster shows ${claims} claims of ${session}, not ${count}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  } finally {
+    await watcher.close();
+  }
+}

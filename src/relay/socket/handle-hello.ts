@@ -12,7 +12,6 @@ import { errorFrame, helloReply, INVALID_HELLO, VERSION_UNSUPPORTED } from '../.
 import { helloIdentityRefusal } from '../agent-binding.ts';
 import { relayCapabilities, servedSurface } from '../discovery.ts';
 import { checkHelloCard } from '../identity/card-check.ts';
-import { hasCard } from '../identity/identity-card.ts';
 import { helloDeclarationsRefusal } from './hello-bounds.ts';
 import { closeConnection, send } from './socket-context.ts';
 import type { SocketContext } from './socket-context.ts';
@@ -46,25 +45,22 @@ export async function handleHello(context: SocketContext, hello: HelloFrame): Pr
     }
     return;
   }
-  // Verifying a card costs a key set (perhaps a fetch) and a signature check: a hello repeated
-  // on a connection already past its first is answered before any of it.
-  if (hasCard(hello.rawIdentity) && (await connections.getConnection(tenant, context.connectionId))?.state !== 'connected') return answerRepeatedHello(context);
+  // Recorded before anything slower (a card's key set, a signature): the hello gate holds the
+  // connection's other frames from the moment this write lands, so a hello whose invocation
+  // started late loses no more of the gate's bound than this one write (`hello-gate.ts`). A
+  // repeated hello is refused here, before any card of it is verified.
+  const recorded = await connections.recordHello(tenant, context.connectionId, { version, role: hello.role, identity: hello.rawIdentity, capabilities: hello.capabilities }, context.receivedAtMs, context.requestId);
+  if (!recorded) return answerRepeatedHello(context);
   const card = await checkHelloCard(context.runtime, context.principal, hello);
   if (card.kind === 'failed' && card.onFailure === 'close') {
-    if (await connections.transition(tenant, context.connectionId, ['connected'], 'rejected', context.requestId)) {
+    if (await connections.transition(tenant, context.connectionId, ['hello-pending'], 'rejected', context.requestId)) {
       await send(context, errorFrame({ code: 'unauthorized', detail: cardRefusal(card.reason) }));
       await closeConnection(context, 'unauthorized');
     }
     return;
   }
-  const recorded = await connections.recordHello(
-    tenant,
-    context.connectionId,
-    { version, role: hello.role, identity: hello.rawIdentity, capabilities: hello.capabilities, ...(card.kind === 'verified' ? { verified: card.standing } : {}) },
-    context.receivedAtMs,
-    context.requestId,
-  );
-  if (!recorded) return answerRepeatedHello(context);
+  // Before the connection opens, so its claims and commands carry the standing (`fanout/session-claims.ts`, `route-command.ts`).
+  if (card.kind === 'verified') await connections.recordVerified(tenant, context.connectionId, card.standing);
   const capabilities = relayCapabilities(servedSurface(config, true));
   await send(context, helloReply(version, capabilities, { agent: 'aep-relay' }));
   // After the relay's hello (its first frame, AEP-0003 §3.5.1): the connection goes on unverified.

@@ -27,6 +27,7 @@ function deliverable(seq: number, late = false, severity = 'notice'): Deliverabl
 async function run(seqs: Array<{ seq: number; late?: boolean; severity?: string }>, accepted: ReadonlySet<number>, budget = Number.MAX_SAFE_INTEGER) {
   const posted: string[] = [];
   const marks: ClosingMark[] = [];
+  const deadlines: string[] = [];
   const runtime = {
     poster: {
       post: async (_id: string, text: string) => {
@@ -50,6 +51,8 @@ async function run(seqs: Array<{ seq: number; late?: boolean; severity?: string 
       },
     },
     connections: { removeConnection: async () => undefined },
+    // The closing frame is refused here (429): the decision's deadline ends the connection later.
+    deadlines: { schedule: async (deadline: { reason: string }) => void deadlines.push(deadline.reason) },
     metrics: { count: () => undefined },
     config: { fanout: { closingGraceMs: 10_000 } },
     now: () => 0,
@@ -63,15 +66,17 @@ async function run(seqs: Array<{ seq: number; late?: boolean; severity?: string 
     while (typeof verdict === 'object') verdict = await delivery.run(action);
     if (verdict === 'stop') break;
   }
-  return { posted, marks, counts };
+  return { posted, marks, counts, deadlines };
 }
 
 describe('deliver or disconnect', () => {
   it('posts nothing after an undeliverable notice, and records the last position delivered before it', async () => {
-    const { posted, marks } = await run([{ seq: 1 }, { seq: 2 }, { seq: 3 }, { seq: 4 }], new Set([1, 2, 4]));
+    const { posted, marks, deadlines } = await run([{ seq: 1 }, { seq: 2 }, { seq: 3 }, { seq: 4 }], new Set([1, 2, 4]));
     expect(posted.filter((text) => !text.includes('closing'))).toEqual(['1', '2']);
     expect(marks).toEqual([{ sinceMs: 0, delivered: { session, epoch: 0, seq: 2 } }]);
     expect(JSON.parse(posted.at(-1) as string)).toMatchObject({ type: 'closing', delivered: [{ sub: 'p', session, epoch: 0, seq: 2 }] });
+    // The frame did not fit: a deadline ends the connection even if no later batch reaches it.
+    expect(deadlines).toEqual(['backpressure']);
   });
 
   it('names no position above an undelivered late notice below what the consumer got', async () => {
