@@ -6,5 +6,7 @@ export default defineConfig({
     globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 90_000,
+    // expect.poll waits for an outcome; its default 1 s is a wall-clock bound a busy machine misses.
+    expect: { poll: { timeout: 20_000 } },
   },
 });

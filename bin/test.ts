@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { scriptArguments } from './cli/script-arguments.ts';
 
 /** Files run last and one at a time: each is disturbed by other files on two cores (README "Two commands"). */
-const ALONE = ['test/integration/resume-no-loss.test.ts', 'test/integration/live-order.test.ts', 'test/integration/slow-hello.test.ts', 'test/reliability/noisy-'];
+const ALONE = ['test/integration/resume-no-loss.test.ts', 'test/integration/live-order.test.ts', 'test/reliability/noisy-'];
 
 const STEPS: ReadonlyArray<readonly string[]> = [
   ['npm', 'run', 'typecheck'],

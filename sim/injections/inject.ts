@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '..', '..');
 /** What the simulation imports: the relay's code, the local stack's shared pieces, and the simulation. */
-const COPIED = ['src', 'functions', 'local', 'sim', 'package.json', 'tsconfig.json'];
+const COPIED = ['src', 'functions', 'local', 'sim', 'bin', 'package.json', 'tsconfig.json'];
 
 export function injectionNames(): string[] {
   return readdirSync(here)

@@ -78,6 +78,8 @@ export interface Observation {
    */
   stranded: Set<string>;
   invocations: { socket: number; fanout: number; lane: number; timeouts: number };
+  /** Every hello frame: when the gateway received it and when its handler began (virtual ms). */
+  hellos: Array<{ connectionId: string; receivedAtMs: number; startedAtMs: number }>;
   trace: string[];
 }
 
@@ -196,10 +198,14 @@ export async function runSchedule(scenario: Scenario, options: { traceAll?: bool
 
   const principalContext = { tenant: TENANT, tokenId: 'tok_sim', principalId: 'tok_sim', scopes: 'emit,consume,control' };
   let requests = 0;
+  const hellos: Observation['hellos'] = [];
   const route = async (routeKey: RouteKey, connectionId: string, body: string, receivedAtMs: number) => {
     const event = { requestContext: { routeKey, connectionId, requestTimeEpoch: receivedAtMs, authorizer: principalContext } as never, isBase64Encoded: false, ...(routeKey === '$default' ? { body } : {}) };
     if (process.env.SIM_DEBUG === '1') note(`socket ${routeKey} ${connectionId} start ${body.slice(0, 60)}`);
-    const outcome = await socketFunction.invoke(({ runtime }) => routeSocketEvent(runtime, process.env.SIM_DEBUG === '1' ? tracingLogger(note) : silent, event, `r${++requests}`));
+    const outcome = await socketFunction.invoke(({ runtime }) => {
+      if (body.startsWith('{"type":"hello"')) hellos.push({ connectionId, receivedAtMs, startedAtMs: time.now() });
+      return routeSocketEvent(runtime, process.env.SIM_DEBUG === '1' ? tracingLogger(note) : silent, event, `r${++requests}`);
+    });
     if (process.env.SIM_DEBUG === '1') note(`socket ${routeKey} ${connectionId} done ${outcome.kind}`);
     if (outcome.kind === 'error') {
       note(`socket ${routeKey} ${connectionId} failed: ${String((outcome.error as Error)?.message ?? outcome.error)}`);
@@ -310,6 +316,7 @@ export async function runSchedule(scenario: Scenario, options: { traceAll?: bool
       discarded,
       stranded: strandedEvents(streamedEvents, discardedEvents, discardedWakes),
       unhandled,
+      hellos,
       invocations: { socket: socketFunction.invocations, fanout: fanoutFunction.invocations, lane: laneFunction.invocations, timeouts: socketFunction.timeouts + fanoutFunction.timeouts + laneFunction.timeouts },
       trace: options.traceAll === true ? trace : trace,
     };

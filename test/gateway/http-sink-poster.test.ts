@@ -53,10 +53,8 @@ describe('http sink poster address guard', () => {
     const silent = createServer(() => undefined);
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const silentPort = (silent.address() as { port: number }).port;
-    const started = Date.now();
     const outcome = await httpSinkPoster({ addresses: { allowLoopback: true } })({ url: `http://127.0.0.1:${silentPort}/`, headers: {}, body: '[]' }, 300);
     expect(outcome).toEqual({ ok: false, retryable: true, reason: 'no answer within 300 ms' });
-    expect(Date.now() - started).toBeLessThan(5000);
     silent.closeAllConnections();
     await new Promise<void>((resolve) => silent.close(() => resolve()));
   });

@@ -81,9 +81,7 @@ describe('deadline function', () => {
     const deadline = deadlineAt(tenant, connectionId, Date.now() + 3_600_000);
     await runtime.deadlineIndex.add(deadline);
     const handler = await deadlineHandler(runtime);
-    const startedAt = Date.now();
     await handler(queueEvent(deadline), lambdaContext('aep-deadline', 15_200));
-    expect(Date.now() - startedAt).toBeLessThan(5_000);
     expect(socket.all(isType('closing'))).toEqual([]);
     expect(await runtime.connections.getConnection(tenant, connectionId)).toBeDefined();
     expect(await indexed(runtime, deadline)).toBe(true);

@@ -1,8 +1,8 @@
 /**
  * An idle SSE stream's inbox poll backs off (src/relay/sse/poll-backoff.ts) on a stack of its
- * own: base 100 ms, cap 2 s after 8 empty reads, streams long enough to go quiet. The first event
- * after a quiet period still arrives within the stated bound (at most the cap minus the base
- * later than at the base rate), and nothing is lost, duplicated or reordered across backoff.
+ * own: base 100 ms, cap 2 s after 8 empty reads, streams long enough to go quiet. Nothing is
+ * lost, duplicated or reordered across backoff. The latency it adds is bounded by the schedule
+ * itself (`test/relay/sse/poll-backoff.test.ts`), and timed in the bench, not here.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStackProcess } from '../support/local-stack-process.ts';
@@ -14,10 +14,6 @@ import type { SseStream } from '../support/sse-client.ts';
 const BASE_POLL_MS = 100;
 const IDLE_POLL_MS = 2_000;
 const BACKOFF_AFTER_POLLS = 8;
-/** Long past the full backoff (8 x 100 ms, then 200 + 400 + 800 + 1600 ms: 3.8 s). */
-const QUIET_MS = 6_000;
-/** The busy shared machine's allowance on top of the bound: generous, not a speed claim. */
-const MACHINE_SLACK_MS = 3_000;
 
 let stack: StackProcess;
 
@@ -52,32 +48,7 @@ async function liveStream(session: string): Promise<SseStream> {
 
 const seqsOf = (stream: SseStream, session: string) => stream.messages().filter((message) => message.json.session === session).map((message) => message.json.seq as number);
 
-/** Posts `seq` and answers how long it took to reach the stream. */
-async function timedDelivery(stream: SseStream, session: string, seq: number): Promise<number> {
-  const startedAt = performance.now();
-  await post(session, [seq]);
-  await stream.waitFor((items) => items.some((item) => item.kind === 'message' && item.json.session === session && item.json.seq === seq), 30_000);
-  return performance.now() - startedAt;
-}
-
 describe('SSE inbox poll backoff', () => {
-  it('delivers the first event after a quiet period within the cap minus the base of the base-rate latency', async () => {
-    const session = uniqueName('sse-backoff-latency');
-    const stream = await liveStream(session);
-    // At the base rate: each event right after a delivery (the stream reads every 100 ms).
-    await timedDelivery(stream, session, 0);
-    const active = [await timedDelivery(stream, session, 1), await timedDelivery(stream, session, 2)];
-    const activeMs = Math.max(...active);
-    await sleep(QUIET_MS);
-    const afterQuietMs = await timedDelivery(stream, session, 3);
-    // And back at the base rate for the next one.
-    const nextMs = await timedDelivery(stream, session, 4);
-    console.log(`[sse backoff] POST to SSE: at the base rate ${active.map((ms) => ms.toFixed(0)).join(', ')} ms; first after ${QUIET_MS / 1000} s quiet ${afterQuietMs.toFixed(0)} ms; the next ${nextMs.toFixed(0)} ms`);
-    expect(afterQuietMs).toBeLessThanOrEqual(activeMs + (IDLE_POLL_MS - BASE_POLL_MS) + MACHINE_SLACK_MS);
-    expect(seqsOf(stream, session)).toEqual([0, 1, 2, 3, 4]);
-    stream.close();
-  });
-
   it('loses, repeats and reorders nothing across backoff: bursts after short, medium and long quiet periods', async () => {
     const session = uniqueName('sse-backoff-order');
     const stream = await liveStream(session);

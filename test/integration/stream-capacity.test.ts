@@ -58,9 +58,7 @@ describe('abandoned streams', () => {
       stream = await openStream({}, { token: stack.devToken, baseUrl: stack.baseUrl });
     }
     expect(stream.status).toBe(200);
-    const started = Date.now();
     await stream.ended;
-    expect(Date.now() - started).toBeLessThan(10_000);
     expect(stream.comments().some((comment) => /^closing: nothing to deliver for 2 s/.test(comment))).toBe(true);
   }, 20_000);
 });

@@ -168,7 +168,7 @@ describe('local WebSocket API: messages', () => {
       route: async (event) => {
         if (event.body === 'slow') {
           // Serialized invocations would deadlock here: only the second message releases the first.
-          await Promise.race([slowReleased, new Promise((resolve) => setTimeout(resolve, 3_000))]);
+          await slowReleased;
         }
         if (event.body === 'fast') releaseSlow();
         if (event.body !== undefined) finished.push(event.body);
@@ -176,12 +176,10 @@ describe('local WebSocket API: messages', () => {
       },
     });
     const socket = await open(api.socketUrl);
-    const started = Date.now();
     socket.send('slow');
     socket.send('fast');
     await api.waitForEvent((event) => event.body === 'fast');
     await expect.poll(() => finished).toEqual(['fast', 'slow']);
-    expect(Date.now() - started).toBeLessThan(2_000);
     socket.close();
   });
 

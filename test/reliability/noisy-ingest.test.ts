@@ -5,9 +5,9 @@
  * tenant B's canary (a WebSocket consumer and an HTTP emitter). Everything runs in one
  * process here (in AWS each function's instances are their own), so A's refused requests and
  * frames still cost B's process CPU: the offered load is kept to what this shared machine can
- * absorb, several times past each bound. B loses nothing, is refused
- * nothing, and its delivery p90 stays within 1.5x of B alone and its p99 within 2x, measured first in
- * the same run (support/canary.ts).
+ * absorb, several times past each bound. B loses nothing and is refused
+ * nothing; its latency beside A is printed next to B alone, measured first in the same run
+ * (support/canary.ts), and bounded by the bench, not here.
  *
  * A stack of its own with the bounds under test set low enough for a shared 2-core machine:
  * a default of 50 events per second per tenant (AEP_DEFAULT_EVENTS_PER_SECOND; B sends 10)

@@ -36,7 +36,8 @@ import type { Logger } from '../../observability/logger.ts';
 import { parseStored } from '../delivery-text.ts';
 import type { Deliverable } from '../domain/deliverable.ts';
 import type { SessionActivity } from '../domain/history.ts';
-import type { OrderState } from '../order/emitter-order.ts';
+import { comparePlaces } from '../order/emitter-order.ts';
+import type { OrderState, Place } from '../order/emitter-order.ts';
 import { OrderLane } from '../order/order-lane.ts';
 import type { LaneRecord, LaneStep } from '../order/order-lane.ts';
 import type { EmitterSession } from '../ports/session-order.ts';
@@ -168,17 +169,32 @@ async function orderTenant(runtime: Pick<RelayRuntime, 'now' | 'sessionOwners' |
     ),
   );
   const ordered: Deliverable[] = [];
+  // What this batch has already put in line before a slot: a redelivery of one of those goes out after its original.
+  const releasedBefore = new Map<string, Place>();
   for (const slot of slots) {
     if (typeof slot === 'string') {
-      ordered.push(...(released.get(slot) ?? []));
+      const releases = released.get(slot) ?? [];
+      ordered.push(...releases);
+      for (const release of releases) {
+        const place = positionOf(release.event);
+        const through = releasedBefore.get(slot);
+        if (place !== undefined && (through === undefined || comparePlaces(place, through) > 0)) releasedBefore.set(slot, place);
+      }
       continue;
     }
     const key = emitterSessionOf(slot);
     const position = positionOf(slot.event);
-    if (slot.kind === 'redelivery' && key !== undefined && position !== undefined && !(await lane.isDelivered(key, position))) continue;
+    if (slot.kind === 'redelivery' && key !== undefined && position !== undefined && !(await isDeliveredBefore(lane, releasedBefore, key, position))) continue;
     ordered.push(slot);
   }
   return { ordered, tenantSteps };
+}
+
+/** Whether the place is delivered, or put in line earlier in this batch (its run holds every place below it). */
+async function isDeliveredBefore(lane: OrderLane, releasedBefore: ReadonlyMap<string, Place>, key: EmitterSession, place: Place): Promise<boolean> {
+  const through = releasedBefore.get(groupId(key));
+  if (through !== undefined && comparePlaces(place, through) <= 0) return true;
+  return lane.isDelivered(key, place);
 }
 
 function emitterSessionOf(deliverable: Deliverable): EmitterSession | undefined {
