@@ -6,7 +6,7 @@ import { UsageError } from '../bin/cli/cli-arguments.ts';
 import { scriptArguments } from '../bin/cli/script-arguments.ts';
 
 /** Stages `--only` measures alone (`lanes` runs bench/lanes-stage.ts). */
-export const ONLY_STAGES = ['cpu', 'paused', 'history', 'reconnect', 'fanout', 'latency', 'sse-hour', 'lanes'] as const;
+export const ONLY_STAGES = ['cpu', 'paused', 'history', 'reconnect', 'fresh', 'fanout', 'latency', 'sse-hour', 'lanes'] as const;
 export type OnlyStage = (typeof ONLY_STAGES)[number];
 
 const USAGE = `Usage: npm run bench [-- --only <stage> | --history-only | --report-only]

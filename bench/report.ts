@@ -2,6 +2,7 @@
  * Turns the measured runs into BENCHMARKS.md, bench/results.json and the SVG plots: derived
  * per-1,000-event figures, the dollar estimate, and the tables.
  */
+import type { FreshSessionResult } from './fresh-session.ts';
 import type { ReconnectingConsumerResult } from './reconnecting-consumer.ts';
 import { FUNCTION_NAMES } from '../local/usage.ts';
 import type { IngestPath, SweepRun } from './cost.ts';
@@ -303,6 +304,7 @@ export function renderMarkdown(results: BenchResults, streamHour?: SseStreamHour
   if (results.history !== undefined) push(...historyMarkdown(results.history));
 
   if (results.reconnectingConsumer !== undefined) push(...reconnectMarkdown(results.reconnectingConsumer));
+  if (results.freshSession !== undefined) push(...freshMarkdown(results.freshSession));
 
   push('## Settings of this run', '', table(['setting', 'value'], Object.entries(run.settings).map(([key, value]) => [`\`${key}\``, String(value)])), '');
   if (results.bridges !== undefined) push(...bridgeCostLines(results.bridges));
@@ -322,6 +324,23 @@ export function floorClause(floor: ReturnType<typeof cpuFloor>): string {
 }
 
 /** The reconnecting consumer: counts per round (README "Session order"). */
+function freshMarkdown(result: FreshSessionResult): string[] {
+  const polls = (ms: number) => (ms / result.pollMs).toFixed(1);
+  return [
+    '## A fresh session beside a warm one',
+    '',
+    `A consumer subscribes to a session that does not exist yet; an emitter with a new agent name says hello and pipelines ${result.events} events over one socket, then ${result.events} more once the session is warm. First delivery from the burst's first frame sent, in stream polls of ${result.pollMs} ms (the same run's yardstick); write units per event over every function, refused conditional writes included.`,
+    '',
+    table(
+      ['round', 'fresh: first (polls)', 'warm: first (polls)', 'fresh: all (polls)', 'warm: all (polls)', 'fresh WRU/event', 'warm WRU/event'],
+      result.rounds.map((round, index) => [String(index + 1), polls(round.fresh.firstMs), polls(round.warm.firstMs), polls(round.fresh.allMs), polls(round.warm.allMs), round.fresh.writeUnitsPerEvent.toFixed(2), round.warm.writeUnitsPerEvent.toFixed(2)]),
+    ),
+    '',
+    `Median first delivery: **fresh ${result.freshFirstPolls.toFixed(1)} polls, warm ${result.warmFirstPolls.toFixed(1)} polls** (${(result.freshFirstPolls - result.warmFirstPolls).toFixed(1)} apart).`,
+    '',
+  ];
+}
+
 function reconnectMarkdown(result: ReconnectingConsumerResult): string[] {
   return [
     '## Reconnecting consumer (session order)',

@@ -1,4 +1,5 @@
 /** The shapes of the bench results, and the figures derived from one measured run (per 1,000 events, dollars). */
+import type { FreshSessionResult } from './fresh-session.ts';
 import type { ReconnectingConsumerResult } from './reconnecting-consumer.ts';
 import type { StackUsage } from '../local/usage.ts';
 import { FUNCTION_NAMES } from '../local/usage.ts';
@@ -51,6 +52,7 @@ export interface BenchResults {
   history?: HistoryBench;
   /** The reconnecting consumer (`bench/reconnecting-consumer.ts`); absent in results saved before it existed. */
   reconnectingConsumer?: ReconnectingConsumerResult;
+  freshSession?: FreshSessionResult;
   /** The fan-out lanes stage (`bench/fanout-lanes.ts`, `--only lanes`); absent in results saved before it existed. */
   fanoutLanes?: LanesStageResult;
 }

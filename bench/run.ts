@@ -39,6 +39,7 @@ import { BENCH_OUTPUT_FILES, readSavedResults, repoRoot, writeBenchmarksMd, writ
 import { measureSseStreamHour } from './sse-stream-hour.ts';
 import type { SseStreamHour } from './sse-stream-hour-model.ts';
 import { measureReconnectingConsumer } from './reconnecting-consumer.ts';
+import { measureFreshSession } from './fresh-session.ts';
 import { waitForQuietMachine } from './quiet-machine.ts';
 import { derive } from './results-model.ts';
 import { divertHandlerLogs } from './handler-log.ts';
@@ -123,6 +124,7 @@ const IDLE_SECONDS = quick ? 5 : 30;
 // 123× in the next, 14% apart, at the edge of what two runs may differ by.
 const SSE_HOUR = { idleSeconds: positive('BENCH_SSE_IDLE_S', quick ? 45 : 121), burstEvents: positive('BENCH_SSE_BURST', quick ? 100 : 300), cpuSlices: positive('BENCH_SSE_CPU_SLICES', quick ? 6 : 30), sliceEvents: 100, cpuProcesses: positive('BENCH_SSE_CPU_PROCESSES', quick ? 1 : 5) };
 const RECONNECT = { rounds: quick ? 2 : 5, events: 200 };
+const FRESH = { rounds: quick ? 2 : 5, events: 200 };
 
 const settings = {
   AEP_LOCAL_POLL_MS: 100,
@@ -214,6 +216,14 @@ async function measureReconnect(stack: Parameters<typeof measureReconnectingCons
   return result;
 }
 
+/** A fresh session's first delivery beside a warm one's (bench/fresh-session.ts). */
+async function measureFresh(stack: Parameters<typeof measureFreshSession>[0]) {
+  log(`fresh session: ${FRESH.rounds} rounds of ${FRESH.events} pipelined events to a new session by a new agent, then ${FRESH.events} more once warm`);
+  const result = await measureFreshSession(stack, { ...FRESH, pollMs: settings.AEP_LOCAL_POLL_MS });
+  for (const [index, round] of result.rounds.entries()) log(`  round ${index + 1}: first delivery fresh ${round.fresh.firstMs.toFixed(0)} ms, warm ${round.warm.firstMs.toFixed(0)} ms; write units per event fresh ${round.fresh.writeUnitsPerEvent.toFixed(2)}, warm ${round.warm.writeUnitsPerEvent.toFixed(2)}`);
+  return result;
+}
+
 /** The fan-out scale stage, each run with its same-run yardsticks. */
 async function measureFanoutScale(stack: Parameters<typeof runFanoutScale>[0]) {
   log(`fan-out at scale: ${SCALE_SIZES.join(', ')} subscribers, posts of ${SCALE_DELAYS.join(' / ')} ms, each beside a stand-in post loop`);
@@ -277,6 +287,8 @@ if (only !== undefined) {
       await measureStreamHour(stack);
     } else if (only === 'reconnect') {
       saved.reconnectingConsumer = await measureReconnect(stack);
+    } else if (only === 'fresh') {
+      saved.freshSession = await measureFresh(stack);
     } else if (only === 'fanout') {
       saved.fanoutScale = await measureFanoutScale(stack);
       saved.run.settings = { ...saved.run.settings, 'fan-out scale: subscribers / post round trips': settings['fan-out scale: subscribers / post round trips'], [SCALE_PAIRS_SETTING]: SCALE_REPEATS };
@@ -354,6 +366,7 @@ try {
   const fanoutScale = await measureFanoutScale(stack);
   const pausedConsumer = await measurePaused(stack, 0);
   const reconnectingConsumer = await measureReconnect(stack);
+  const freshSession = await measureFresh(stack);
   log(`history: ${HISTORY_EVENTS} events read back, ${HISTORY_SESSIONS} sessions listed`);
   const history = await measureHistory(stack, HISTORY_EVENTS, HISTORY_SESSIONS);
   if (stack.streamFailures.length > 0) throw new Error(`the fan-out mapping discarded ${stack.streamFailures.length} batches; see ${logDir}`);
@@ -386,6 +399,7 @@ try {
     bridges,
     history,
     reconnectingConsumer,
+    freshSession,
   };
 } finally {
   log('stopping the stack');

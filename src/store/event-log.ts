@@ -118,6 +118,9 @@ export class EventLog implements EventLogPort {
       item.sk = str(event.seq === undefined ? eventKeys.eventSort(event.source, event.id) : eventKeys.positionSort(place));
       item.pos = str(place);
       registering = this.sessions.register(tenant, session, nowMs, expiresAfter(nowMs, retentionDays * SECONDS_PER_DAY));
+      // Handled at once and awaited below: a rejection while the put is still in flight would
+      // otherwise be unhandled for that while, which crashes a Lambda invocation.
+      registering.catch(() => undefined);
     }
     try {
       return await this.put(tenant, admitted, item, agentScoped, nowMs);

@@ -89,9 +89,12 @@ export async function fanOut(runtime: RelayRuntime, logger: Logger, batch: Fanou
       const deliverables = deliverablesBy.get(tenant) ?? [];
       const wakeUps = wakeUpsBy.get(tenant) ?? [];
       try {
-        await claimSessions(runtime, deliverables);
-        const { ordered, tenantSteps } = await orderTenant(runtime, lane, deliverables, wakeUps);
-        await Promise.all((activitiesBy.get(tenant) ?? []).map((activity) => runtime.sessionSummaries.fold(activity)));
+        // Independent writes, side by side: a fresh session's first batch makes each of them once.
+        const [{ ordered, tenantSteps }] = await Promise.all([
+          orderTenant(runtime, lane, deliverables, wakeUps),
+          claimSessions(runtime, deliverables),
+          ...(activitiesBy.get(tenant) ?? []).map((activity) => runtime.sessionSummaries.fold(activity)),
+        ]);
         const sessions = new Set<string>();
         const typeSegments = new Set<string>();
         for (const { event } of ordered) {
@@ -155,8 +158,7 @@ async function orderTenant(runtime: Pick<RelayRuntime, 'now' | 'sessionOwners' |
     await Promise.all(
       [...groups].map(async ([id, group]) => {
         // The session name's owner is its first emitter fan-out meets (`session-ownership.ts`).
-        if (group.first !== undefined) await settleOwner(runtime, group.key.tenant, group.first);
-        const step = await lane.step(group.key, group.records, group.wake);
+        const [step] = await Promise.all([lane.step(group.key, group.records, group.wake), group.first === undefined ? undefined : settleOwner(runtime, group.key.tenant, group.first)]);
         tenantSteps.push(step);
         const out: Deliverable[] = [];
         for (const release of step.releases) {

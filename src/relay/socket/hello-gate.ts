@@ -48,7 +48,7 @@ export async function awaitOpenConnection(context: SocketContext): Promise<Conne
   const deadline = context.receivedAtMs + config.helloWaitMs;
   let pauseMs = 5;
   for (;;) {
-    const record = await connections.getConnection(tenant, context.connectionId);
+    const record = await sharedRead(connections, tenant, context.connectionId);
     if (record === undefined || record.state === 'rejected') return undefined;
     if (record.state === 'open') {
       if (record.helloAtMs !== undefined && record.helloAtMs > context.receivedAtMs) {
@@ -70,8 +70,35 @@ export async function awaitOpenConnection(context: SocketContext): Promise<Conne
     // Never sleep past the deadline: the refusal is due as soon as it passes.
     const untilDeadlineMs = deadline - now();
     await new Promise((resolve) => setTimeout(resolve, untilDeadlineMs > 0 ? Math.min(pauseMs, untilDeadlineMs) : pauseMs));
-    pauseMs = Math.min(pauseMs * 2, 100);
+    // A short cap: a frame behind a hello goes on within about 20 ms of its answer (the wait is
+    // the pipelined burst's first-delivery latency), and the frames of one process share a read.
+    pauseMs = Math.min(pauseMs * 2, 20);
   }
+}
+
+type Connections = SocketContext['runtime']['connections'];
+const readsInFlight = new WeakMap<Connections, Map<string, Promise<ConnectionRecord | undefined>>>();
+
+/**
+ * The connection record, one read shared by every frame of the connection that asks while it is
+ * in flight. A pipelined burst behind a hello would otherwise poll once per frame: 200 frames,
+ * hundreds of reads, which on one DynamoDB Local delay the hello itself. A shared answer may be
+ * a few milliseconds older than the frame; the gate only ever waits or proceeds on it (a refusal
+ * is a conditional write), so older costs at most one more pause. A Lambda instance runs one
+ * invocation at a time, so in AWS this shares nothing and costs nothing.
+ */
+function sharedRead(connections: Connections, tenant: string, connectionId: string): Promise<ConnectionRecord | undefined> {
+  let reads = readsInFlight.get(connections);
+  if (reads === undefined) {
+    reads = new Map();
+    readsInFlight.set(connections, reads);
+  }
+  const key = `${tenant}\u0000${connectionId}`;
+  const pending = reads.get(key);
+  if (pending !== undefined) return pending;
+  const read = connections.getConnection(tenant, connectionId).finally(() => reads.delete(key));
+  reads.set(key, read);
+  return read;
 }
 
 /** Refuses the connection if it is still in one of `from`; true when this call refused it. */

@@ -1,0 +1,81 @@
+/**
+ * A fresh session against a warm one (issue 45, point 1): a consumer subscribes to a session
+ * that does not exist yet; an emitter with an agent name the relay has never seen says `hello`
+ * and pipelines `seq` 0..N-1 over one socket without waiting; then, on the same socket, the now
+ * warm session's next N. Each burst's first delivery is timed from its first event frame's
+ * send, and given in stream polls (the local stream poll interval) so the two compare within the
+ * same run; with the write units each burst cost per event, refused conditional writes counted.
+ */
+import type { RunningStack } from '../local/stack.ts';
+import type { StackUsage } from '../local/usage.ts';
+import { billedWriteUnits } from './billed-units.ts';
+import { BenchSocket, createTenant, uniqueName, waitUntil } from './clients.ts';
+import { settle } from './cost.ts';
+import { median } from './cpu-reference.ts';
+import { benchEvent } from './workload.ts';
+
+export interface BurstFigures {
+  /** From the burst's first event frame sent to its first delivery (ms). */
+  firstMs: number;
+  /** From the first frame sent to the burst's last delivery (ms). */
+  allMs: number;
+  /** DynamoDB write units billed for the burst, every function, per event. */
+  writeUnitsPerEvent: number;
+}
+
+export interface FreshSessionResult {
+  pollMs: number;
+  events: number;
+  rounds: Array<{ fresh: BurstFigures; warm: BurstFigures }>;
+  /** Medians over the rounds, in stream polls. */
+  freshFirstPolls: number;
+  warmFirstPolls: number;
+}
+
+const totalWriteUnits = (usage: StackUsage) => Object.values(usage.functions).reduce((sum, f) => sum + billedWriteUnits(f), 0);
+
+async function burst(stack: RunningStack, consumer: BenchSocket, emitter: BenchSocket, session: string, agent: string, firstSeq: number, events: number, hello?: object): Promise<BurstFigures> {
+  await settle(stack);
+  const unitsBefore = totalWriteUnits(stack.usage());
+  const seen = new Set<number>();
+  let firstAt = 0;
+  let lastAt = 0;
+  const off = consumer.on((frame, atMs) => {
+    if (frame.session !== session || typeof frame.seq !== 'number' || frame.seq < firstSeq || seen.has(frame.seq)) return;
+    seen.add(frame.seq);
+    if (seen.size === 1) firstAt = atMs;
+    lastAt = atMs;
+  });
+  if (hello !== undefined) emitter.send(hello);
+  const sentAt = performance.now();
+  for (let seq = firstSeq; seq < firstSeq + events; seq += 1) emitter.send(benchEvent(session, seq, agent));
+  await waitUntil(() => seen.size === events, () => `${seen.size} of ${events} delivered`, 60_000);
+  off();
+  await settle(stack);
+  return { firstMs: firstAt - sentAt, allMs: lastAt - sentAt, writeUnitsPerEvent: (totalWriteUnits(stack.usage()) - unitsBefore) / events };
+}
+
+export async function measureFreshSession(stack: RunningStack, options: { rounds: number; events: number; pollMs: number }): Promise<FreshSessionResult> {
+  const token = await createTenant(stack.dynamoEndpoint, uniqueName('fresh'));
+  const rounds: FreshSessionResult['rounds'] = [];
+  // One round first, not counted: the first use of each code path in a process is slower.
+  for (let round = -1; round < options.rounds; round += 1) {
+    const session = uniqueName('fresh-session');
+    const agent = uniqueName('fresh-agent');
+    const consumer = await BenchSocket.consumer(stack.baseUrl, token, { role: 'consumer' }, { id: 'fresh', filter: { session } });
+    const emitter = await BenchSocket.open(stack.baseUrl, token);
+    const hello = { type: 'hello', versions: ['0.1'], role: 'emitter', identity: { agent, instance: `bench/${round}` }, capabilities: {} };
+    const fresh = await burst(stack, consumer, emitter, session, agent, 0, options.events, hello);
+    const warm = await burst(stack, consumer, emitter, session, agent, options.events, options.events);
+    if (round >= 0) rounds.push({ fresh, warm });
+    await Promise.all([consumer.close(), emitter.close()]);
+  }
+  const polls = (ms: number) => ms / options.pollMs;
+  return {
+    pollMs: options.pollMs,
+    events: options.events,
+    rounds,
+    freshFirstPolls: median(rounds.map((round) => polls(round.fresh.firstMs))),
+    warmFirstPolls: median(rounds.map((round) => polls(round.warm.firstMs))),
+  };
+}
