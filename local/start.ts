@@ -11,6 +11,9 @@ import { startStack } from './stack.ts';
 import type { RunningStack } from './stack.ts';
 import { scriptArguments } from '../bin/cli/script-arguments.ts';
 
+/** Events per second one local tenant may admit unless AEP_DEFAULT_EVENTS_PER_SECOND says otherwise. */
+const LOCAL_EVENTS_PER_SECOND = 200;
+
 const USAGE = `Usage: npm start [-- --in-memory]
 
 Runs the relay on this machine: DynamoDB Local, the tables, a local tenant with a dev token, and
@@ -22,6 +25,8 @@ Environment (README "Trying it locally" lists every setting):
   AEP_PORT        port of the local gateway (default 8787; 0 picks a free one)
   AEP_DATA_DIR    where the data is kept across restarts (default .aep-local); one stack per folder
   AEP_DEV_TOKEN   the local tenant's dev token (default: minted once, kept in the data folder)
+  AEP_DEFAULT_EVENTS_PER_SECOND  events a tenant may admit per second when its quotas set none
+                  (default here ${LOCAL_EVENTS_PER_SECOND}: what one DynamoDB Local serves; 0: no limit)
   AEP_REPLAY_BUFFER   events per session replay serves (default 1000)
 
 Exit codes: 0 stopped cleanly, 1 failed, 2 usage, or the port or the data folder is in use.`;
@@ -42,6 +47,10 @@ if (devToken !== undefined && !isWellFormedTokenSecret(devToken)) {
   process.exit(2);
 }
 const dataDir = resolve(process.env.AEP_DATA_DIR ?? '.aep-local');
+// One machine's ceiling: DynamoDB Local takes about 360 conditional puts a second, an event
+// costs one, and fan-out and the other tenants need the rest. Without a per-tenant default one
+// tenant's flood would take the whole box (README, "Overload").
+process.env.AEP_DEFAULT_EVENTS_PER_SECOND ??= String(LOCAL_EVENTS_PER_SECOND);
 
 // Until the stack is up, a signal simply exits (the JVM child is killed on exit).
 const exitNow = () => process.exit(130);

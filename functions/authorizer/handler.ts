@@ -10,10 +10,14 @@ import { readRelayConfig } from '../../src/config/relay-config.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { createRelayMetrics } from '../../src/observability/relay-metrics.ts';
 import { authenticate } from '../../src/relay/authenticate.ts';
+import { withinDeadline } from '../../src/relay/work-deadline.ts';
 import type { RelayRuntime } from '../../src/relay/runtime.ts';
 import { createRuntime } from '../runtime/create-runtime.ts';
 
 const logger = createLogger({ service: 'aep-relay-authorizer' });
+
+/** How long the token check may take: inside the authorizer's 10 s timeout, with time to answer. */
+const AUTHORIZER_BUDGET_MS = 8_000;
 
 /** The authorizer over a runtime (the local stack injects its own; Lambda uses `handler`). */
 export function createHandler(runtime: RelayRuntime) {
@@ -36,11 +40,18 @@ async function authorize(runtime: RelayRuntime, event: APIGatewayRequestAuthoriz
     return { principalId: 'edge-bypass', policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Deny', Resource: event.methodArn }] } };
   }
   const authorization = headers.authorization ?? headers.Authorization;
-  const authentication = await authenticate(runtime, {
-    authorization,
-    accessTokenQuery: event.queryStringParameters?.access_token,
-    allowQueryToken: true,
-  });
+  let authentication;
+  try {
+    authentication = await withinDeadline(runtime.now() + AUTHORIZER_BUDGET_MS, runtime.now, () =>
+      authenticate(runtime, { authorization, accessTokenQuery: event.queryStringParameters?.access_token, allowQueryToken: true }),
+    );
+  } catch (error) {
+    // The token could not be checked in time: `$connect` refuses the handshake with 503 and
+    // Retry-After (an authorizer's own failure would reach the client as a 500). No route but
+    // `$connect` ever sees this context, since `$connect` never opens such a connection.
+    logger.warn('token not checked: overloaded', { error, connectionId: event.requestContext?.connectionId });
+    return { principalId: 'overloaded', policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: event.methodArn }] }, context: { overloaded: 'true' } };
+  }
   if (authentication === undefined || 'disabledTenant' in authentication) {
     logger.info('connection refused', { reason: authentication === undefined ? 'unauthenticated' : 'tenant disabled', connectionId: event.requestContext?.connectionId });
     // API Gateway answers this exact message with 401 before the socket opens.

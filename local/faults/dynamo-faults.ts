@@ -1,6 +1,7 @@
 /**
  * DynamoDB faults: a middleware on every relay DynamoDB client that answers a call with a
- * throttling or server error instead of (phase `before`) or after (phase `after`) sending it.
+ * throttling or server error instead of (phase `before`) or after (phase `after`) sending it,
+ * or holds it first (`delayMs`: a slow, overloaded store).
  *
  * The error is injected as an HTTP response the way DynamoDB sends it (status, and a JSON body
  * whose `__type` names the exception), below the SDK's retry middleware and above its
@@ -73,6 +74,8 @@ export class DynamoFaults {
       (next, context) => async (args) => {
         const fault = this.decide(String(context.commandName), tablesOf(args.input), functionName);
         if (fault === undefined) return next(args);
+        if (fault.rule.delayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, fault.rule.delayMs));
+        if (fault.rule.error === undefined) return next(args);
         if (fault.rule.phase === 'after') await next(args);
         return { output: undefined as never, response: errorResponse(fault.rule.error) };
       },

@@ -42,7 +42,10 @@ export interface DynamoFaultRule {
   tables?: string[];
   /** The functions whose calls it fails (`http`, `socket`, `stream`, `fanout`, ...); default: every one. */
   functions?: string[];
-  error: DynamoFaultError;
+  /** The error the call gets; absent with `delayMs` alone (a slow store: the call then proceeds). */
+  error?: DynamoFaultError;
+  /** Holds the call this long first (an overloaded or stalled store), then fails it with `error` or sends it. */
+  delayMs?: number;
   /** Probability that a matching call fails, 0..1 (default 1). */
   rate?: number;
   /** Matching calls that pass before the rule starts failing any (default 0). */
@@ -112,8 +115,11 @@ export function parseFaultPlan(text: string): FaultPlan {
 
 function dynamoRule(value: unknown, where: string): DynamoFaultRule {
   const rule = asObject(value, where);
-  if (typeof rule.error !== 'string' || !(rule.error in DYNAMO_FAULT_ERRORS)) throw new Error(`${where}.error must be one of ${Object.keys(DYNAMO_FAULT_ERRORS).join(', ')}`);
-  const result: DynamoFaultRule = { error: rule.error as DynamoFaultError };
+  if (rule.error === undefined && rule.delayMs === undefined) throw new Error(`${where} needs an error, a delayMs, or both`);
+  if (rule.error !== undefined && (typeof rule.error !== 'string' || !(rule.error in DYNAMO_FAULT_ERRORS))) throw new Error(`${where}.error must be one of ${Object.keys(DYNAMO_FAULT_ERRORS).join(', ')}`);
+  const result: DynamoFaultRule = {};
+  if (rule.error !== undefined) result.error = rule.error as DynamoFaultError;
+  if (rule.delayMs !== undefined) result.delayMs = integer(rule.delayMs, `${where}.delayMs`, 0);
   if (rule.commands !== undefined) {
     result.commands = asArray(rule.commands, `${where}.commands`).map((command) => {
       if (typeof command !== 'string' || !command.endsWith('Command')) throw new Error(`${where}.commands holds SDK command names such as PutItemCommand`);

@@ -3,7 +3,10 @@
  * handler with a response stream, turns the prelude written by `HttpResponseStream.from`
  * into the HTTP status and headers, and passes every later write straight to the client
  * (nothing buffered here, so heartbeats and events reach the client as written). When the
- * client goes away the function is not told, as in the runtime: its writes are discarded.
+ * client goes away, the response stream is destroyed: the function's next write finds it
+ * closed, and the relay's stream ends (`sse-writer.ts`). Whether the Lambda runtime reports a
+ * departed client the same way is not documented (README, unverified on AWS); where it does not,
+ * the relay's idle end still ends the stream.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PassThrough } from 'node:stream';
@@ -59,10 +62,11 @@ export async function serveStreamingFunction(handler: StreamingHandler, request:
     response.flushHeaders();
     headersSent = true;
   };
+  // The client went away before the response ended: the function's stream closes with it.
+  response.once('close', () => {
+    if (!response.writableEnded) responseStream.destroy();
+  });
   responseStream.on('data', (chunk: Buffer) => {
-    // Faithful to the Lambda runtime: a client that went away is not signalled to the function
-    // (its writes keep succeeding and go nowhere), so an abandoned stream runs on until it ends
-    // by itself; the relay bounds that (src/relay/sse/serve-stream.ts, idle end).
     if (response.destroyed || response.writableEnded) return;
     if (headersSent) {
       response.write(chunk);

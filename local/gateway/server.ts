@@ -68,8 +68,15 @@ function targetOf(request: IncomingMessage): URL | undefined {
   }
 }
 
+/** How long a request's headers (a WebSocket upgrade's whole handshake request) may take to arrive. */
+export const HANDSHAKE_BOUND_MS = 10_000;
+/** How long a whole request, body included, may take to arrive. */
+export const REQUEST_BOUND_MS = 30_000;
+
 export async function startGateway(routes: GatewayRoutes, port: number, host = '127.0.0.1'): Promise<LocalGateway> {
-  const server = createServer((request, response) => {
+  // The timeouts are checked every second (Node's default, 30 s, would let a slow handshake
+  // outlive its bound by that much).
+  const server = createServer({ connectionsCheckingInterval: 1_000 }, (request, response) => {
     const url = targetOf(request);
     if (url === undefined) {
       // A `Host` or target no URL can be made of (`a b`, `%`, `[::`, `GET http://[/`): refused, and the gateway serves on.
@@ -99,9 +106,11 @@ export async function startGateway(routes: GatewayRoutes, port: number, host = '
     }
     socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
   });
-  // Long-lived SSE and WebSocket connections must not be cut by Node's default timeouts.
-  server.requestTimeout = 0;
-  server.headersTimeout = 60_000;
+  // A request (an upgrade's included) must arrive whole within these bounds, so a client that
+  // sends its headers or body slowly (slowloris) holds nothing past them: 408 and closed. They
+  // bound receiving the request only: long-lived SSE responses and upgraded WebSockets are not cut.
+  server.headersTimeout = HANDSHAKE_BOUND_MS;
+  server.requestTimeout = REQUEST_BOUND_MS;
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => reject(error.code === 'EADDRINUSE' ? new PortInUseError(host, port) : error));

@@ -215,7 +215,7 @@ export function createWebSocketApi(options: WebSocketApiOptions): WebSocketApi {
     }
     const statusCode = result?.statusCode ?? 200;
     if (statusCode < 200 || statusCode > 299) {
-      refuseHandshake(socket, statusCode, result?.body ?? '');
+      refuseHandshake(socket, statusCode, result?.body ?? '', retryAfterOf(result));
       return;
     }
     if (closing || socket.destroyed || !socket.readable || !socket.writable) {
@@ -263,7 +263,7 @@ export function createWebSocketApi(options: WebSocketApiOptions): WebSocketApi {
 }
 
 /** Answers the upgrade request with a plain HTTP error and closes the socket, as API Gateway refuses a handshake. */
-function refuseHandshake(socket: Duplex, statusCode: number, body: string): void {
+function refuseHandshake(socket: Duplex, statusCode: number, body: string, retryAfter?: string): void {
   if (socket.destroyed || !socket.writable) {
     socket.destroy();
     return;
@@ -273,6 +273,7 @@ function refuseHandshake(socket: Duplex, statusCode: number, body: string): void
     `HTTP/1.1 ${statusCode} ${STATUS_CODES[statusCode] ?? 'Error'}`,
     'Connection: close',
     'Content-Type: application/json',
+    ...(retryAfter === undefined ? [] : [`Retry-After: ${retryAfter}`]),
     `Content-Length: ${payload.length}`,
     '',
     '',
@@ -281,9 +282,14 @@ function refuseHandshake(socket: Duplex, statusCode: number, body: string): void
   socket.end(Buffer.concat([Buffer.from(head, 'latin1'), payload]));
 }
 
+/** A refusal's Retry-After, as `$connect` returned it (forwarding it is unverified on AWS: README). */
+function retryAfterOf(result: WebSocketRouteResult | undefined): string | undefined {
+  return headerOf(result, 'retry-after');
+}
+
 /** A header of a route result, by case-insensitive name (the relay's result type declares none, a Lambda proxy result may carry them). */
 function headerOf(result: WebSocketRouteResult | undefined, name: string): string | undefined {
-  const headers = (result as { headers?: Record<string, unknown> } | undefined)?.headers ?? {};
+  const headers: Record<string, unknown> = result?.headers ?? {};
   const entry = Object.entries(headers).find(([key]) => key.toLowerCase() === name);
   return typeof entry?.[1] === 'string' ? entry[1] : undefined;
 }

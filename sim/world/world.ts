@@ -23,7 +23,8 @@ import type { ConnectionPoster } from '../../src/relay/ports/connection-poster.t
 import type { RelayRuntime } from '../../src/relay/runtime.ts';
 import { deliverablesOf, sessionActivitiesOf, wakeUpsOf } from '../../src/store/event-stream.ts';
 import { DYNAMO_REQUEST_TIMEOUT_MS } from '../../src/store/dynamo-client.ts';
-import { sourceDigest } from '../../src/store/keys.ts';
+import { eventKeys, sourceDigest } from '../../src/store/keys.ts';
+import { decodeOrderState } from '../../src/store/session-order-store.ts';
 import { hashTokenSecret } from '../../src/auth/token-secret.ts';
 import { TABLE_DEFINITIONS } from '../../src/store/table-definitions.ts';
 import { emitterOfKey, positionOfKey } from '../../src/store/position-key.ts';
@@ -129,6 +130,7 @@ export async function runSchedule(scenario: Scenario, options: { traceAll?: bool
   const streamedEvents = new Map<string, Array<{ epoch: number; seq: number; id: string; atMs: number }>>();
   const discardedEvents = new Set<string>();
   const discardedWakes = new Map<string, number>();
+  const passedWhenDiscarded = new Set<string>();
   const dynamo = new SimulatedDynamo({
     time,
     random: random.fork(),
@@ -238,7 +240,12 @@ export async function runSchedule(scenario: Scenario, options: { traceAll?: bool
         discarded.push({ recordId: record.dynamodb?.SequenceNumber ?? '?', why });
         const image = record.dynamodb?.NewImage as Record<string, { S?: string }> | undefined;
         const event = image?.kind?.S === 'event' ? eventOfImage(image) : undefined;
-        if (event !== undefined) discardedEvents.add(`${event.source}\u0000${event.id}`);
+        if (event !== undefined) {
+          discardedEvents.add(`${event.source}\u0000${event.id}`);
+          // Late by now (its session's release point passed it while it was absent): only its own
+          // record could bring it to live subscribers, and that record is gone.
+          if (event.seq !== undefined && releasedPastIt(dynamo, event)) passedWhenDiscarded.add(`${event.source}\u0000${event.id}`);
+        }
         if (image?.kind?.S === 'order' && image.source?.S !== undefined && image.session?.S !== undefined) {
           const key = `${image.source.S}\u0000${image.session.S}`;
           discardedWakes.set(key, Math.max(discardedWakes.get(key) ?? 0, writtenAtMs));
@@ -314,7 +321,7 @@ export async function runSchedule(scenario: Scenario, options: { traceAll?: bool
       usage: dynamo.usage,
       gateway: gateway.stats,
       discarded,
-      stranded: strandedEvents(streamedEvents, discardedEvents, discardedWakes),
+      stranded: new Set([...strandedEvents(streamedEvents, discardedEvents, discardedWakes), ...passedWhenDiscarded]),
       unhandled,
       hellos,
       invocations: { socket: socketFunction.invocations, fanout: fanoutFunction.invocations, lane: laneFunction.invocations, timeouts: socketFunction.timeouts + fanoutFunction.timeouts + laneFunction.timeouts },
@@ -329,6 +336,17 @@ export async function runSchedule(scenario: Scenario, options: { traceAll?: bool
 function eventOfImage(image: Record<string, { S?: string }>): { id: string; source: string; session: string; epoch?: number; seq?: number } | undefined {
   const event = JSON.parse(image.raw?.S ?? '{}') as { id?: string; source?: string; session?: string; epoch?: number; seq?: number };
   return event.id === undefined || event.source === undefined || event.session === undefined ? undefined : (event as { id: string; source: string; session: string; epoch?: number; seq?: number });
+}
+
+/** Whether the event's emitter's order state has released past its position (`O#` item, its `o` JSON). */
+function releasedPastIt(dynamo: SimulatedDynamo, event: { source: string; session: string; epoch?: number; seq?: number }): boolean {
+  const digest = sourceDigest(event.source);
+  const state = dynamo.itemsOf('events').find((item) => item.sk?.S === `O#${digest}` && item.pk?.S === eventKeys.sessionPartition(TENANT, event.session));
+  if (state === undefined || event.seq === undefined) return false;
+  const { released } = decodeOrderState(state.o?.S, 0);
+  if (released === null) return false;
+  const epoch = event.epoch ?? 0;
+  return released.epoch > epoch || (released.epoch === epoch && released.seq >= event.seq);
 }
 
 function strandedEvents(streamed: Map<string, Array<{ epoch: number; seq: number; id: string; atMs: number }>>, discardedEvents: Set<string>, discardedWakes: Map<string, number>): Set<string> {

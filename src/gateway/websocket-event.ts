@@ -22,6 +22,12 @@ export interface RelayAuthorizerContext {
   lineage?: string;
   /** The operator the token's identity cards must be from (`TokenGrant.operator`). */
   operator?: string;
+  /**
+   * Set (`'true'`) when the authorizer could not check the token in time (overload): it allows
+   * the handshake through to `$connect`, which refuses it with 503 and Retry-After, the answer
+   * an authorizer cannot give (it can only allow, deny with 403 or 401, or fail with 500).
+   */
+  overloaded?: string;
 }
 
 export interface WebSocketRequestContext extends APIGatewayEventWebsocketRequestContextV2 {
@@ -47,4 +53,6 @@ export interface WebSocketRouteEvent {
 export interface WebSocketRouteResult {
   statusCode: number;
   body?: string;
+  /** On `$connect` only: headers of the handshake's answer (a refusal's `Retry-After`). */
+  headers?: Record<string, string>;
 }

@@ -26,8 +26,13 @@ export interface SlotDependencies {
 
 /** A recount runs at most this often per tenant (it reads every lease of the tenant). */
 export const RECOUNT_INTERVAL_MS = 5_000;
-/** A socket lease this young may belong to a handshake still in `$connect`, which the gateway does not list yet. */
-export const SOCKET_CHECK_MIN_AGE_MS = 60_000;
+/**
+ * A socket lease this young may belong to a handshake still in `$connect`, which the gateway does
+ * not list yet: longer than the socket function's timeout (28 s), so `$connect` has certainly
+ * ended. A refused `$connect` takes its own slot back at once (`functions/socket/route.ts`);
+ * this bounds how long one whose take-back failed too keeps the tenant's slot.
+ */
+export const SOCKET_CHECK_MIN_AGE_MS = 30_000;
 /** Most sockets one recount asks the gateway about, oldest first. */
 export const SOCKET_CHECKS_PER_RECOUNT = 50;
 

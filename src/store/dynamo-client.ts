@@ -4,6 +4,7 @@
  * cost figures in BENCHMARKS.md and the README come from it); production passes none.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { currentDeadline, DeadlinePassed } from '../relay/work-deadline.ts';
 import type { CapacityMeter } from './capacity-meter.ts';
 
 export interface DynamoClientOptions {
@@ -41,6 +42,27 @@ export function createDynamoClient(options: DynamoClientOptions): DynamoDBClient
     ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }),
     ...(options.credentials === undefined ? {} : { credentials: options.credentials }),
   });
+  // Each attempt (inside the SDK's retries) of a call made for work with a deadline
+  // (`work-deadline.ts`) fails once the deadline has passed, and is not retried: work its
+  // caller already gave up on stops at its next call instead of queueing behind the overload.
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      const deadlineAtMs = currentDeadline();
+      if (deadlineAtMs === undefined) return next(args);
+      const remainingMs = deadlineAtMs - Date.now();
+      if (remainingMs <= 0) throw new DeadlinePassed(deadlineAtMs);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const passed = new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(() => reject(new DeadlinePassed(deadlineAtMs)), remainingMs);
+      });
+      try {
+        return await Promise.race([next(args), passed]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    { step: 'finalizeRequest', priority: 'low', name: 'aepWorkDeadline' },
+  );
   const meter = options.meter;
   if (meter !== undefined) {
     client.middlewareStack.add(

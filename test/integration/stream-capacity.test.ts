@@ -21,7 +21,7 @@ afterAll(async () => {
 });
 
 describe('live stream capacity', () => {
-  it('refuses a stream over the cap, live or replay-only, with 503 and Retry-After, and admits again once an abandoned one ends idle', async () => {
+  it('refuses a stream over the cap, live or replay-only, with 503 and Retry-After, and admits again once an abandoned one ends', async () => {
     const options = { token: stack.devToken, baseUrl: stack.baseUrl };
     const first = await openStream({}, options);
     const second = await openStream({}, options);
@@ -34,8 +34,8 @@ describe('live stream capacity', () => {
     const replay = await openStream({ live: '0' }, options);
     expect(replay.status).toBe(503);
     first.close();
-    // As in Lambda, the handler is not told its client left: the abandoned stream keeps its
-    // slot until it ends by itself, here after 2 s with nothing to deliver.
+    // The abandoned stream gives its slot back once it ends: at once here, where the local
+    // gateway tells the function its client left, else after 2 s with nothing to deliver.
     const deadline = Date.now() + 10_000;
     let third = await openStream({}, options);
     while (third.status !== 200 && Date.now() < deadline) {

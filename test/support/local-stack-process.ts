@@ -50,6 +50,9 @@ export async function startStackProcess(options: StackProcessOptions = {}): Prom
       // Node 22 from node_modules first, as npm scripts do.
       PATH: `${join(repoRoot, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`,
       AEP_PORT: '0',
+      // Test stacks share one tenant between files running side by side: no per-tenant rate
+      // unless a test sets one (npm start's own default is for one person's machine).
+      AEP_DEFAULT_EVENTS_PER_SECOND: '0',
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -14,22 +14,53 @@ import { handleEvent } from './handle-event.ts';
 import { handleHello } from './handle-hello.ts';
 import { handleRoster } from './handle-roster.ts';
 import { handleSubscribe, handleUnsubscribe } from './handle-subscribe.ts';
+import { DeadlinePassed, withinDeadline } from '../work-deadline.ts';
 import { closeConnection, send } from './socket-context.ts';
 import type { SocketContext } from './socket-context.ts';
 
+/**
+ * How long a frame may take, from API Gateway's receipt of it: well inside API Gateway's
+ * integration timeout (29 s) and the function's own (28 s), so that a frame the relay cannot
+ * handle in time is refused in-band (`unavailable`, with the event's id; `limit-exceeded` for a
+ * subscribe) while there is still time to say so.
+ */
+export const FRAME_BUDGET_MS = 10_000;
+
+/**
+ * Frames one process handles at once; past it a frame is refused at once, before any DynamoDB
+ * call. A Lambda instance runs one invocation at a time, so this binds only where one process
+ * serves every connection (the local stack): its queue of DynamoDB calls stays bounded.
+ */
+export const MAX_FRAMES_IN_FLIGHT = 400;
+
+/** How long answering a frame that failed may take, after its budget (the two inside the function's 28 s). */
+const ANSWER_BUDGET_MS = 15_000;
+
+const framesInFlight = new WeakMap<object, number>();
+
 export async function dispatchMessage(context: SocketContext, body: string, isBinary: boolean): Promise<void> {
   const message = isBinary ? undefined : parseClientMessage(body);
-  try {
-    await dispatchParsed(context, message, body);
-  } catch (error) {
-    context.logger.error('frame failed', { error, kind: message?.kind });
+  const { runtime } = context;
+  const inFlight = framesInFlight.get(runtime) ?? 0;
+  if (inFlight >= MAX_FRAMES_IN_FLIGHT) {
     await answerFailure(context, message);
+    return;
+  }
+  framesInFlight.set(runtime, inFlight + 1);
+  try {
+    await withinDeadline(context.receivedAtMs + FRAME_BUDGET_MS, runtime.now, () => dispatchParsed(context, message, body));
+  } catch (error) {
+    context.logger.error(error instanceof DeadlinePassed ? 'frame ran out of time' : 'frame failed', { error, kind: message?.kind });
+    // The answer gets a bound of its own, so the invocation ends inside its timeout either way.
+    await withinDeadline(runtime.now() + ANSWER_BUDGET_MS, runtime.now, () => answerFailure(context, message)).catch((answerError: unknown) => context.logger.error('could not answer a failed frame', { error: answerError, kind: message?.kind }));
+  } finally {
+    framesInFlight.set(runtime, (framesInFlight.get(runtime) ?? 1) - 1);
   }
 }
 
 /** The one answer a request frame still gets when handling it failed. */
 async function answerFailure(context: SocketContext, message: ClientMessage | undefined): Promise<void> {
-  const detail = 'the relay could not handle this frame now (its store is throttled or unavailable); send it again';
+  const detail = 'the relay could not handle this frame now (it is overloaded, or its store is throttled or unavailable); send it again';
   switch (message?.kind) {
     case 'hello':
       // Nothing was negotiated: the client connects again.
@@ -45,8 +76,9 @@ async function answerFailure(context: SocketContext, message: ClientMessage | un
       await send(context, errorFrame({ code: 'unavailable', id: message.id, detail }));
       return;
     case 'event': {
+      context.runtime.metrics.count('EventsRefused', context.principal.tenant, 1, { code: 'unavailable' });
       const cause = typeof message.value.id === 'string' ? message.value.id : undefined;
-      await send(context, errorFrame({ code: 'unavailable', ...(cause === undefined ? {} : { cause }), detail: 'the event store is unavailable; resend the event with the same id' }));
+      await send(context, errorFrame({ code: 'unavailable', ...(cause === undefined ? {} : { cause }), detail: 'the relay could not store the event now (it is overloaded, or its store is unavailable); resend the event with the same id' }));
       return;
     }
     default:

@@ -31,14 +31,6 @@ import type { ConnectionRecord } from '../domain/connection.ts';
 import { closeConnection, send } from './socket-context.ts';
 import type { SocketContext } from './socket-context.ts';
 
-/**
- * How long past the hello-wait bound a frame keeps waiting for a hello that was recorded but
- * not yet answered. Generous, because a slow hello (a loaded host, a cold start) must never
- * cost a hello-first client its frames; it only stops a frame waiting on a failed hello
- * handler until the integration times out.
- */
-const HELLO_ANSWER_BOUND_MS = 20_000;
-
 /** The open connection this frame may act on, or undefined when it must be dropped. */
 export async function awaitOpenConnection(context: SocketContext): Promise<ConnectionRecord | undefined> {
   const { connections, config, now } = context.runtime;
@@ -57,12 +49,9 @@ export async function awaitOpenConnection(context: SocketContext): Promise<Conne
       }
       return record;
     }
-    // A hello already recorded ('hello-pending') is being answered: keep waiting for it, but
-    // not forever (its handler may have failed between recording and answering).
-    if (record.state === 'hello-pending' && now() >= deadline + HELLO_ANSWER_BOUND_MS) {
-      context.logger.warn('dropped a frame: the hello was recorded but never answered', { connectionId: context.connectionId });
-      return undefined;
-    }
+    // A hello already recorded ('hello-pending') is being answered: keep waiting for it. If its
+    // handler failed between recording and answering, the frame's own budget ends the wait and
+    // the frame is refused in-band (`dispatch.ts`, FRAME_BUDGET_MS), never dropped in silence.
     if (record.state === 'connected' && now() >= deadline) {
       if (await refuse(context, 'the first frame on a connection must be hello (AEP-0003 §3.5.1)', ['connected'])) return undefined;
       continue;

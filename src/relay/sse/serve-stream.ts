@@ -162,7 +162,7 @@ async function streamEvents(runtime: RelayRuntime, logger: Logger, invocation: S
       }
       if (delivered.length > 0) deliveredAt = runtime.now();
       else if (sse.idleEndMs > 0 && runtime.now() - deliveredAt >= sse.idleEndMs) {
-        // Lambda never says the client left (a closed tab keeps this loop polling): a stream
+        // Lambda may never say the client left (a closed tab would keep this loop polling): a stream
         // with nothing to deliver ends, and a client that is still there reconnects.
         writer.end(`closing: nothing to deliver for ${Math.round(sse.idleEndMs / 1000)} s; reconnect with Last-Event-ID to resume`);
         return;
@@ -178,7 +178,10 @@ async function streamEvents(runtime: RelayRuntime, logger: Logger, invocation: S
         ...(accepted.expiresAtMs === undefined ? [] : [accepted.expiresAtMs - now]),
         ...(sse.idleEndMs > 0 ? [deliveredAt + sse.idleEndMs - now] : []),
       ]);
-      await new Promise((resolve) => setTimeout(resolve, wait));
+      // A client that leaves ends the wait at once, not at the next poll or heartbeat.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([new Promise((resolve) => (timer = setTimeout(resolve, wait))), writer.closed]);
+      clearTimeout(timer);
       writer.flushIfIdle();
     }
   } catch (error) {

@@ -8,6 +8,11 @@ import { sseComment } from './sse-format.ts';
 
 export class SseWriter {
   private open = true;
+  private markClosed!: () => void;
+  /** Settles once the stream closed or failed (the client went away, or it was ended). */
+  readonly closed = new Promise<void>((resolve) => {
+    this.markClosed = resolve;
+  });
   private lastWriteAt: number;
   private paddingOwed = false;
 
@@ -19,9 +24,11 @@ export class SseWriter {
     this.lastWriteAt = now();
     stream.on('close', () => {
       this.open = false;
+      this.markClosed();
     });
     stream.on('error', () => {
       this.open = false;
+      this.markClosed();
     });
   }
 
@@ -61,5 +68,6 @@ export class SseWriter {
     if (finalComment !== undefined) this.stream.write(sseComment(finalComment));
     this.stream.end();
     this.open = false;
+    this.markClosed();
   }
 }
