@@ -10,8 +10,8 @@ import { BENCH_AGENT, benchEvents, expectedDeliveries, subscriberMix } from './w
 import { localTableNames } from '../local/create-tables.ts';
 import { LOCAL_CREDENTIALS } from '../local/local-credentials.ts';
 import { Opening } from '../src/relay/order/consumer-has.ts';
-import { handOffToLive } from '../src/relay/subscription-handoff.ts';
-import { recordSubscription } from '../src/relay/open-subscription.ts';
+import { handOffToLive } from '../src/relay/subscribe/subscription-handoff.ts';
+import { recordSubscription } from '../src/relay/subscribe/open-subscription.ts';
 import { compileFilter, validateFilter } from '../src/protocol/attr-match.ts';
 import { connectionTableStores } from '../src/store/connection-table.ts';
 import { createDynamoClient } from '../src/store/dynamo-client.ts';

@@ -13,7 +13,7 @@ import type { AepEvent } from '../src/protocol/event.ts';
 import { validateEnvelope } from '../src/protocol/envelope.ts';
 import type { CaptureLevel } from '../src/protocol/levels.ts';
 import { needsDownlevel } from '../src/protocol/downlevel.ts';
-import { deliveryText } from '../src/relay/delivery-text.ts';
+import { deliveryText } from '../src/relay/domain/delivery-text.ts';
 import type { QuietWait } from './quiet-machine.ts';
 import { alternate, mean, referencePipeline } from './cpu-reference.ts';
 import { matcherOf } from './workload.ts';

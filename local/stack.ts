@@ -33,7 +33,7 @@ import type { LaneWorkers } from './lane-workers.ts';
 import { HTTP_CORS_METHODS, STREAM_CORS_METHODS, parseCorsOrigins } from '../infra/constructs/cors-rules.ts';
 import { hashTokenSecret, mintTokenSecret } from '../src/auth/token-secret.ts';
 import { SCOPES } from '../src/auth/scopes.ts';
-import type { RelayRuntime } from '../src/relay/runtime.ts';
+import type { RelayRuntime } from '../functions/runtime/relay-runtime.ts';
 import { createDynamoClient } from '../src/store/dynamo-client.ts';
 import { tenantTableStores } from '../src/store/tenant-table.ts';
 import type { TenantTableStores } from '../src/store/tenant-table.ts';

@@ -1,6 +1,6 @@
 /** The CLI's human-readable output: one fact per line, secrets only where they are issued. */
 import type { IssuedToken, QuotasView, RotatedToken, TenantStateChange, TenantView, TokenRevocation, TokenView } from '../../src/admin/admin-operations.ts';
-import type { ControlPolicy } from '../../src/relay/control-policy.ts';
+import type { ControlPolicy } from '../../src/relay/domain/control-policy.ts';
 
 /** Printed (to stderr) with every issued secret. */
 export const SECRET_WARNING = 'warning: this token is shown once and is not stored (only its SHA-256 digest is); keep it now';

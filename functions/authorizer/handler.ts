@@ -9,9 +9,9 @@ import { carriesOriginSecret } from '../../src/auth/origin-verify.ts';
 import { readRelayConfig } from '../../src/config/relay-config.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { createRelayMetrics } from '../../src/observability/relay-metrics.ts';
-import { authenticate } from '../../src/relay/authenticate.ts';
-import { withinDeadline } from '../../src/relay/work-deadline.ts';
-import type { RelayRuntime } from '../../src/relay/runtime.ts';
+import { authenticate } from '../../src/relay/connections/authenticate.ts';
+import { withinDeadline } from '../../src/relay/ports/work-deadline.ts';
+import type { RelayRuntime } from '../runtime/relay-runtime.ts';
 import { createRuntime } from '../runtime/create-runtime.ts';
 
 const logger = createLogger({ service: 'aep-relay-authorizer' });

@@ -14,7 +14,7 @@ import { flushMetrics } from '../../src/middleware/flush-metrics.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { createRelayMetrics } from '../../src/observability/relay-metrics.ts';
 import { deliverToBridges } from '../../src/relay/bridges/deliver-to-sinks.ts';
-import type { RelayRuntime } from '../../src/relay/runtime.ts';
+import type { RelayRuntime } from '../runtime/relay-runtime.ts';
 import { deliverablesOf } from '../../src/store/event-stream.ts';
 import { createRuntime } from '../runtime/create-runtime.ts';
 

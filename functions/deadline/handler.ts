@@ -17,9 +17,9 @@ import { DEADLINE_HORIZON_MS } from '../../src/config/function-timeouts.ts';
 import { flushMetrics } from '../../src/middleware/flush-metrics.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { createRelayMetrics } from '../../src/observability/relay-metrics.ts';
-import { closeAtDeadline, deadlineOf } from '../../src/relay/connection-deadline.ts';
-import { sweepDeadlines } from '../../src/relay/deadline-sweep.ts';
-import type { RelayRuntime } from '../../src/relay/runtime.ts';
+import { closeAtDeadline, deadlineOf } from '../../src/relay/connections/connection-deadline.ts';
+import { sweepDeadlines } from '../../src/relay/connections/deadline-sweep.ts';
+import type { RelayRuntime } from '../runtime/relay-runtime.ts';
 import { createRuntime } from '../runtime/create-runtime.ts';
 
 const logger = createLogger({ service: 'aep-relay-deadline' });

@@ -16,7 +16,7 @@ import type { FanoutCounts } from '../../src/relay/fanout/connection-delivery.ts
 import { deliverLane } from '../../src/relay/fanout/deliver-lane.ts';
 import { decodeLaneWork } from '../../src/relay/fanout/lane-work.ts';
 import type { LaneWork } from '../../src/relay/fanout/lane-work.ts';
-import type { RelayRuntime } from '../../src/relay/runtime.ts';
+import type { RelayRuntime } from '../runtime/relay-runtime.ts';
 import { createRuntime } from '../runtime/create-runtime.ts';
 
 const logger = createLogger({ service: 'aep-relay-fanoutlane' });

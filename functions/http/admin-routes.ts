@@ -17,7 +17,7 @@ import { OperatorAdmin } from '../../src/admin/operator-admin.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import type { Principal } from '../../src/auth/principal.ts';
 import { jsonResponse } from '../../src/middleware/json-response.ts';
-import type { RelayRuntime } from '../../src/relay/runtime.ts';
+import type { RelayRuntime } from '../runtime/relay-runtime.ts';
 import { matchRoute } from './route-table.ts';
 import type { Route } from './route-table.ts';
 

@@ -15,7 +15,7 @@ import { originGuard } from '../../src/middleware/origin-guard.ts';
 import { flushMetrics } from '../../src/middleware/flush-metrics.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { createRelayMetrics } from '../../src/observability/relay-metrics.ts';
-import type { RelayRuntime } from '../../src/relay/runtime.ts';
+import type { RelayRuntime } from '../runtime/relay-runtime.ts';
 import { createRuntime } from '../runtime/create-runtime.ts';
 import { credentialsOf, route } from './routes.ts';
 

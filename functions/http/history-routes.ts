@@ -15,7 +15,7 @@ import type { AuthenticatedContext } from '../../src/middleware/authentication.t
 import { listSessions } from '../../src/relay/history/list-sessions.ts';
 import { nextLink } from '../../src/relay/history/query-params.ts';
 import { HISTORY_JSON_PAGE_MAX_BYTES, HISTORY_PAGE_MAX_BYTES, readHistory } from '../../src/relay/history/read-history.ts';
-import type { RelayRuntime } from '../../src/relay/runtime.ts';
+import type { RelayRuntime } from '../runtime/relay-runtime.ts';
 
 type Response = APIGatewayProxyStructuredResultV2;
 

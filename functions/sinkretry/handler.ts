@@ -15,7 +15,7 @@ import { createLogger } from '../../src/observability/logger.ts';
 import { createRelayMetrics } from '../../src/observability/relay-metrics.ts';
 import { retryLetter } from '../../src/relay/bridges/retry-lane.ts';
 import type { SinkRetryWakeUp } from '../../src/relay/ports/sink-retry-queue.ts';
-import type { RelayRuntime } from '../../src/relay/runtime.ts';
+import type { RelayRuntime } from '../runtime/relay-runtime.ts';
 import { createRuntime } from '../runtime/create-runtime.ts';
 
 const logger = createLogger({ service: 'aep-relay-sinkretry' });

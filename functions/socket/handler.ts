@@ -11,7 +11,7 @@ import type { WebSocketRouteEvent, WebSocketRouteResult } from '../../src/gatewa
 import { flushMetrics } from '../../src/middleware/flush-metrics.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { createRelayMetrics } from '../../src/observability/relay-metrics.ts';
-import type { RelayRuntime } from '../../src/relay/runtime.ts';
+import type { RelayRuntime } from '../runtime/relay-runtime.ts';
 import { createRuntime } from '../runtime/create-runtime.ts';
 import { routeSocketEvent } from './route.ts';
 

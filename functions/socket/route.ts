@@ -6,10 +6,10 @@
 import { principalFromAuthorizer } from '../../src/gateway/principal-from-authorizer.ts';
 import type { WebSocketRouteEvent, WebSocketRouteResult } from '../../src/gateway/websocket-event.ts';
 import type { Logger } from '../../src/observability/logger.ts';
-import { openConnection } from '../../src/relay/connection-deadline.ts';
-import type { RelayRuntime } from '../../src/relay/runtime.ts';
+import { openConnection } from '../../src/relay/connections/connection-deadline.ts';
+import type { RelayRuntime } from '../runtime/relay-runtime.ts';
 import { dispatchMessage } from '../../src/relay/socket/dispatch.ts';
-import { withinDeadline } from '../../src/relay/work-deadline.ts';
+import { withinDeadline } from '../../src/relay/ports/work-deadline.ts';
 
 /** How long `$connect` may take from the upgrade's receipt: well inside the function's timeout. */
 export const CONNECT_BUDGET_MS = 15_000;

@@ -8,7 +8,7 @@ import { readRelayConfig } from '../../src/config/relay-config.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { createRelayMetrics } from '../../src/observability/relay-metrics.ts';
 import { streamRequestOf } from '../../src/gateway/lambda-streaming.ts';
-import type { RelayRuntime } from '../../src/relay/runtime.ts';
+import type { RelayRuntime } from '../runtime/relay-runtime.ts';
 import { serveStream } from '../../src/relay/sse/serve-stream.ts';
 import { createRuntime } from '../runtime/create-runtime.ts';
 

@@ -6,8 +6,8 @@
 import type { Principal } from '../auth/principal.ts';
 import type { Scope } from '../auth/scopes.ts';
 import type { CaptureLevel } from '../protocol/levels.ts';
-import type { ControlPolicy } from '../relay/control-policy.ts';
-import type { TenantQuotas } from '../relay/tenant-quotas.ts';
+import type { ControlPolicy } from '../relay/domain/control-policy.ts';
+import type { TenantQuotas } from '../relay/domain/tenant-quotas.ts';
 
 /** Response header of a token revocation: how many WebSocket connections it closed (a 204 has no body). */
 export const CONNECTIONS_CLOSED_HEADER = 'aep-connections-closed';

@@ -6,15 +6,16 @@
  * their inbox and end within a poll. Disabling a tenant does the same for every token of it.
  */
 import { hashTokenSecret, mintTokenSecret } from '../auth/token-secret.ts';
-import { DEFAULT_CONTROL_POLICY, parseControlPolicy } from '../relay/control-policy.ts';
-import type { ControlPolicy } from '../relay/control-policy.ts';
-import { endConnectionsOfToken } from '../relay/revocation.ts';
-import type { EndReason } from '../relay/revocation.ts';
-import type { RelayRuntime } from '../relay/runtime.ts';
+import { DEFAULT_CONTROL_POLICY, parseControlPolicy } from '../relay/domain/control-policy.ts';
+import type { ControlPolicy } from '../relay/domain/control-policy.ts';
+import { endConnectionsOfToken } from '../relay/connections/revocation.ts';
+import type { EndReason } from '../relay/connections/revocation.ts';
+import type { RelayPorts } from '../relay/ports/relay-ports.ts';
+import type { RevocationDeps } from '../relay/connections/revocation.ts';
 import { isTenantId } from '../relay/domain/tenant-id.ts';
 import type { TokenGrant, TokenRecord } from '../relay/domain/tenant.ts';
 import type { Clock, ControlPoliciesPort, IdMinter, QuotasPort, TenantsPort, TokensPort } from '../relay/ports/index.ts';
-import { parseTenantQuotas } from '../relay/tenant-quotas.ts';
+import { parseTenantQuotas } from '../relay/domain/tenant-quotas.ts';
 import { invalidAdminRequest, tenantExists, tenantNotFound, tokenInactive, tokenNotFound } from './admin-errors.ts';
 import type { ActorOptions, AdminOperations, IssuedToken, IssueOptions, IssueTokenRequest, QuotasView, RotatedToken, RotateOptions, TenantStateChange, TenantView, TokenRevocation, TokenView } from './admin-operations.ts';
 import { tenantViewOf, tokenViewOf } from './admin-views.ts';
@@ -220,7 +221,7 @@ export class AdminService implements AdminOperations {
  * them (without a management endpoint, removing their state would leave them open); streams
  * are always told.
  */
-export function adminServiceFor(runtime: RelayRuntime): AdminService {
+export function adminServiceFor(runtime: RevocationDeps & Pick<RelayPorts, 'config' | 'controlPolicies' | 'mintId' | 'now' | 'quotas' | 'tenants'>): AdminService {
   return new AdminService({
     tenants: runtime.tenants,
     tokens: runtime.tokens,

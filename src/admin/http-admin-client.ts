@@ -3,7 +3,7 @@
  * back as the RelayError the relay raised (same code, status and detail).
  */
 import { RelayError } from '../errors/relay-error.ts';
-import type { ControlPolicy } from '../relay/control-policy.ts';
+import type { ControlPolicy } from '../relay/domain/control-policy.ts';
 import { ALREADY_REVOKED_HEADER, ALSO_REVOKED_HEADER, CONNECTIONS_CLOSED_HEADER, STREAMS_ENDED_HEADER } from './admin-operations.ts';
 import type { BridgeOperations, DeadLetterView, SinkSetChange } from './bridge-admin.ts';
 import type { RedriveSchedule } from '../relay/bridges/redrive.ts';

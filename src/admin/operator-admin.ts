@@ -7,7 +7,7 @@
  * admin token of the tenant may list it. Every change is written to the audit log (`AdminAudit`).
  */
 import type { Principal } from '../auth/principal.ts';
-import type { AddressRule } from '../relay/bridges/sink-address.ts';
+import type { AddressRule } from '../relay/domain/outbound-address.ts';
 import { isTenantId } from '../relay/domain/tenant-id.ts';
 import { MAX_OPERATORS, isOperatorName, parseOperatorSettings } from '../relay/identity/operator-settings.ts';
 import type { Clock, OperatorsPort, TenantsPort, TrustedOperator } from '../relay/ports/index.ts';

@@ -6,7 +6,7 @@
  * lineage. Ids of tokens never rotated are their lineage already; prefix patterns (`tok_01J*`)
  * and unknown ids are kept as written.
  */
-import type { ControlPolicy } from '../relay/control-policy.ts';
+import type { ControlPolicy } from '../relay/domain/control-policy.ts';
 import type { TokenRecord } from '../relay/domain/tenant.ts';
 
 export function policyNamingLineages(policy: ControlPolicy, tokens: readonly Pick<TokenRecord, 'tokenId' | 'lineage'>[]): ControlPolicy {

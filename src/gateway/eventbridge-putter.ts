@@ -7,7 +7,7 @@
 import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { EventBridgeEntry } from '../relay/bridges/sink-requests.ts';
-import type { PutEventsOutcome } from '../relay/ports/sink-transport.ts';
+import type { PutEventsOutcome } from '../relay/bridges/sink-transport-port.ts';
 
 /** Error codes of entries that a later attempt can still put. */
 const RETRYABLE_ENTRY_ERRORS = new Set(['ThrottlingException', 'InternalException', 'InternalFailure', 'ServiceUnavailable']);

@@ -13,9 +13,9 @@ import type { LookupAddress, LookupOptions } from 'node:dns';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import type { IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { disallowedAddress, isAddressLiteral } from '../relay/bridges/sink-address.ts';
-import type { AddressRule } from '../relay/bridges/sink-address.ts';
-import type { HttpDelivery, SendOutcome } from '../relay/ports/sink-transport.ts';
+import { disallowedAddress, isAddressLiteral } from '../relay/domain/outbound-address.ts';
+import type { AddressRule } from '../relay/domain/outbound-address.ts';
+import type { HttpDelivery, SendOutcome } from '../relay/bridges/sink-transport-port.ts';
 
 /** Resolves a name to all its addresses (`dns.lookup` by default; tests may point names elsewhere). */
 export type Resolver = (hostname: string, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;

@@ -9,8 +9,8 @@
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import type { IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { disallowedAddress, isAddressLiteral } from '../relay/bridges/sink-address.ts';
-import type { AddressRule } from '../relay/bridges/sink-address.ts';
+import { disallowedAddress, isAddressLiteral } from '../relay/domain/outbound-address.ts';
+import type { AddressRule } from '../relay/domain/outbound-address.ts';
 import { maxAgeOf } from '../relay/identity/operator-keys.ts';
 import { MAX_KEY_SET_BYTES } from '../relay/identity/key-sets.ts';
 import type { JwksFetch, JwksFetcher } from '../relay/ports/operators.ts';

@@ -10,7 +10,7 @@
  */
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import type { FanoutCounts } from '../relay/fanout/connection-delivery.ts';
-import type { DeliveryLanesPort } from '../relay/ports/delivery-lanes.ts';
+import type { DeliveryLanesPort } from '../relay/fanout/delivery-lanes-port.ts';
 
 export interface LambdaLanesOptions {
   functionName: string;

@@ -8,8 +8,8 @@ import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { BearerSources } from '../auth/bearer.ts';
 import type { Principal } from '../auth/principal.ts';
-import { authenticate, requireAuthentication } from '../relay/authenticate.ts';
-import type { Authentication, DisabledTenantCredentials, TokenAuthority } from '../relay/authenticate.ts';
+import { authenticate, requireAuthentication } from '../relay/connections/authenticate.ts';
+import type { Authentication, DisabledTenantCredentials, TokenAuthority } from '../relay/connections/authenticate.ts';
 
 /** The Lambda context of an authenticated HTTP route. */
 export interface AuthenticatedContext extends Context {

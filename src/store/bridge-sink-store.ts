@@ -4,7 +4,7 @@
  */
 import { DeleteItemCommand, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { BridgeSinksPort, StoredSink } from '../relay/ports/bridge-sinks.ts';
+import type { BridgeSinksPort, StoredSink } from '../relay/bridges/bridge-sinks-port.ts';
 import { readString, str } from './attribute-values.ts';
 import { tenantKeys } from './keys.ts';
 

@@ -9,7 +9,7 @@ import type { Principal } from '../auth/principal.ts';
 import { isScope } from '../auth/scopes.ts';
 import type { Role } from '../protocol/frames.ts';
 import type { ConnectionRecord, ConnectionState, HelloDeclarations } from '../relay/domain/connection.ts';
-import type { VerifiedStanding } from '../relay/identity/verified-standing.ts';
+import type { VerifiedStanding } from '../relay/domain/verified-standing.ts';
 import type { Clock } from '../relay/ports/clock.ts';
 import type { ConnectionsPort } from '../relay/ports/connections.ts';
 import { isConditionFailure, num, parseJsonObject, readNumber, readString, readStringSet, str } from './attribute-values.ts';

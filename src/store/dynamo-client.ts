@@ -4,7 +4,7 @@
  * cost figures in BENCHMARKS.md and the README come from it); production passes none.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { currentDeadline, DeadlinePassed } from '../relay/work-deadline.ts';
+import { currentDeadline, DeadlinePassed } from '../relay/ports/work-deadline.ts';
 import type { CapacityMeter } from './capacity-meter.ts';
 
 export interface DynamoClientOptions {

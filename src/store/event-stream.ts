@@ -9,7 +9,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { positionOf } from '../protocol/positions.ts';
 import type { Deliverable } from '../relay/domain/deliverable.ts';
 import type { SessionActivity } from '../relay/domain/history.ts';
-import { parseStored } from '../relay/delivery-text.ts';
+import { parseStored } from '../relay/domain/delivery-text.ts';
 import type { WakeUp } from '../relay/fanout/fanout.ts';
 import { eventKeys, ORDER_PREFIX, tenantOfPartition } from './keys.ts';
 import { orderStateOfImage } from './session-order-store.ts';

@@ -6,7 +6,7 @@ import { policyNamingLineages } from '../../src/admin/policy-lineage.ts';
 import type { Principal } from '../../src/auth/principal.ts';
 import { policyIdentityOf } from '../../src/auth/principal.ts';
 import type { SinkSettings } from '../../src/relay/bridges/sink-settings.ts';
-import { lowerCeiling, readCeilingOf } from '../../src/relay/read-ceiling.ts';
+import { lowerCeiling, readCeilingOf } from '../../src/relay/domain/read-ceiling.ts';
 import { parseInvocation } from '../../bin/cli/cli-arguments.ts';
 
 const root: Principal = { tenant: 'acme', tokenId: 'tok_root', scopes: ['emit', 'consume', 'control', 'admin'] };

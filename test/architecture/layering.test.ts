@@ -137,3 +137,67 @@ describe('layering', () => {
     expect(show(offenders)).toEqual([]);
   });
 });
+
+/**
+ * The rooms of `src/relay`, from the bottom up: a file imports from its own room or from a room
+ * on a lower floor, never sideways or up. Use cases take the few ports they use (`Pick<RelayPorts,
+ * ...>` and their own per-process state); only the composition root (`functions/runtime/`)
+ * holds them all.
+ */
+const RELAY_FLOORS: readonly (readonly string[])[] = [
+  ['domain', 'order'],
+  ['ports'],
+  ['bridges', 'connections', 'control', 'ingest', 'subscribe'],
+  ['fanout', 'history', 'identity', 'sse'],
+  ['discovery'],
+  ['socket'],
+];
+const roomOf = (path: string) => path.split('/')[2] ?? '';
+const floorOf = (room: string) => RELAY_FLOORS.findIndex((rooms) => rooms.includes(room));
+
+describe('the rooms of src/relay', () => {
+  const relayEdges = EDGES.filter((edge) => under('src/relay/')(edge.file));
+
+  it('every file sits in a room the layering names', () => {
+    const files = [...new Set(relayEdges.map((edge) => edge.file))];
+    expect(files.filter((file) => file.split('/').length !== 4 || floorOf(roomOf(file)) < 0)).toEqual([]);
+  });
+
+  it('imports only from its own room or a lower floor', () => {
+    const upward = relayEdges.filter((edge) => {
+      if (!under('src/relay/')(edge.target)) return false;
+      const from = roomOf(edge.file);
+      const to = roomOf(edge.target!);
+      return from !== to && floorOf(to) >= floorOf(from);
+    });
+    expect(show(upward)).toEqual([]);
+  });
+
+  it('imports nothing from the entry points, the local stack, tools or tests', () => {
+    const outward = relayEdges.filter((edge) => ['functions/', 'local/', 'bench/', 'bin/', 'sim/', 'test/', 'infra/'].some((folder) => under(folder)(edge.target)));
+    expect(show(outward)).toEqual([]);
+  });
+
+  it('has no circle of files', () => {
+    const next = new Map<string, string[]>();
+    for (const edge of relayEdges) {
+      if (!under('src/relay/')(edge.target)) continue;
+      const target = edge.target!.endsWith('.ts') ? edge.target! : `${edge.target}.ts`;
+      next.set(edge.file, [...(next.get(edge.file) ?? []), target]);
+    }
+    const circles: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const visit = (file: string, path: string[]) => {
+      if (state.get(file) === 'done') return;
+      if (state.get(file) === 'open') {
+        circles.push([...path.slice(path.indexOf(file)), file].join(' -> '));
+        return;
+      }
+      state.set(file, 'open');
+      for (const target of next.get(file) ?? []) visit(target, [...path, file]);
+      state.set(file, 'done');
+    };
+    for (const file of next.keys()) visit(file, []);
+    expect(circles).toEqual([]);
+  });
+});

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { base64url, decodeProtectedHeader } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CARD_MAX_LIFETIME_SECONDS } from '../../src/relay/control-policy.ts';
+import { DEFAULT_CARD_MAX_LIFETIME_SECONDS } from '../../src/relay/domain/control-policy.ts';
 import { verifyCard } from '../../src/relay/identity/identity-card.ts';
 import { OperatorKeyCache } from '../../src/relay/identity/operator-keys.ts';
 import { repoRoot } from '../support/local-stack-process.ts';

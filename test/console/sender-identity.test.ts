@@ -1,6 +1,6 @@
 /** Who the console's commands are from (console/src/sender-identity.ts). */
 import { describe, expect, it } from 'vitest';
-import { sourceAgentOf } from '../../src/relay/agent-binding.ts';
+import { sourceAgentOf } from '../../src/relay/domain/agent-binding.ts';
 import { senderIdentityOf } from '../../console/src/sender-identity.ts';
 
 describe('the console sender identity', () => {

@@ -4,7 +4,7 @@
  * needs it, while slots that are still held, renewed or open, are not.
  */
 import { describe, expect, it } from 'vitest';
-import { RECOUNT_INTERVAL_MS, SOCKET_CHECK_MIN_AGE_MS } from '../../src/relay/connection-slots.ts';
+import { RECOUNT_INTERVAL_MS, SOCKET_CHECK_MIN_AGE_MS } from '../../src/relay/connections/connection-slots.ts';
 import { QuotaStore } from '../../src/store/quota-store.ts';
 import { TEST_SSE_SLOT_LEASE_MS } from '../support/global-setup.ts';
 import { dynamoClient, tableNames, tenantWithToken, uniqueName } from '../support/relay-fixtures.ts';

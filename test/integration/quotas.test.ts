@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { QuotaStore } from '../../src/store/quota-store.ts';
-import type { TenantQuotas } from '../../src/relay/tenant-quotas.ts';
+import type { TenantQuotas } from '../../src/relay/domain/tenant-quotas.ts';
 import { dynamoClient, ndjson, postEvents, sessionEvent, tableNames, tenantWithToken, uniqueName } from '../support/relay-fixtures.ts';
 import { helloSocket, isType, openSocket, waitForCount } from '../support/ws-client.ts';
 import { openStream } from '../support/sse-client.ts';

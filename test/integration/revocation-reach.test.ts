@@ -5,7 +5,7 @@ import { readRelayConfig } from '../../src/config/relay-config.ts';
 import { relayEnvironment } from '../../src/config/relay-environment.ts';
 import { adminServiceFor } from '../../src/admin/admin-service.ts';
 import { hashTokenSecret } from '../../src/auth/token-secret.ts';
-import { openConnection } from '../../src/relay/connection-deadline.ts';
+import { openConnection } from '../../src/relay/connections/connection-deadline.ts';
 import { admin, issue, tenantWithAdmin } from '../support/admin-client.ts';
 import { dynamoClient, tableNames, uniqueName } from '../support/relay-fixtures.ts';
 import { openStream } from '../support/sse-client.ts';

@@ -4,8 +4,8 @@
  * bound is still exact.
  */
 import { describe, expect, it } from 'vitest';
-import { poolShardCapacities, releaseStreamSlots, takeStreamSlots } from '../../src/relay/connection-slots.ts';
-import type { StreamRefusal, StreamSlots } from '../../src/relay/connection-slots.ts';
+import { poolShardCapacities, releaseStreamSlots, takeStreamSlots } from '../../src/relay/connections/connection-slots.ts';
+import type { StreamRefusal, StreamSlots } from '../../src/relay/connections/connection-slots.ts';
 import { liveStreamsShard, tenantStreamsPool } from '../../src/relay/ports/index.ts';
 import { QuotaStore } from '../../src/store/quota-store.ts';
 import { dynamoClient, tableNames, tenantWithToken, uniqueName } from '../support/relay-fixtures.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backpressureAction } from '../../src/relay/backpressure.ts';
+import { backpressureAction } from '../../src/relay/domain/backpressure.ts';
 
 describe('backpressureAction', () => {
   it.each([

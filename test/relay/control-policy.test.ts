@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONTROL_POLICY, evaluateControlPolicy, parseControlPolicy } from '../../src/relay/control-policy.ts';
+import { DEFAULT_CONTROL_POLICY, evaluateControlPolicy, parseControlPolicy } from '../../src/relay/domain/control-policy.ts';
 
 const request = { tokenId: 'tok-1', type: 'control.cancel', session: 'prod-7', targetAgent: 'claude-code' };
 

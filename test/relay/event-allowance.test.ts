@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EventAllowance } from '../../src/relay/event-allowance.ts';
+import { EventAllowance } from '../../src/relay/ingest/event-allowance.ts';
 
 /** The counter's contract (`QuotasPort.admitEvents`): a conditional add per second that never passes the quota; it records each write. */
 function counter() {

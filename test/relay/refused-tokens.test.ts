@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { isWellFormedTokenSecret, mintTokenSecret } from '../../src/auth/token-secret.ts';
-import { authenticate, requireAuthentication } from '../../src/relay/authenticate.ts';
+import { authenticate, requireAuthentication } from '../../src/relay/connections/authenticate.ts';
 import type { TokenLookup } from '../../src/relay/ports/tokens.ts';
-import { RefusedTokens } from '../../src/relay/refused-tokens.ts';
+import { RefusedTokens } from '../../src/relay/connections/refused-tokens.ts';
 
 describe('token shape', () => {
   it('accepts minted secrets and refuses anything else', () => {

@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { compileFilter } from '../../src/protocol/attr-match.ts';
-import { OUT_OF_TIME, replayInto } from '../../src/relay/open-subscription.ts';
-import type { SubscriptionSpec } from '../../src/relay/open-subscription.ts';
-import type { RelayRuntime } from '../../src/relay/runtime.ts';
+import { OUT_OF_TIME, replayInto } from '../../src/relay/subscribe/open-subscription.ts';
+import type { SubscriptionSpec } from '../../src/relay/subscribe/open-subscription.ts';
+import type { RelayRuntime } from '../../functions/runtime/relay-runtime.ts';
 import { sessionEvent } from '../support/relay-fixtures.ts';
 
 const session = 'bounded';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_POOL_SHARDS, keepStreamSlots, poolShardCapacities } from '../../src/relay/connection-slots.ts';
-import type { SlotDependencies, StreamSlots } from '../../src/relay/connection-slots.ts';
+import { MAX_POOL_SHARDS, keepStreamSlots, poolShardCapacities } from '../../src/relay/connections/connection-slots.ts';
+import type { SlotDependencies, StreamSlots } from '../../src/relay/connections/connection-slots.ts';
 
 describe('stream pool shards', () => {
   it('spread the pool over shards of about 50 slots whose capacities add up to the pool', () => {

@@ -7,7 +7,7 @@ import type { ParkedEvent, StoredSubscription } from '../../src/relay/domain/sub
 import type { ParkingPort } from '../../src/relay/ports/parking.ts';
 import type { SubscriptionsPort } from '../../src/relay/ports/subscriptions.ts';
 import { Opening } from '../../src/relay/order/consumer-has.ts';
-import { handOffToLive } from '../../src/relay/subscription-handoff.ts';
+import { handOffToLive } from '../../src/relay/subscribe/subscription-handoff.ts';
 import { sessionEvent } from '../support/relay-fixtures.ts';
 
 const session = 'handoff';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseTenantQuotas } from '../../src/relay/tenant-quotas.ts';
+import { parseTenantQuotas } from '../../src/relay/domain/tenant-quotas.ts';
 
 describe('tenant quotas', () => {
   it('accept positive integer members', () => {

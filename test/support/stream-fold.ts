@@ -5,10 +5,10 @@
  * replay serves them. `replayOf` is the binding-neutral replay of one session.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { OrderLane } from '../../src/relay/order/order-lane.ts';
-import type { LaneRecord } from '../../src/relay/order/order-lane.ts';
-import { replaySession } from '../../src/relay/order/session-replay.ts';
-import type { SessionReplay } from '../../src/relay/order/session-replay.ts';
+import { OrderLane } from '../../src/relay/fanout/order-lane.ts';
+import type { LaneRecord } from '../../src/relay/fanout/order-lane.ts';
+import { replaySession } from '../../src/relay/subscribe/session-replay.ts';
+import type { SessionReplay } from '../../src/relay/subscribe/session-replay.ts';
 import type { Position } from '../../src/protocol/positions.ts';
 import type { EventLog } from '../../src/store/event-log.ts';
 import { eventKeys } from '../../src/store/keys.ts';

@@ -12,9 +12,9 @@
  * the letter store cannot be reached) is retried whole by the stream mapping, and a sink that
  * already had it receives it again. Receivers dedupe on `(source, id)` (AEP-0001 §7.4).
  */
-import { parseStored } from '../delivery-text.ts';
+import { parseStored } from '../domain/delivery-text.ts';
 import type { Deliverable } from '../domain/deliverable.ts';
-import type { StoredSink } from '../ports/bridge-sinks.ts';
+import type { StoredSink } from './bridge-sinks-port.ts';
 import type { DeadLettersPort } from '../ports/dead-letters.ts';
 import type { SinkRetryQueuePort } from '../ports/sink-retry-queue.ts';
 import { backoffSeconds } from './retry-backoff.ts';

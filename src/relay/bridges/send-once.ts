@@ -4,7 +4,7 @@
  * EventBridge entries that failed alone are what is left of the request; a refusal that no
  * retry can change (a 4xx other than 408/429, a disallowed address) is `retryable: false`.
  */
-import type { HttpDelivery, SinkTransport } from '../ports/sink-transport.ts';
+import type { HttpDelivery, SinkTransport } from './sink-transport-port.ts';
 import type { OutboundEvent, SinkRequest } from './sink-requests.ts';
 
 export interface SendContext {

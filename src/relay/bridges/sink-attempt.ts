@@ -5,10 +5,10 @@
  * way a retry may change, the rest are not tried (they would most likely fail the same way,
  * and spend the budget); they wait in the retry lane with it.
  */
-import type { BridgeSinksPort, SinkSecrets, StoredSink } from '../ports/bridge-sinks.ts';
+import type { BridgeSinksPort, SinkSecrets, StoredSink } from './bridge-sinks-port.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { SecretSealer } from '../ports/secret-sealer.ts';
-import type { SinkTransport } from '../ports/sink-transport.ts';
+import type { SinkTransport } from './sink-transport-port.ts';
 import { planSinkRequests } from './sink-requests.ts';
 import type { OutboundEvent } from './sink-requests.ts';
 import { sendOnce } from './send-once.ts';

@@ -4,8 +4,8 @@
  * pure and fails naming the sink and the setting; secrets (OTLP headers) are returned apart
  * from the public settings so only the sealed form is ever stored.
  */
-import { disallowedAddress, isAddressLiteral } from './sink-address.ts';
-import type { AddressRule } from './sink-address.ts';
+import { disallowedAddress, isAddressLiteral } from '../domain/outbound-address.ts';
+import type { AddressRule } from '../domain/outbound-address.ts';
 import { validateFilter } from '../../protocol/attr-match.ts';
 import { isJsonObject } from '../../protocol/event.ts';
 import type { JsonValue } from '../../protocol/event.ts';

@@ -3,7 +3,7 @@
  * roster lists (AEP-0003 §4.1). Several claims of one session are kept, never merged.
  */
 import type { JsonObject } from '../../protocol/event.ts';
-import type { VerifiedStanding } from '../identity/verified-standing.ts';
+import type { VerifiedStanding } from './verified-standing.ts';
 
 /** The claimant's declarations, taken verbatim from its hello (AEP-0003 §4.1 rule 4). */
 export interface ClaimDeclarations {

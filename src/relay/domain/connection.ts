@@ -5,7 +5,7 @@
 import type { Principal } from '../../auth/principal.ts';
 import type { JsonObject } from '../../protocol/event.ts';
 import type { Role } from '../../protocol/frames.ts';
-import type { VerifiedStanding } from '../identity/verified-standing.ts';
+import type { VerifiedStanding } from './verified-standing.ts';
 
 /**
  * `connected` until a hello is recorded, `hello-pending` while it is answered, then `open`;

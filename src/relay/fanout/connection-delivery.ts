@@ -17,10 +17,10 @@ import { closing } from '../../protocol/frames.ts';
 import type { DeliveredPosition } from '../../protocol/frames.ts';
 import { comparePositions, positionOf } from '../../protocol/positions.ts';
 import type { Logger } from '../../observability/logger.ts';
-import { backpressureAction } from '../backpressure.ts';
+import { backpressureAction } from '../domain/backpressure.ts';
 import type { PostOutcome } from '../ports/connection-poster.ts';
-import type { RelayRuntime } from '../runtime.ts';
-import { isSseStreamId } from '../sse/sse-stream-id.ts';
+import type { RelayPorts } from '../ports/relay-ports.ts';
+import { isSseStreamId } from '../domain/sse-stream-id.ts';
 import type { Deliverable } from '../domain/deliverable.ts';
 import type { LaneVerdict } from './delivery-pool.ts';
 import type { ConnectionPlan, DeliveryAction, DeliveryTexts } from './delivery-plan.ts';
@@ -34,7 +34,7 @@ export interface FanoutCounts {
   closed: number;
 }
 
-type Runtime = Pick<RelayRuntime, 'poster' | 'inbox' | 'parking' | 'connections' | 'subscriptions' | 'deadlines' | 'config' | 'now' | 'metrics'>;
+type Runtime = Pick<RelayPorts, 'poster' | 'inbox' | 'parking' | 'connections' | 'subscriptions' | 'deadlines' | 'config' | 'now' | 'metrics'>;
 
 /**
  * What one tenant may still deliver in this batch (`fanout.tenantDeliveriesPerBatch`), shared

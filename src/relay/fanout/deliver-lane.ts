@@ -8,14 +8,14 @@
  * whatever the lane count (`connection-delivery.ts`, `TenantDeliveryBudget`).
  */
 import type { Logger } from '../../observability/logger.ts';
-import type { RelayRuntime } from '../runtime.ts';
+import type { RelayPorts } from '../ports/relay-ports.ts';
 import { ConnectionDelivery, TenantDeliveryBudget } from './connection-delivery.ts';
 import type { FanoutCounts } from './connection-delivery.ts';
 import { runPool } from './delivery-pool.ts';
 import { DeliveryTexts } from './delivery-plan.ts';
 import type { ConnectionPlan } from './delivery-plan.ts';
 
-export type LaneRuntime = Pick<RelayRuntime, 'poster' | 'inbox' | 'parking' | 'connections' | 'subscriptions' | 'deadlines' | 'config' | 'now' | 'metrics'>;
+export type LaneRuntime = Pick<RelayPorts, 'poster' | 'inbox' | 'parking' | 'connections' | 'subscriptions' | 'deadlines' | 'config' | 'now' | 'metrics'>;
 
 export async function deliverLane(runtime: LaneRuntime, logger: Logger, plans: ReadonlyMap<string, ConnectionPlan>): Promise<FanoutCounts> {
   const counts: FanoutCounts = { posted: 0, dropped: 0, disconnected: 0, closed: 0 };

@@ -22,7 +22,7 @@
  * marks, parking (`connection-delivery.ts`).
  */
 import type { Logger } from '../../observability/logger.ts';
-import type { DeliveryLanesPort } from '../ports/delivery-lanes.ts';
+import type { DeliveryLanesPort } from './delivery-lanes-port.ts';
 import type { FanoutCounts } from './connection-delivery.ts';
 import { addCounts, deliverLane } from './deliver-lane.ts';
 import type { LaneRuntime } from './deliver-lane.ts';

@@ -15,7 +15,7 @@ import { captureRank } from '../../protocol/levels.ts';
 import type { CaptureLevel } from '../../protocol/levels.ts';
 import type { Deliverable } from '../domain/deliverable.ts';
 import type { StoredSubscription } from '../domain/subscription.ts';
-import { deliveryText } from '../delivery-text.ts';
+import { deliveryText } from '../domain/delivery-text.ts';
 
 export type DeliveryAction =
   | { kind: 'post'; deliverable: Deliverable; ceiling: CaptureLevel | undefined; subscriptionIds: string[] }

@@ -33,19 +33,25 @@ import { firstTypeSegment } from '../../protocol/attr-match.ts';
 import type { AepEvent } from '../../protocol/event.ts';
 import { positionOf } from '../../protocol/positions.ts';
 import type { Logger } from '../../observability/logger.ts';
-import { parseStored } from '../delivery-text.ts';
+import { parseStored } from '../domain/delivery-text.ts';
 import type { Deliverable } from '../domain/deliverable.ts';
 import type { SessionActivity } from '../domain/history.ts';
 import { comparePlaces } from '../order/emitter-order.ts';
 import type { OrderState, Place } from '../order/emitter-order.ts';
-import { OrderLane } from '../order/order-lane.ts';
-import type { LaneRecord, LaneStep } from '../order/order-lane.ts';
+import { OrderLane } from './order-lane.ts';
+import type { LaneRecord, LaneStep } from './order-lane.ts';
 import type { EmitterSession } from '../ports/session-order.ts';
-import { settleOwner } from '../session-ownership.ts';
-import type { RelayRuntime } from '../runtime.ts';
+import { settleOwner } from '../control/session-ownership.ts';
+import type { RelayPorts } from '../ports/relay-ports.ts';
+import type { KnownClaims } from '../control/known-claims.ts';
+import type { KnownOwners } from '../control/session-ownership.ts';
+
+/** What fan-out uses: order, owners, claims and summaries per tenant, then the delivery lanes. */
+export type FanoutDeps = LanesRuntime & Pick<RelayPorts, 'sessionOwners' | 'claims' | 'sessionSummaries' | 'subscriptions'> & { knownOwners: KnownOwners; knownClaims: KnownClaims };
 import type { FanoutCounts } from './connection-delivery.ts';
 import { addCounts } from './deliver-lane.ts';
 import { deliverInLanes } from './delivery-lanes.ts';
+import type { LanesRuntime } from './delivery-lanes.ts';
 import { planTenant } from './delivery-plan.ts';
 import { claimSessions } from './session-claims.ts';
 import type { ConnectionPlan } from './delivery-plan.ts';
@@ -72,11 +78,11 @@ export interface FanoutBatch {
   activities: readonly SessionActivity[];
 }
 
-export function createOrderLane(runtime: Pick<RelayRuntime, 'sessionOrder' | 'now' | 'config'>): OrderLane {
+export function createOrderLane(runtime: Pick<RelayPorts, 'sessionOrder' | 'now' | 'config'>): OrderLane {
   return new OrderLane({ order: runtime.sessionOrder, now: runtime.now, waitMs: runtime.config.fanout.orderWaitMs, adoptAfterMs: runtime.config.fanout.orderAdoptMs });
 }
 
-export async function fanOut(runtime: RelayRuntime, logger: Logger, batch: FanoutBatch, lane: OrderLane): Promise<FanoutReport> {
+export async function fanOut(runtime: FanoutDeps, logger: Logger, batch: FanoutBatch, lane: OrderLane): Promise<FanoutReport> {
   const report: FanoutReport = { failedRecordIds: [], posted: 0, dropped: 0, disconnected: 0, closed: 0 };
   const deliverablesBy = groupBy(batch.deliverables, (deliverable) => deliverable.tenant);
   const wakeUpsBy = groupBy(batch.wakeUps, (wake) => wake.key.tenant);
@@ -126,7 +132,7 @@ export async function fanOut(runtime: RelayRuntime, logger: Logger, batch: Fanou
  * take the place of its first record in the batch; seq-less and agent-scoped events keep theirs;
  * a redelivery goes out only once its position is known delivered (`OrderLane.isDelivered`).
  */
-async function orderTenant(runtime: Pick<RelayRuntime, 'now' | 'sessionOwners' | 'knownOwners'>, lane: OrderLane, deliverables: readonly Deliverable[], wakeUps: readonly WakeUp[]): Promise<{ ordered: Deliverable[]; tenantSteps: LaneStep[] }> {
+async function orderTenant(runtime: Pick<FanoutDeps, 'now' | 'sessionOwners' | 'knownOwners'>, lane: OrderLane, deliverables: readonly Deliverable[], wakeUps: readonly WakeUp[]): Promise<{ ordered: Deliverable[]; tenantSteps: LaneStep[] }> {
   const groups = new Map<string, { key: EmitterSession; records: LaneRecord[]; recordId: string; first?: AepEvent; wake?: OrderState }>();
   const slots: Array<Deliverable | string> = [];
   for (const deliverable of deliverables) {

@@ -7,7 +7,7 @@
  * gives the same result: a worker invocation, or the coordinator itself (`delivery-lanes.ts`).
  */
 import type { CaptureLevel } from '../../protocol/levels.ts';
-import { parseStored } from '../delivery-text.ts';
+import { parseStored } from '../domain/delivery-text.ts';
 import type { Deliverable } from '../domain/deliverable.ts';
 import type { StoredSubscription } from '../domain/subscription.ts';
 import type { ConnectionPlan, DeliveryAction } from './delivery-plan.ts';

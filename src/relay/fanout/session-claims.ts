@@ -9,9 +9,10 @@
 import type { ClaimDeclarations } from '../domain/claim.ts';
 import type { ConnectionRecord } from '../domain/connection.ts';
 import type { Deliverable } from '../domain/deliverable.ts';
-import type { RelayRuntime } from '../runtime.ts';
+import type { RelayPorts } from '../ports/relay-ports.ts';
+import type { KnownClaims } from '../control/known-claims.ts';
 
-export async function claimSessions(runtime: Pick<RelayRuntime, 'connections' | 'claims' | 'knownClaims'>, deliverables: readonly Deliverable[]): Promise<void> {
+export async function claimSessions(runtime: Pick<RelayPorts, 'connections' | 'claims'> & { knownClaims: KnownClaims }, deliverables: readonly Deliverable[]): Promise<void> {
   const pairs = new Map<string, { tenant: string; connectionId: string; session: string }>();
   for (const { tenant, via, event } of deliverables) {
     if (via === undefined || event.session === undefined) continue;

@@ -8,9 +8,9 @@ import { badRequest, RelayError } from '../../errors/relay-error.ts';
 import type { Filter } from '../../protocol/attr-match.ts';
 import type { CaptureLevel } from '../../protocol/levels.ts';
 import { comparePositions } from '../../protocol/positions.ts';
-import { identifierTooLong } from '../admission.ts';
+import { identifierTooLong } from '../ingest/admission.ts';
 import type { HistoryRange } from '../domain/history.ts';
-import { querySelectionOf } from '../query-selection.ts';
+import { querySelectionOf } from '../subscribe/query-selection.ts';
 import { instantOf } from './query-params.ts';
 import type { QueryParams } from './query-params.ts';
 

@@ -7,7 +7,7 @@
 import type { Principal } from '../../auth/principal.ts';
 import type { JsonObject } from '../../protocol/event.ts';
 import type { SessionFilter, SessionSummary } from '../domain/history.ts';
-import type { RelayRuntime } from '../runtime.ts';
+import type { RelayPorts } from '../ports/relay-ports.ts';
 import { pagedRequest } from './paged-request.ts';
 import { instantOf } from './query-params.ts';
 import type { QueryParams } from './query-params.ts';
@@ -19,7 +19,7 @@ export interface SessionsPageResult {
   next?: string;
 }
 
-export async function listSessions(runtime: Pick<RelayRuntime, 'sessionSummaries' | 'claims' | 'cursorKeys'>, principal: Principal, params: QueryParams): Promise<SessionsPageResult> {
+export async function listSessions(runtime: Pick<RelayPorts, 'sessionSummaries' | 'claims' | 'cursorKeys'>, principal: Principal, params: QueryParams): Promise<SessionsPageResult> {
   const request = await pagedRequest(runtime.cursorKeys, principal, params, { kind: 'sessions', queryParams: SESSION_QUERY_PARAMS, parse: sessionFilterOf });
   const [page, claims] = await Promise.all([runtime.sessionSummaries.listSummaries(principal.tenant, request.query, request.limit, request.storeCursor), runtime.claims.allClaims(principal.tenant)]);
   const claimed = new Set(claims.map((claim) => claim.session));

@@ -14,10 +14,10 @@
  */
 import type { Principal } from '../../auth/principal.ts';
 import { compileFilter } from '../../protocol/attr-match.ts';
-import { deliveryText, parseStored } from '../delivery-text.ts';
-import { readCeilingOf } from '../read-ceiling.ts';
+import { deliveryText, parseStored } from '../domain/delivery-text.ts';
+import { readCeilingOf } from '../domain/read-ceiling.ts';
 import type { SenderVerified } from '../domain/stored-event.ts';
-import type { RelayRuntime } from '../runtime.ts';
+import type { RelayPorts } from '../ports/relay-ports.ts';
 import { parseHistoryQuery, HISTORY_QUERY_PARAMS } from './history-request.ts';
 import { pagedRequest } from './paged-request.ts';
 import type { QueryParams } from './query-params.ts';
@@ -41,7 +41,7 @@ export interface HistoryPageResult {
 }
 
 export async function readHistory(
-  runtime: Pick<RelayRuntime, 'eventLog' | 'cursorKeys'>,
+  runtime: Pick<RelayPorts, 'eventLog' | 'cursorKeys'>,
   principal: Principal,
   params: QueryParams,
   maxBytes: number = HISTORY_PAGE_MAX_BYTES,

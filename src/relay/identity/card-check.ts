@@ -6,16 +6,20 @@
  */
 import type { Principal } from '../../auth/principal.ts';
 import type { HelloFrame } from '../../protocol/client-message.ts';
-import { DEFAULT_CARD_MAX_LIFETIME_SECONDS } from '../control-policy.ts';
-import type { CardFailure } from '../control-policy.ts';
-import type { RelayRuntime } from '../runtime.ts';
-import { controlPolicyOf } from '../tenant-control-policy.ts';
+import { DEFAULT_CARD_MAX_LIFETIME_SECONDS } from '../domain/control-policy.ts';
+import type { CardFailure } from '../domain/control-policy.ts';
+import type { RelayPorts } from '../ports/relay-ports.ts';
+import type { IdentityRuntime } from './identity-runtime.ts';
+
+/** What a hello's card check reads: the tenant's policy, its trusted operators and their keys. */
+export type CardCheckDeps = Pick<RelayPorts, 'controlPolicies' | 'now'> & { identity: IdentityRuntime };
+import { controlPolicyOf } from '../control/tenant-control-policy.ts';
 import { hasCard, verifyCard } from './identity-card.ts';
-import type { VerifiedStanding } from './verified-standing.ts';
+import type { VerifiedStanding } from '../domain/verified-standing.ts';
 
 export type CardCheck = { kind: 'none' } | { kind: 'verified'; standing: VerifiedStanding; onExpiry: CardFailure } | { kind: 'failed'; reason: string; onFailure: CardFailure };
 
-export async function checkHelloCard(runtime: RelayRuntime, principal: Principal, hello: HelloFrame): Promise<CardCheck> {
+export async function checkHelloCard(runtime: CardCheckDeps, principal: Principal, hello: HelloFrame): Promise<CardCheck> {
   if (!hasCard(hello.rawIdentity)) {
     if (principal.operator === undefined) return { kind: 'none' };
     return { kind: 'failed', reason: `this token is bound to operator ${JSON.stringify(principal.operator)}, so its hello must carry that operator's card`, onFailure: 'close' };

@@ -25,7 +25,7 @@ import { base64url, calculateJwkThumbprint, compactVerify, createLocalJWKSet, er
 import type { JsonObject, JsonValue } from '../../protocol/event.ts';
 import type { OperatorKeys } from './operator-keys.ts';
 import type { TrustedOperator } from '../ports/operators.ts';
-import type { VerifiedStanding } from './verified-standing.ts';
+import type { VerifiedStanding } from '../domain/verified-standing.ts';
 
 /** Signature algorithms a card may use (asymmetric only: a card is verified with public keys). */
 export const CARD_ALGORITHMS = ['ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519', 'RS256', 'PS256'];

@@ -1,5 +1,5 @@
 /** What verifying identity cards needs at run time: the tenants' trusted operators, their keys, and whether a standing still holds. */
-import type { AddressRule } from '../bridges/sink-address.ts';
+import type { AddressRule } from '../domain/outbound-address.ts';
 import type { OperatorsPort } from '../ports/operators.ts';
 import type { OperatorKeyCache } from './operator-keys.ts';
 import type { StandingCheck } from './standing-check.ts';

@@ -5,8 +5,8 @@
  * the deployment allows, plain http to loopback only where loopback is allowed (the local
  * stack); a name is checked again on every address it resolves to when fetched.
  */
-import { disallowedAddress, isAddressLiteral } from '../bridges/sink-address.ts';
-import type { AddressRule } from '../bridges/sink-address.ts';
+import { disallowedAddress, isAddressLiteral } from '../domain/outbound-address.ts';
+import type { AddressRule } from '../domain/outbound-address.ts';
 import type { TrustedOperator } from '../ports/operators.ts';
 import { parseKeySet } from './key-sets.ts';
 

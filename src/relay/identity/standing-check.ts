@@ -12,8 +12,8 @@ import { BoundedMap } from '../../protocol/bounded-collections.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { OperatorsPort } from '../ports/operators.ts';
 import type { OperatorKeyCache } from './operator-keys.ts';
-import { isVerifiedNow } from './verified-standing.ts';
-import type { VerifiedStanding } from './verified-standing.ts';
+import { isVerifiedNow } from '../domain/verified-standing.ts';
+import type { VerifiedStanding } from '../domain/verified-standing.ts';
 
 /** How long a process trusts its last look at an operator's keys when judging a standing. */
 export const STANDING_RECHECK_MS = 5000;

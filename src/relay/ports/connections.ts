@@ -1,7 +1,7 @@
 /** Connection state: the record of each open WebSocket connection or SSE stream. */
 import type { Principal } from '../../auth/principal.ts';
 import type { ConnectionRecord, ConnectionState, HelloDeclarations } from '../domain/connection.ts';
-import type { VerifiedStanding } from '../identity/verified-standing.ts';
+import type { VerifiedStanding } from '../domain/verified-standing.ts';
 
 export interface ConnectionsPort {
   createConnection(tenant: string, connectionId: string, principal: Principal): Promise<void>;

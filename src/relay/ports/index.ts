@@ -1,5 +1,4 @@
 /** The interfaces the relay speaks to; `src/store` and `src/gateway` implement them. */
-export type { BridgeSinksPort, SinkSecrets, StoredSink } from './bridge-sinks.ts';
 export type { ClaimsPort } from './claims.ts';
 export type { Clock } from './clock.ts';
 export type { ConnectionDeadline, ConnectionDeadlinesPort } from './connection-deadlines.ts';
@@ -17,7 +16,6 @@ export type { ConnectionLease, QuotasPort, SlotCount, SlotKind } from './quotas.
 export type { SessionOwnersPort } from './session-owners.ts';
 export type { CommitOutcome, EmitterSession, PlacedEvent, SessionOrderPort } from './session-order.ts';
 export type { SealContext, SecretSealer } from './secret-sealer.ts';
-export type { HttpDelivery, PutEventsOutcome, SendOutcome, SinkTransport } from './sink-transport.ts';
 export type { SinkRetryQueuePort, SinkRetryWakeUp } from './sink-retry-queue.ts';
 export { LIVE_STREAMS_POOL, liveStreamsShard, tenantStreamsPool } from './quotas.ts';
 export type { SessionSummariesPort } from './session-summaries.ts';

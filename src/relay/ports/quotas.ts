@@ -2,7 +2,7 @@
  * Tenant quotas: the settings, the counters that enforce them without overshooting under
  * concurrent requests, and the connection slots, held as leases.
  */
-import type { TenantQuotas } from '../tenant-quotas.ts';
+import type { TenantQuotas } from '../domain/tenant-quotas.ts';
 
 /** What holds a connection slot: an open WebSocket connection or a live SSE stream. */
 export type SlotKind = 'socket' | 'stream';

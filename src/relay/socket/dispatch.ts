@@ -14,7 +14,7 @@ import { handleEvent } from './handle-event.ts';
 import { handleHello } from './handle-hello.ts';
 import { handleRoster } from './handle-roster.ts';
 import { handleSubscribe, handleUnsubscribe } from './handle-subscribe.ts';
-import { DeadlinePassed, withinDeadline } from '../work-deadline.ts';
+import { DeadlinePassed, withinDeadline } from '../ports/work-deadline.ts';
 import { closeConnection, send } from './socket-context.ts';
 import type { SocketContext } from './socket-context.ts';
 

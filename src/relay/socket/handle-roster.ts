@@ -8,7 +8,7 @@ import { hasScope } from '../../auth/principal.ts';
 import { errorFrame } from '../../protocol/frames.ts';
 import type { RosterEntry } from '../../protocol/frames.ts';
 import type { ConnectionRecord } from '../domain/connection.ts';
-import { verifiedMember } from '../identity/verified-standing.ts';
+import { verifiedMember } from '../domain/verified-standing.ts';
 import { rosterFrames } from './roster-frames.ts';
 import { send } from './socket-context.ts';
 import type { SocketContext } from './socket-context.ts';

@@ -9,12 +9,12 @@ import { sessionEqualityOf, typeSegmentsOf } from '../../protocol/attr-match.ts'
 import type { SubscribeRequest } from '../../protocol/client-message.ts';
 import { errorFrame, replayExhausted, subscribed, unsubscribed } from '../../protocol/frames.ts';
 import { parseSubscribe } from '../../protocol/subscribe-request.ts';
-import { identifierTooLong, illFormedIdentifier, tooManyIndexEntries } from '../admission.ts';
+import { identifierTooLong, illFormedIdentifier, tooManyIndexEntries } from '../ingest/admission.ts';
 import type { ConnectionRecord } from '../domain/connection.ts';
-import { OUT_OF_TIME, openSubscription, recordSubscription } from '../open-subscription.ts';
-import type { SubscriptionSpec } from '../open-subscription.ts';
-import { subscriptionLimitOf } from '../quota-checks.ts';
-import { readCeilingOf } from '../read-ceiling.ts';
+import { OUT_OF_TIME, openSubscription, recordSubscription } from '../subscribe/open-subscription.ts';
+import type { SubscriptionSpec } from '../subscribe/open-subscription.ts';
+import { subscriptionLimitOf } from '../ingest/quota-checks.ts';
+import { readCeilingOf } from '../domain/read-ceiling.ts';
 import { closeConnection, send } from './socket-context.ts';
 import type { SocketContext } from './socket-context.ts';
 

@@ -12,10 +12,10 @@
 import { hasScope, policyIdentityOf } from '../../auth/principal.ts';
 import { errorFrame } from '../../protocol/frames.ts';
 import type { AdmittedEvent } from '../domain/stored-event.ts';
-import { evaluateControlPolicy, policyNamesAgents, sessionRequiresVerified } from '../control-policy.ts';
-import { controlPolicyOf } from '../tenant-control-policy.ts';
+import { evaluateControlPolicy, policyNamesAgents, sessionRequiresVerified } from '../domain/control-policy.ts';
+import { controlPolicyOf } from '../control/tenant-control-policy.ts';
 import type { ConnectionRecord } from '../domain/connection.ts';
-import { sessionOwnerOf } from '../session-ownership.ts';
+import { sessionOwnerOf } from '../control/session-ownership.ts';
 import { send } from './socket-context.ts';
 import type { SocketContext } from './socket-context.ts';
 

@@ -3,11 +3,21 @@
  */
 import type { Principal } from '../../auth/principal.ts';
 import type { Logger } from '../../observability/logger.ts';
-import type { RelayRuntime } from '../runtime.ts';
+import type { RelayPorts } from '../ports/relay-ports.ts';
+import type { CardCheckDeps } from '../identity/card-check.ts';
+import type { IngestDeps } from '../ingest/ingest.ts';
+import type { OwnershipDeps } from '../control/session-ownership.ts';
+import type { FrameBudgets } from './frame-budget.ts';
+
+/** What the WebSocket binding's use cases use together: ingest, hello and its card, subscribe, commands, roster. */
+export type SocketDeps = IngestDeps &
+  CardCheckDeps &
+  OwnershipDeps &
+  Pick<RelayPorts, 'claims' | 'connections' | 'deadlines' | 'parking' | 'poster' | 'sessionOrder' | 'subscriptions'> & { frameBudgets: FrameBudgets };
 import { closing } from '../../protocol/frames.ts';
 
 export interface SocketContext {
-  runtime: RelayRuntime;
+  runtime: SocketDeps;
   logger: Logger;
   principal: Principal;
   connectionId: string;

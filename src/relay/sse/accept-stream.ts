@@ -11,15 +11,19 @@ import { forbidden, limitExceeded, notFound, RelayError, unauthenticated, unavai
 import { sessionEqualityOf } from '../../protocol/attr-match.ts';
 import { BEFORE_FIRST_SEQ, comparePositions } from '../../protocol/positions.ts';
 import type { Position } from '../../protocol/positions.ts';
-import { authenticate, requireAuthentication } from '../authenticate.ts';
-import { recordSubscription } from '../open-subscription.ts';
-import { confirmStillActive } from '../revocation.ts';
-import type { SubscriptionSpec } from '../open-subscription.ts';
-import { releaseStreamSlots, takeStreamSlots } from '../connection-slots.ts';
-import type { StreamSlots } from '../connection-slots.ts';
-import { readCeilingOf } from '../read-ceiling.ts';
-import type { RelayRuntime } from '../runtime.ts';
-import { sseStreamId } from './sse-stream-id.ts';
+import { authenticate, requireAuthentication } from '../connections/authenticate.ts';
+import { recordSubscription } from '../subscribe/open-subscription.ts';
+import { confirmStillActive } from '../connections/revocation.ts';
+import type { SubscriptionSpec } from '../subscribe/open-subscription.ts';
+import { releaseStreamSlots, takeStreamSlots } from '../connections/connection-slots.ts';
+import type { StreamSlots } from '../connections/connection-slots.ts';
+import { readCeilingOf } from '../domain/read-ceiling.ts';
+import type { RelayPorts } from '../ports/relay-ports.ts';
+import type { RefusedTokens } from '../connections/refused-tokens.ts';
+
+/** What accepting a stream uses: authentication, the stream slots, and the subscription it records. */
+export type AcceptStreamDeps = Pick<RelayPorts, 'config' | 'connections' | 'mintId' | 'now' | 'poster' | 'quotas' | 'sessionOrder' | 'subscriptions' | 'tokens'> & { refusedTokens: RefusedTokens };
+import { sseStreamId } from '../domain/sse-stream-id.ts';
 import { parseStreamRequest } from './stream-request.ts';
 
 /** The `GET /stream` request, as the entry point decoded it from its platform's event. */
@@ -51,7 +55,7 @@ export interface AcceptedStream {
 }
 
 /** Authenticates and validates the request, and for a live stream takes a slot and records its subscription. */
-export async function acceptStream(runtime: RelayRuntime, http: StreamHttpRequest, arrivedAtMs: number): Promise<AcceptedStream> {
+export async function acceptStream(runtime: AcceptStreamDeps, http: StreamHttpRequest, arrivedAtMs: number): Promise<AcceptedStream> {
   if (http.path !== '/stream') throw notFound();
   if (http.method.toUpperCase() !== 'GET') throw new RelayError('method-not-allowed', 405, 'GET /stream only');
   const { headers } = http;
@@ -113,7 +117,7 @@ export async function acceptStream(runtime: RelayRuntime, http: StreamHttpReques
  * release points: the others' events between it and theirs come again (a resume position names
  * no emitter, AEP-0001 §5.2). A filter that pins no session starts at its recording.
  */
-async function liveStartOf(runtime: Pick<RelayRuntime, 'sessionOrder'>, tenant: string, sessions: readonly string[] | undefined): Promise<Position[] | undefined> {
+async function liveStartOf(runtime: Pick<RelayPorts, 'sessionOrder'>, tenant: string, sessions: readonly string[] | undefined): Promise<Position[] | undefined> {
   if (sessions === undefined || sessions.length === 0) return undefined;
   return Promise.all(
     sessions.map(async (session): Promise<Position> => {

@@ -18,12 +18,16 @@
 import type { Writable } from 'node:stream';
 import { isStorageUnavailable, RelayError, unavailable } from '../../errors/relay-error.ts';
 import type { Logger } from '../../observability/logger.ts';
-import { backpressureAction } from '../backpressure.ts';
-import { keepStreamSlots, releaseStreamSlots, renewStreamSlots } from '../connection-slots.ts';
-import { parseStored } from '../delivery-text.ts';
-import { goLive, OUT_OF_TIME, replayInto } from '../open-subscription.ts';
-import type { SubscriptionOutput } from '../open-subscription.ts';
-import type { RelayRuntime } from '../runtime.ts';
+import { backpressureAction } from '../domain/backpressure.ts';
+import { keepStreamSlots, releaseStreamSlots, renewStreamSlots } from '../connections/connection-slots.ts';
+import { parseStored } from '../domain/delivery-text.ts';
+import { goLive, OUT_OF_TIME, replayInto } from '../subscribe/open-subscription.ts';
+import type { SubscriptionOutput } from '../subscribe/open-subscription.ts';
+import type { AcceptStreamDeps } from './accept-stream.ts';
+import type { RelayPorts } from '../ports/relay-ports.ts';
+
+/** What serving a stream uses: accepting it, replay and hand-off, the inbox it polls, and its counts. */
+export type StreamDeps = AcceptStreamDeps & Pick<RelayPorts, 'eventLog' | 'inbox' | 'metrics' | 'parking'>;
 import { acceptStream } from './accept-stream.ts';
 import type { AcceptedStream, StreamHttpRequest } from './accept-stream.ts';
 import { replayExhaustedComment, sseComment, sseEventMessage } from './sse-format.ts';
@@ -56,7 +60,7 @@ export interface StreamInvocation {
  */
 const REPLAY_COMPLETE = sseComment('replay-complete');
 
-export async function serveStream(runtime: RelayRuntime, logger: Logger, invocation: StreamInvocation): Promise<void> {
+export async function serveStream(runtime: StreamDeps, logger: Logger, invocation: StreamInvocation): Promise<void> {
   let accepted: AcceptedStream;
   try {
     accepted = await acceptStream(runtime, invocation.request, runtime.now());
@@ -79,7 +83,7 @@ function refuse(invocation: StreamInvocation, logger: Logger, error: unknown): v
   stream.end();
 }
 
-async function streamEvents(runtime: RelayRuntime, logger: Logger, invocation: StreamInvocation, accepted: AcceptedStream): Promise<void> {
+async function streamEvents(runtime: StreamDeps, logger: Logger, invocation: StreamInvocation, accepted: AcceptedStream): Promise<void> {
   const { subscription, live } = accepted;
   const { tenant, connectionId: streamId } = subscription;
   const { sse } = runtime.config;

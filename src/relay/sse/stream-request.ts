@@ -5,11 +5,11 @@
  */
 import { badRequest, RelayError } from '../../errors/relay-error.ts';
 import { compileFilter, sessionEqualityOf, typeSegmentsOf } from '../../protocol/attr-match.ts';
-import { identifierTooLong, illFormedIdentifier, tooManyIndexEntries } from '../admission.ts';
+import { identifierTooLong, illFormedIdentifier, tooManyIndexEntries } from '../ingest/admission.ts';
 import type { EventMatcher, Filter } from '../../protocol/attr-match.ts';
 import type { CaptureLevel } from '../../protocol/levels.ts';
 import { parseFrom, parseSseId } from '../../protocol/positions.ts';
-import { querySelectionOf } from '../query-selection.ts';
+import { querySelectionOf } from '../subscribe/query-selection.ts';
 import type { Position } from '../../protocol/positions.ts';
 
 export interface StreamRequest {

@@ -1,6 +1,6 @@
 /** The address rule of bridge sinks: every class a deployed stack refuses, and loopback only where allowed. */
 import { describe, expect, it } from 'vitest';
-import { disallowedAddress } from '../../../src/relay/bridges/sink-address.ts';
+import { disallowedAddress } from '../../../src/relay/domain/outbound-address.ts';
 
 const DEPLOYED = { allowLoopback: false };
 const LOCAL = { allowLoopback: true };

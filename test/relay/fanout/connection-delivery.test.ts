@@ -5,13 +5,13 @@
  * is told never lie above the undelivered event (a late one below what it got names nothing).
  */
 import { describe, expect, it } from 'vitest';
-import { parseStored } from '../../../src/relay/delivery-text.ts';
+import { parseStored } from '../../../src/relay/domain/delivery-text.ts';
 import type { Deliverable } from '../../../src/relay/domain/deliverable.ts';
 import type { ClosingMark, StoredSubscription } from '../../../src/relay/domain/subscription.ts';
 import { ConnectionDelivery, TenantDeliveryBudget } from '../../../src/relay/fanout/connection-delivery.ts';
 import { DeliveryTexts } from '../../../src/relay/fanout/delivery-plan.ts';
 import type { ConnectionPlan, DeliveryAction } from '../../../src/relay/fanout/delivery-plan.ts';
-import type { RelayRuntime } from '../../../src/relay/runtime.ts';
+import type { RelayRuntime } from '../../../functions/runtime/relay-runtime.ts';
 import { createLogger } from '../../../src/observability/logger.ts';
 import { sessionEvent } from '../../support/relay-fixtures.ts';
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/observability/logger.ts';
-import { parseStored } from '../../../src/relay/delivery-text.ts';
+import { parseStored } from '../../../src/relay/domain/delivery-text.ts';
 import type { Deliverable } from '../../../src/relay/domain/deliverable.ts';
 import type { StoredSubscription } from '../../../src/relay/domain/subscription.ts';
 import type { FanoutCounts } from '../../../src/relay/fanout/connection-delivery.ts';
@@ -15,7 +15,7 @@ import type { LanesRuntime } from '../../../src/relay/fanout/delivery-lanes.ts';
 import type { ConnectionPlan } from '../../../src/relay/fanout/delivery-plan.ts';
 import { decodeLaneWork, encodeLaneWork, LaneWorkError } from '../../../src/relay/fanout/lane-work.ts';
 import type { LaneWork } from '../../../src/relay/fanout/lane-work.ts';
-import type { DeliveryLanesPort } from '../../../src/relay/ports/delivery-lanes.ts';
+import type { DeliveryLanesPort } from '../../../src/relay/fanout/delivery-lanes-port.ts';
 import { sessionEvent } from '../../support/relay-fixtures.ts';
 
 const logger = createLogger({ service: 'test' });

@@ -5,7 +5,7 @@
  * nothing for connections nothing matched.
  */
 import { describe, expect, it } from 'vitest';
-import { parseStored } from '../../../src/relay/delivery-text.ts';
+import { parseStored } from '../../../src/relay/domain/delivery-text.ts';
 import type { Deliverable } from '../../../src/relay/domain/deliverable.ts';
 import type { StoredSubscription } from '../../../src/relay/domain/subscription.ts';
 import { planTenant } from '../../../src/relay/fanout/delivery-plan.ts';

@@ -6,7 +6,7 @@ import { publicJwksOf, signCard } from '../../../bin/card/make-card.ts';
 import { verifyCard } from '../../../src/relay/identity/identity-card.ts';
 import { OperatorKeyCache } from '../../../src/relay/identity/operator-keys.ts';
 import { STANDING_RECHECK_MS, StandingCheck } from '../../../src/relay/identity/standing-check.ts';
-import type { VerifiedStanding } from '../../../src/relay/identity/verified-standing.ts';
+import type { VerifiedStanding } from '../../../src/relay/domain/verified-standing.ts';
 import type { OperatorsPort, TrustedOperator } from '../../../src/relay/ports/operators.ts';
 
 const TENANT = 'acme-corp';

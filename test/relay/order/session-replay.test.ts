@@ -5,8 +5,8 @@
  * cut to the window said as such.
  */
 import { describe, expect, it } from 'vitest';
-import { replaySession } from '../../../src/relay/order/session-replay.ts';
-import type { SessionReplayDeps } from '../../../src/relay/order/session-replay.ts';
+import { replaySession } from '../../../src/relay/subscribe/session-replay.ts';
+import type { SessionReplayDeps } from '../../../src/relay/subscribe/session-replay.ts';
 import type { Place } from '../../../src/relay/order/emitter-order.ts';
 import { sessionEvent } from '../../support/relay-fixtures.ts';
 

@@ -1,0 +1,23 @@
+/** Sends bridge requests: HTTP posts (webhooks, OTLP/HTTP) and EventBridge PutEvents calls. */
+import type { EventBridgeEntry } from './sink-requests.ts';
+
+export interface HttpDelivery {
+  url: string;
+  headers: Readonly<Record<string, string>>;
+  body: string;
+}
+
+/**
+ * `retryable`: worth another attempt (no answer, 408, 429, 5xx, throttling); otherwise the
+ * receiver refused the content and only a changed sink or receiver helps (dead-lettered at once).
+ */
+export type SendOutcome = { ok: true } | { ok: false; retryable: boolean; reason: string };
+
+/** PutEvents answers per entry; `failedEntries` are the indexes to send again. */
+export type PutEventsOutcome = SendOutcome | { ok: false; retryable: true; reason: string; failedEntries: number[] };
+
+/** Each call is one attempt, abandoned (a retryable failure) after `timeoutMs`. */
+export interface SinkTransport {
+  postHttp(delivery: HttpDelivery, timeoutMs: number): Promise<SendOutcome>;
+  putEvents(busArn: string, entries: readonly EventBridgeEntry[], timeoutMs: number): Promise<PutEventsOutcome>;
+}
