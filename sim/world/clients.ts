@@ -152,6 +152,8 @@ export interface ConsumerConnection {
   events: ReceivedEvent[];
   closings: Array<{ atMs: number; delivered: Array<{ session: string; epoch: number; seq: number }> }>;
   errors: Array<{ code: string; detail?: string }>;
+  /** The relay's first frame on it (`type`, and the `id` an error answered), if any came. */
+  firstFrame?: { type: string; id?: string };
   /** Whether the gateway throttled posts to it (it stopped reading): `debug`/`info` may be dropped. */
   throttled: boolean;
   ended?: { atMs: number; byRelay: boolean };
@@ -211,6 +213,7 @@ export class Consumer {
   private receive(connection: ConsumerConnection, text: string): void {
     if (connection.ended !== undefined) return;
     const frame = JSON.parse(text) as Record<string, unknown>;
+    connection.firstFrame ??= { type: String(frame.type), ...(typeof frame.id === 'string' && !String(frame.type).includes('.') ? { id: frame.id } : {}) };
     if (typeof frame.type === 'string' && frame.type.includes('.')) {
       const event: ReceivedEvent = { id: String(frame.id), source: String(frame.source), session: String(frame.session), epoch: typeof frame.epoch === 'number' ? frame.epoch : 0, seq: Number(frame.seq), severity: typeof frame.severity === 'string' ? frame.severity : 'info', atMs: this.time.now() };
       connection.events.push(event);

@@ -13,6 +13,9 @@
  *   that session the connection had not received (unless resume serves it: recorded late above it).
  * - I5 bounded delay: once faults and emitters are done, every admitted event reaches every chain
  *   within `QUIET_BOUND_MS`.
+ * - I7 hello first: the relay's first frame on a consumer's connection is its `hello`, or the
+ *   refusal of the connection (an `error` that answers no frame of its own, or `closing`), never an
+ *   answer to a frame pipelined behind the hello (AEP-0003 §3.5.1).
  * - I6 cost: request units, posts and duplicates per event stay within `COST_BOUNDS`; under
  *   faults, duplicate posts per event stay within their own bound.
  *
@@ -27,7 +30,7 @@ import type { AdmittedEvent, Observation } from './world.ts';
 import { QUIET_BOUND_MS } from './world.ts';
 
 export interface Violation {
-  invariant: 'I1' | 'I2' | 'I3' | 'I4' | 'I5' | 'I6';
+  invariant: 'I1' | 'I2' | 'I3' | 'I4' | 'I5' | 'I6' | 'I7';
   detail: string;
 }
 
@@ -91,6 +94,14 @@ export function checkInvariants(observation: Observation): Violation[] {
     const received = new Map<string, ReceivedEvent>();
     for (const connection of chain) for (const event of connection.events) if (!received.has(keyOf(event))) received.set(keyOf(event), event);
     firstDeliveries += received.size;
+
+    // I7: the relay speaks first with its hello, or refuses the connection.
+    for (const connection of chain) {
+      const first = connection.firstFrame;
+      if (first !== undefined && first.type !== 'hello' && first.type !== 'closing' && !(first.type === 'error' && first.id === undefined)) {
+        violations.push({ invariant: 'I7', detail: `consumer ${consumer.index} connection ${connection.index}: the relay's first frame was ${first.type}${first.id === undefined ? '' : ` for ${first.id}`}, not its hello` });
+      }
+    }
 
     // I1: the connection open at the end has every event after its `from`.
     const last = chain[chain.length - 1];

@@ -49,7 +49,7 @@ export type ClientMessage =
   | { kind: 'pong' }
   | { kind: 'closing'; reason?: string }
   | { kind: 'unknown-frame'; type: string }
-  | { kind: 'invalid-frame'; code: string; id?: string; detail: string };
+  | { kind: 'invalid-frame'; code: 'invalid-filter' | 'invalid-frame' | 'invalid-hello'; id?: string; detail: string };
 
 /**
  * Classifies one inbound text frame. Never throws; the caller bounds `text.length`.

@@ -10,7 +10,7 @@ import { injectionNames } from '../../sim/injections/inject.ts';
 import { runOne } from '../../sim/run-schedules.ts';
 
 const FIRST_SEED = 1;
-const SCHEDULES = 2_000;
+const SCHEDULES = 1_000;
 
 describe('the delivery simulation', () => {
   it(`breaks no invariant in schedules ${FIRST_SEED} to ${FIRST_SEED + SCHEDULES - 1}`, async () => {
@@ -22,13 +22,16 @@ describe('the delivery simulation', () => {
     expect(failures).toEqual([]);
   }, 600_000);
 
-  // The defects that show within a few hundred schedules; `gap-check-limit-before-filter` needs
-  // shared session names, gaps and a discarded record at once (found at seed 3188 of the long run).
+  // How many schedules each defect may take to show (the seed that found it last, with room).
+  // `gap-check-limit-before-filter` needs shared session names, gaps and a discarded record at
+  // once (found at seed 3188 of the long run): the long run's to find, not the suite's.
+  const within: Record<string, number> = { 'first-epoch-released-blind': 1_000 };
   const quick = injectionNames().filter((name) => name !== 'gap-check-limit-before-filter');
-  it.each(quick)('finds the injected defect %s within 500 schedules', (name) => {
-    const run = spawnSync(process.execPath, ['--import', 'tsx', 'sim/cli.ts', '--inject', name, '--schedules', '500', '--stop-at-first', '--no-shrink'], { encoding: 'utf8', timeout: 300_000 });
+  it.each(quick)('finds the injected defect %s', (name) => {
+    const schedules = String(within[name] ?? 500);
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'sim/cli.ts', '--inject', name, '--schedules', schedules, '--stop-at-first', '--no-shrink'], { encoding: 'utf8', timeout: 300_000 });
     expect(run.status, run.stdout.slice(-2000) + run.stderr.slice(-2000)).toBe(1);
-    expect(run.stdout).toMatch(/^seed \d+ I[1-6] /m);
+    expect(run.stdout).toMatch(/^seed \d+ I[1-7] /m);
   }, 300_000);
 
   it('lists its injections, one per line', () => {

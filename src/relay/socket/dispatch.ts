@@ -7,7 +7,9 @@
  */
 import { parseClientMessage } from '../../protocol/client-message.ts';
 import type { ClientMessage } from '../../protocol/client-message.ts';
-import { errorFrame, INVALID_HELLO, pong } from '../../protocol/frames.ts';
+import { pong } from '../../protocol/frames.ts';
+import { invalidFrame, invalidHello, limitExceeded, refusal, unavailable } from '../../errors/relay-error.ts';
+import { answeringOf, refuse, refuseConnection } from './socket-refusals.ts';
 import { overBudgetRefusal } from './frame-budget.ts';
 import { awaitOpenConnection } from './hello-gate.ts';
 import { handleEvent } from './handle-event.ts';
@@ -15,7 +17,7 @@ import { handleHello } from './handle-hello.ts';
 import { handleRoster } from './handle-roster.ts';
 import { handleSubscribe, handleUnsubscribe } from './handle-subscribe.ts';
 import { DeadlinePassed, withinDeadline } from '../ports/work-deadline.ts';
-import { closeConnection, send } from './socket-context.ts';
+import { send } from './socket-context.ts';
 import type { SocketContext } from './socket-context.ts';
 
 /**
@@ -64,23 +66,16 @@ async function answerFailure(context: SocketContext, message: ClientMessage | un
   switch (message?.kind) {
     case 'hello':
       // Nothing was negotiated: the client connects again.
-      await send(context, errorFrame({ code: 'unavailable', detail }));
-      await closeConnection(context, 'unavailable');
-      return;
+      return refuse(context, refusal('unavailable', detail, undefined, { endsConnection: true }), 'connection');
     case 'subscribe':
       // §6.5's closed set: an endpoint resource (its store's throughput) is what ran out.
-      await send(context, errorFrame({ code: 'limit-exceeded', id: message.subscribe.id, detail }));
-      return;
+      return refuse(context, limitExceeded(detail), { id: message.subscribe.id });
     case 'unsubscribe':
     case 'roster':
-      await send(context, errorFrame({ code: 'unavailable', id: message.id, detail }));
-      return;
-    case 'event': {
+      return refuse(context, unavailable(detail), { id: message.id });
+    case 'event':
       context.runtime.metrics.count('EventsRefused', context.principal.tenant, 1, { code: 'unavailable' });
-      const cause = typeof message.value.id === 'string' ? message.value.id : undefined;
-      await send(context, errorFrame({ code: 'unavailable', ...(cause === undefined ? {} : { cause }), detail: 'the relay could not store the event now (it is overloaded, or its store is unavailable); resend the event with the same id' }));
-      return;
-    }
+      return refuse(context, unavailable('the relay could not store the event now (it is overloaded, or its store is unavailable); resend the event with the same id'), answeringOf(message) ?? 'connection');
     default:
       return;
   }
@@ -89,23 +84,22 @@ async function answerFailure(context: SocketContext, message: ClientMessage | un
 async function dispatchParsed(context: SocketContext, message: ClientMessage | undefined, body: string): Promise<void> {
   const { runtime } = context;
   if (!runtime.frameBudgets.take(context.connectionId)) {
-    const refusal = overBudgetRefusal(message, runtime.config.limits.socketFramesPerSecond);
+    const answering = answeringOf(message);
     if (message?.kind === 'event') runtime.metrics.count('EventsRefused', context.principal.tenant, 1, { code: 'limit-exceeded' });
-    if (refusal !== undefined) await send(context, refusal);
+    if (answering !== undefined) await refuse(context, overBudgetRefusal(runtime.config.limits.socketFramesPerSecond), answering);
     return;
   }
   if (message?.kind === 'hello') return handleHello(context, message.hello);
-  if (message?.kind === 'invalid-frame' && message.code === INVALID_HELLO) {
-    // A malformed hello as the first frame leaves nothing to negotiate: refuse and close.
-    const refused = await context.runtime.connections.transition(context.principal.tenant, context.connectionId, ['connected'], 'rejected', context.requestId);
-    await send(context, errorFrame({ code: INVALID_HELLO, detail: message.detail }));
-    if (refused) await closeConnection(context, INVALID_HELLO);
+  if (message?.kind === 'invalid-frame' && message.code === 'invalid-hello') {
+    // A malformed hello as the first frame leaves nothing to negotiate: refuse and close. After
+    // the hello exchange it is answered and the connection goes on.
+    if (!(await refuseConnection(context, invalidHello(message.detail), ['connected']))) await refuse(context, refusal('invalid-hello', message.detail, undefined, { endsConnection: false }), 'connection');
     return;
   }
   const connection = await awaitOpenConnection(context);
   if (connection === undefined) return;
   if (message === undefined) {
-    await send(context, errorFrame({ code: 'invalid-frame', detail: 'binary frames are reserved in AEP 0.1 (AEP-0003 §3.5.2); send text frames' }));
+    await refuse(context, invalidFrame('binary frames are reserved in AEP 0.1 (AEP-0003 §3.5.2); send text frames'), 'connection');
     return;
   }
   switch (message.kind) {
@@ -121,10 +115,10 @@ async function dispatchParsed(context: SocketContext, message: ClientMessage | u
       await send(context, pong(message.t));
       return;
     case 'malformed':
-      await send(context, errorFrame({ code: 'invalid-frame', detail: message.detail }));
+      await refuse(context, invalidFrame(message.detail), 'connection');
       return;
     case 'invalid-frame':
-      await send(context, errorFrame({ code: message.code, ...(message.id === undefined ? {} : { id: message.id }), detail: message.detail }));
+      await refuse(context, refusal(message.code, message.detail, undefined, { endsConnection: false }), answeringOf(message) ?? 'connection');
       return;
     case 'pong':
     case 'closing':

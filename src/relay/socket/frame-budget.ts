@@ -9,9 +9,8 @@
  * connection gets at most `burst + perSecond × seconds` frames past each instance that serves
  * it (one instance locally).
  */
-import type { ClientMessage } from '../../protocol/client-message.ts';
-import { errorFrame } from '../../protocol/frames.ts';
-import type { ErrorFrame } from '../../protocol/frames.ts';
+import { limitExceeded } from '../../errors/relay-error.ts';
+import type { RelayError } from '../../errors/relay-error.ts';
 import type { Clock } from '../ports/clock.ts';
 
 /** Connections tracked at once; past it the entries idle longest (full buckets) are forgotten first. */
@@ -62,26 +61,8 @@ export class FrameBudgets {
 
 /**
  * The in-band answer to a frame over budget (AEP-0003 §6.5: `limit-exceeded`, naming the
- * limit), with the frame's `id` or its event's id as `cause`; undefined for frames that are
- * never answered (pong, closing, unknown types), which are dropped.
+ * limit); `socket-refusals.ts` gives it the frame's `id` or its event's id as `cause`.
  */
-export function overBudgetRefusal(message: ClientMessage | undefined, perSecond: number): ErrorFrame | undefined {
-  const detail = `a connection may send ${perSecond} frames per second (AEP_SOCKET_FRAMES_PER_SECOND); this frame was not handled, send it again later`;
-  switch (message?.kind) {
-    case 'pong':
-    case 'closing':
-    case 'unknown-frame':
-      return undefined;
-    case 'subscribe':
-      return errorFrame({ code: 'limit-exceeded', id: message.subscribe.id, detail });
-    case 'unsubscribe':
-    case 'roster':
-      return errorFrame({ code: 'limit-exceeded', id: message.id, detail });
-    case 'event': {
-      const id = message.value.id;
-      return errorFrame({ code: 'limit-exceeded', ...(typeof id === 'string' && id !== '' ? { cause: id } : {}), detail });
-    }
-    default:
-      return errorFrame({ code: 'limit-exceeded', detail });
-  }
+export function overBudgetRefusal(perSecond: number): RelayError {
+  return limitExceeded(`a connection may send ${perSecond} frames per second (AEP_SOCKET_FRAMES_PER_SECOND); this frame was not handled, send it again later`);
 }

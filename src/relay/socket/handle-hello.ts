@@ -8,12 +8,14 @@
 import { SUPPORTED_VERSIONS } from '../../protocol/event.ts';
 import { selectVersion } from '../../protocol/client-message.ts';
 import type { HelloFrame } from '../../protocol/client-message.ts';
-import { errorFrame, helloReply, INVALID_HELLO, VERSION_UNSUPPORTED } from '../../protocol/frames.ts';
+import { helloReply } from '../../protocol/frames.ts';
+import { forbidden, invalidFrame, invalidHello, versionUnsupported } from '../../errors/relay-error.ts';
 import { helloIdentityRefusal } from '../domain/agent-binding.ts';
 import { relayCapabilities, servedSurface } from '../discovery/discovery.ts';
 import { checkHelloCard } from '../identity/card-check.ts';
 import { helloDeclarationsRefusal } from './hello-bounds.ts';
-import { closeConnection, send } from './socket-context.ts';
+import { send } from './socket-context.ts';
+import { refuse, refuseConnection } from './socket-refusals.ts';
 import type { SocketContext } from './socket-context.ts';
 
 export async function handleHello(context: SocketContext, hello: HelloFrame): Promise<void> {
@@ -21,28 +23,19 @@ export async function handleHello(context: SocketContext, hello: HelloFrame): Pr
   const { tenant } = context.principal;
   const version = selectVersion(hello.versions, SUPPORTED_VERSIONS);
   if (version === undefined) {
-    if (await connections.transition(tenant, context.connectionId, ['connected'], 'rejected', context.requestId)) {
-      await send(context, errorFrame({ code: VERSION_UNSUPPORTED, versions: SUPPORTED_VERSIONS, detail: 'no offered version is supported' }));
-      await closeConnection(context, 'version-unsupported');
-    }
+    await refuseConnection(context, versionUnsupported(SUPPORTED_VERSIONS, 'no offered version is supported'), ['connected']);
     return;
   }
   const declarationRefusal = helloDeclarationsRefusal(hello.rawIdentity, hello.capabilities);
   if (declarationRefusal !== undefined) {
-    if (await connections.transition(tenant, context.connectionId, ['connected'], 'rejected', context.requestId)) {
-      await send(context, errorFrame({ code: INVALID_HELLO, detail: declarationRefusal }));
-      await closeConnection(context, INVALID_HELLO);
-    }
+    await refuseConnection(context, invalidHello(declarationRefusal), ['connected']);
     return;
   }
   const identityRefusal = helloIdentityRefusal(context.principal, hello.role, hello.identity.agent);
   if (identityRefusal !== undefined) {
     // A bound token speaks only as its own agents: the roster and the control policy take
     // `identity.agent` as the claimant's name, so a borrowed name would be believed.
-    if (await connections.transition(tenant, context.connectionId, ['connected'], 'rejected', context.requestId)) {
-      await send(context, errorFrame({ code: 'unauthorized', detail: identityRefusal }));
-      await closeConnection(context, 'unauthorized');
-    }
+    await refuseConnection(context, forbidden(identityRefusal), ['connected']);
     return;
   }
   // Recorded before anything slower (a card's key set, a signature): the hello gate holds the
@@ -53,10 +46,7 @@ export async function handleHello(context: SocketContext, hello: HelloFrame): Pr
   if (!recorded) return answerRepeatedHello(context);
   const card = await checkHelloCard(context.runtime, context.principal, hello);
   if (card.kind === 'failed' && card.onFailure === 'close') {
-    if (await connections.transition(tenant, context.connectionId, ['hello-pending'], 'rejected', context.requestId)) {
-      await send(context, errorFrame({ code: 'unauthorized', detail: cardRefusal(card.reason) }));
-      await closeConnection(context, 'unauthorized');
-    }
+    await refuseConnection(context, forbidden(cardRefusal(card.reason)), ['hello-pending']);
     return;
   }
   // Before the connection opens, so its claims and commands carry the standing (`fanout/session-claims.ts`, `route-command.ts`).
@@ -64,7 +54,7 @@ export async function handleHello(context: SocketContext, hello: HelloFrame): Pr
   const capabilities = relayCapabilities(servedSurface(config, true));
   await send(context, helloReply(version, capabilities, { agent: 'aep-relay' }));
   // After the relay's hello (its first frame, AEP-0003 §3.5.1): the connection goes on unverified.
-  if (card.kind === 'failed') await send(context, errorFrame({ code: 'unauthorized', detail: `${cardRefusal(card.reason)}; this connection continues unverified` }));
+  if (card.kind === 'failed') await refuse(context, forbidden(`${cardRefusal(card.reason)}; this connection continues unverified`), 'connection');
   if (card.kind === 'verified' && card.onExpiry === 'close') await closeAtCardExpiry(context, card.standing.untilMs);
   await connections.transition(tenant, context.connectionId, ['hello-pending'], 'open', context.requestId);
 }
@@ -72,7 +62,7 @@ export async function handleHello(context: SocketContext, hello: HelloFrame): Pr
 /** A second hello, or one arriving after the connection was refused: nothing changes. */
 async function answerRepeatedHello(context: SocketContext): Promise<void> {
   const record = await context.runtime.connections.getConnection(context.principal.tenant, context.connectionId);
-  if (record?.state === 'open') await send(context, errorFrame({ code: 'invalid-frame', detail: 'hello was already exchanged on this connection' }));
+  if (record?.state === 'open') await refuse(context, invalidFrame('hello was already exchanged on this connection'), 'connection');
 }
 
 /**

@@ -5,17 +5,18 @@
  * snapshot is split into frames under the WebSocket frame limit (`roster-frames.ts`).
  */
 import { hasScope } from '../../auth/principal.ts';
-import { errorFrame } from '../../protocol/frames.ts';
 import type { RosterEntry } from '../../protocol/frames.ts';
 import type { ConnectionRecord } from '../domain/connection.ts';
 import { verifiedMember } from '../domain/verified-standing.ts';
 import { rosterFrames } from './roster-frames.ts';
 import { send } from './socket-context.ts';
+import { refuse } from './socket-refusals.ts';
+import { forbidden, limitExceeded } from '../../errors/relay-error.ts';
 import type { SocketContext } from './socket-context.ts';
 
 export async function handleRoster(context: SocketContext, connection: ConnectionRecord, id: string): Promise<void> {
   if (connection.hello?.role === 'emitter' || !hasScope(context.principal, 'consume')) {
-    await send(context, errorFrame({ code: 'unauthorized', id, detail: 'roster is answered on consumer and both connections with the consume scope' }));
+    await refuse(context, forbidden('roster is answered on consumer and both connections with the consume scope'), { id });
     return;
   }
   const { tenant } = context.principal;
@@ -37,7 +38,7 @@ export async function handleRoster(context: SocketContext, connection: Connectio
   for (const frame of rosterFrames(id, entries)) {
     if (!(await send(context, frame))) {
       // Refused by the gateway (or the connection went away): say so rather than leave the request unanswered.
-      await send(context, errorFrame({ code: 'limit-exceeded', id, detail: 'the roster reply could not be delivered in full' }));
+      await refuse(context, limitExceeded('the roster reply could not be delivered in full'), { id });
       return;
     }
   }

@@ -7,7 +7,9 @@
 import { hasScope } from '../../auth/principal.ts';
 import { sessionEqualityOf, typeSegmentsOf } from '../../protocol/attr-match.ts';
 import type { SubscribeRequest } from '../../protocol/client-message.ts';
-import { errorFrame, replayExhausted, subscribed, unsubscribed } from '../../protocol/frames.ts';
+import { replayExhausted, subscribed, unsubscribed } from '../../protocol/frames.ts';
+import { forbidden, invalidFilter, limitExceeded, refusal } from '../../errors/relay-error.ts';
+import type { RelayError } from '../../errors/relay-error.ts';
 import { parseSubscribe } from '../../protocol/subscribe-request.ts';
 import { identifierTooLong, illFormedIdentifier, tooManyIndexEntries } from '../ingest/admission.ts';
 import type { ConnectionRecord } from '../domain/connection.ts';
@@ -16,26 +18,24 @@ import type { SubscriptionSpec } from '../subscribe/open-subscription.ts';
 import { subscriptionLimitOf } from '../ingest/quota-checks.ts';
 import { readCeilingOf } from '../domain/read-ceiling.ts';
 import { closeConnection, send } from './socket-context.ts';
+import { refuse } from './socket-refusals.ts';
 import type { SocketContext } from './socket-context.ts';
 
 export async function handleSubscribe(context: SocketContext, connection: ConnectionRecord, request: SubscribeRequest): Promise<void> {
   const { config } = context.runtime;
-  const refuse = (code: 'unauthorized' | 'limit-exceeded' | 'invalid-filter', detail: string) => send(context, errorFrame({ code, id: request.id, detail }));
-  if (connection.hello?.role === 'emitter') return void (await refuse('unauthorized', 'subscriptions are for consumer and both roles'));
-  if (!hasScope(context.principal, 'consume')) return void (await refuse('unauthorized', 'this token lacks the consume scope'));
+  const refuseSubscribe = (refused: RelayError) => refuse(context, refused, { id: request.id });
+  if (connection.hello?.role === 'emitter') return void (await refuseSubscribe(forbidden('subscriptions are for consumer and both roles')));
+  if (!hasScope(context.principal, 'consume')) return void (await refuseSubscribe(forbidden('this token lacks the consume scope')));
   const parsed = parseSubscribe(request, { maxPositions: config.limits.maxFromPositions, replayAll: true });
-  if (!parsed.ok) {
-    await send(context, parsed.error);
-    return;
-  }
+  if (!parsed.ok) return void (await refuseSubscribe(refusal(parsed.error.code, parsed.error.detail)));
   // Each names a key the relay writes (a type pattern's first segment keys its index entry).
   const named = { id: parsed.id, session: [...(sessionEqualityOf(parsed.filter) ?? []), ...(Array.isArray(parsed.from) ? parsed.from.map((position) => position.session) : [])], 'type segment': typeSegmentsOf(parsed.filter) };
   const illFormed = illFormedIdentifier(named);
-  if (illFormed !== undefined) return void (await refuse('invalid-filter', illFormed));
+  if (illFormed !== undefined) return void (await refuseSubscribe(invalidFilter(illFormed)));
   const tooLong = identifierTooLong(named);
-  if (tooLong !== undefined) return void (await refuse('limit-exceeded', tooLong));
+  if (tooLong !== undefined) return void (await refuseSubscribe(limitExceeded(tooLong)));
   const tooMany = tooManyIndexEntries({ sessions: sessionEqualityOf(parsed.filter), typeSegments: typeSegmentsOf(parsed.filter) });
-  if (tooMany !== undefined) return void (await refuse('limit-exceeded', tooMany));
+  if (tooMany !== undefined) return void (await refuseSubscribe(limitExceeded(tooMany)));
   const { tenant } = context.principal;
   const spec: SubscriptionSpec = { tenant, connectionId: context.connectionId, subscriptionId: parsed.id, filter: parsed.filter, matches: parsed.matches, ceiling: readCeilingOf(parsed.capture, context.principal), from: parsed.from };
   const maxSubscriptions = await subscriptionLimitOf(context.runtime.quotas, tenant, config.limits.maxSubscriptionsPerConnection);
@@ -43,9 +43,9 @@ export async function handleSubscribe(context: SocketContext, connection: Connec
   // Refused on what this frame already read (the connection record), before any write: only a
   // subscribe reusing a held id (a replacement) may go on at the limit. A subscribe racing
   // another on the same connection is still refused by the conditional count in the store.
-  if (connection.subscriptionCount >= maxSubscriptions && !(await holdsSubscription(context, parsed.id))) return void (await refuse('limit-exceeded', overLimit));
+  if (connection.subscriptionCount >= maxSubscriptions && !(await holdsSubscription(context, parsed.id))) return void (await refuseSubscribe(limitExceeded(overLimit)));
   if (!(await recordSubscription(context.runtime, spec, maxSubscriptions))) {
-    await refuse('limit-exceeded', overLimit);
+    await refuseSubscribe(limitExceeded(overLimit));
     return;
   }
   if (!(await send(context, subscribed(parsed.id)))) return;
@@ -62,7 +62,7 @@ export async function handleSubscribe(context: SocketContext, connection: Connec
     // Never left replaying with nothing to end it: the subscription goes, and the consumer,
     // told so, subscribes again after the last position it received.
     await context.runtime.subscriptions.removeSubscription(tenant, context.connectionId, parsed.id);
-    await refuse('limit-exceeded', `the replay did not finish within ${SOCKET_REPLAY_BUDGET_MS / 1000} s; subscribe again from the last position received`);
+    await refuseSubscribe(limitExceeded(`the replay did not finish within ${SOCKET_REPLAY_BUDGET_MS / 1000} s; subscribe again from the last position received`));
   } else if (opened !== true) {
     // A post of the replay or the handoff was refused (the consumer is gone, or stopped reading:
     // AEP-0003 §8.4, deliver or disconnect), or the store failed. Never left replaying, where

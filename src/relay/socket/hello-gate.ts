@@ -26,9 +26,9 @@
  * 10 s, from the invocation's start: safe for slow hellos, but longer than clients and the
  * protocol's checker wait for the refusal.
  */
-import { errorFrame, HELLO_REQUIRED } from '../../protocol/frames.ts';
+import { helloRequired } from '../../errors/relay-error.ts';
 import type { ConnectionRecord } from '../domain/connection.ts';
-import { closeConnection, send } from './socket-context.ts';
+import { refuseConnection } from './socket-refusals.ts';
 import type { SocketContext } from './socket-context.ts';
 
 /** The open connection this frame may act on, or undefined when it must be dropped. */
@@ -91,10 +91,6 @@ function sharedRead(connections: Connections, tenant: string, connectionId: stri
 }
 
 /** Refuses the connection if it is still in one of `from`; true when this call refused it. */
-async function refuse(context: SocketContext, detail: string, from: Array<'connected' | 'open'>): Promise<boolean> {
-  const refused = await context.runtime.connections.transition(context.principal.tenant, context.connectionId, from, 'rejected', context.requestId);
-  if (!refused) return false;
-  await send(context, errorFrame({ code: HELLO_REQUIRED, detail }));
-  await closeConnection(context, 'hello-required');
-  return true;
+function refuse(context: SocketContext, detail: string, from: Array<'connected' | 'open'>): Promise<boolean> {
+  return refuseConnection(context, helloRequired(detail), from);
 }

@@ -16,7 +16,7 @@
  * end, so EventSource reconnects with Last-Event-ID and loses nothing.
  */
 import type { Writable } from 'node:stream';
-import { isStorageUnavailable, RelayError, unavailable } from '../../errors/relay-error.ts';
+import { httpRefusalOf } from '../../errors/relay-error.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { backpressureAction } from '../domain/backpressure.ts';
 import { keepStreamSlots, releaseStreamSlots, renewStreamSlots } from '../connections/connection-slots.ts';
@@ -65,7 +65,7 @@ export async function serveStream(runtime: StreamDeps, logger: Logger, invocatio
   try {
     accepted = await acceptStream(runtime, invocation.request, runtime.now());
   } catch (error) {
-    refuse(invocation, logger, error);
+    refuseStream(invocation, logger, error);
     return;
   }
   if (accepted.live) runtime.metrics.count('StreamsOpened', accepted.subscription.tenant);
@@ -73,13 +73,11 @@ export async function serveStream(runtime: StreamDeps, logger: Logger, invocatio
 }
 
 /** Refusals are plain JSON responses, written before any stream header (AEP-0003 §3.3). */
-function refuse(invocation: StreamInvocation, logger: Logger, error: unknown): void {
-  const relayError = error instanceof RelayError ? error : isStorageUnavailable(error) ? unavailable(undefined, error) : undefined;
-  if (!(error instanceof RelayError)) logger.error('stream request failed', { error });
-  const status = relayError?.status ?? 500;
-  const body = relayError?.body() ?? { error: 'internal', detail: 'internal error' };
-  const stream = invocation.open({ statusCode: status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...relayError?.headers() } });
-  stream.write(JSON.stringify(body));
+export function refuseStream(invocation: StreamInvocation, logger: Logger, error: unknown): void {
+  const answer = httpRefusalOf(error);
+  if (answer.unexpected) logger.error('stream request failed', { error });
+  const stream = invocation.open({ statusCode: answer.status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...answer.headers } });
+  stream.write(JSON.stringify(answer.body));
   stream.end();
 }
 

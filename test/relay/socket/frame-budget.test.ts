@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseClientMessage } from '../../../src/protocol/client-message.ts';
 import { FrameBudgets, overBudgetRefusal } from '../../../src/relay/socket/frame-budget.ts';
+import { answeringOf, refusalFrame } from '../../../src/relay/socket/socket-refusals.ts';
 
 describe('per-connection frame budget', () => {
   it('passes a burst, then the rate, per connection', () => {
@@ -27,7 +28,10 @@ describe('per-connection frame budget', () => {
   });
 
   it('answers an over-budget frame with limit-exceeded, naming its id or its event id, and drops frames that are never answered', () => {
-    const refusal = (text: string) => overBudgetRefusal(parseClientMessage(text), 100);
+    const refusal = (text: string) => {
+      const answering = answeringOf(parseClientMessage(text));
+      return answering === undefined ? undefined : refusalFrame(overBudgetRefusal(100), answering);
+    };
     expect(refusal('{"type":"subscribe","id":"s1","filter":{}}')).toMatchObject({ type: 'error', code: 'limit-exceeded', id: 's1' });
     expect(refusal('{"type":"unsubscribe","id":"s2"}')).toMatchObject({ type: 'error', code: 'limit-exceeded', id: 's2' });
     expect(refusal('{"type":"tool.requested","id":"e1"}')).toMatchObject({ type: 'error', code: 'limit-exceeded', cause: 'e1' });
