@@ -46,8 +46,10 @@ function walkthroughBlocks(file: string, text: string): WalkthroughBlock[] {
   const lines = text.split('\n');
   const blocks: WalkthroughBlock[] = [];
   let section = '';
+  let fenced = false;
   for (const [index, line] of lines.entries()) {
-    const heading = /^#{1,2} (.+)$/.exec(line);
+    if (line.startsWith('```')) fenced = !fenced;
+    const heading = fenced ? null : /^#{1,2} (.+)$/.exec(line);
     if (heading !== null) section = `${file} ${heading[1]}`;
     const marker = /^<!-- walkthrough(?<options>.*) -->$/.exec(line);
     if (marker === null) continue;
@@ -121,7 +123,7 @@ describe('the walkthrough blocks of README and docs, pasted as written', () => {
       'README.md Five minutes with it',
       'docs/security-and-isolation.md Tenants and tokens (admin CLI)',
       'docs/security-and-isolation.md Identity cards (AEP-0003 §8.3): verified identity at the relay',
-      'docs/bridges.md Bridges (AEP-0005): CloudEvents in and out, EventBridge, OpenTelemetry, OCSF',
+      'docs/bridges.md Sinks out',
     ]));
     const scratch = mkdtempSync(join(tmpdir(), 'aep-walkthrough-'));
     const dataDir = join(scratch, 'data');
