@@ -28,7 +28,7 @@ stage's functions reserve now, compares it with what the same context would make
 reserve, and prints one line per check. Exit 1 when the deploy would fail, 2 when the account
 cannot be read or the context is wrong, 0 otherwise.
 
-  -c, --context key=value   a context key of cdk deploy (README "Deploy to AWS"), over cdk.json's
+  -c, --context key=value   a context key of cdk deploy (docs/operations.md "Settings"), over cdk.json's
                             context; repeat it for several`;
 
 const { values } = scriptArguments({

@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { scriptArguments } from './cli/script-arguments.ts';
 
-/** Files run last and one at a time: each is disturbed by other files on two cores (README "Two commands"). */
+/** Files run last and one at a time: each is disturbed by other files on two cores (docs/development.md "The test suite"). */
 const ALONE = ['test/integration/resume-no-loss.test.ts', 'test/integration/live-order.test.ts', 'test/reliability/noisy-'];
 
 const STEPS: ReadonlyArray<readonly string[]> = [

@@ -128,7 +128,7 @@ export function preflight(input: PreflightInput): PreflightReport {
 /**
  * What a first deploy needs that the Lambda API cannot show, and what an existing stack shows.
  *
- * Deletion protection (README "First deploy on a new account"): a failed create deletes what it
+ * Deletion protection (docs/deploy-and-upgrade.md "First deploy on a new account"): a failed create deletes what it
  * made (`RetainExceptOnCreate`), which a protected table refuses, so the rollback would end in
  * ROLLBACK_FAILED; the first deploy goes without protection and the next turns it on.
  *

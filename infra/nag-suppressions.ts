@@ -42,7 +42,7 @@ export function suppressAcceptedFindings(stack: RelayStack, settings: RelaySetti
   // --- Lambda ----------------------------------------------------------------------------
   for (const fn of functions.all) {
     acknowledge(fn, 'AwsSolutions-L1',
-      'Pinned to nodejs22.x on purpose: the bundles target node22 (infra/bundle.ts) and the project develops and tests on Node 22 (the node@22 dev dependency, README "Node.js version"), so what runs in Lambda is what was tested. Move all three together.');
+      'Pinned to nodejs22.x on purpose: the bundles target node22 (infra/bundle.ts) and the project develops and tests on Node 22 (the node@22 dev dependency, docs/development.md "Node.js version"), so what runs in Lambda is what was tested. Move all three together.');
   }
 
   // --- API Gateway -----------------------------------------------------------------------
@@ -88,7 +88,7 @@ export function suppressAcceptedFindings(stack: RelayStack, settings: RelaySetti
 
   // --- Secrets Manager -------------------------------------------------------------------
   acknowledge(stack.originSecret.secret, 'AwsSolutions-SMG4',
-    'CloudFormation resolves the dynamic references to this secret only when their text changes, so an automatic rotation would leave CloudFront sending a value the functions no longer accept. It is rotated by a documented step instead (put-secret-value, then a deploy with -c originSecretRotation=true that accepts both values while CloudFront switches, then a plain deploy; README "Rotating the origin secret").');
+    'CloudFormation resolves the dynamic references to this secret only when their text changes, so an automatic rotation would leave CloudFront sending a value the functions no longer accept. It is rotated by a documented step instead (put-secret-value, then a deploy with -c originSecretRotation=true that accepts both values while CloudFront switches, then a plain deploy; docs/deploy-and-upgrade.md "Rotating the origin secret").');
   if (settings.domainName === undefined) {
     acknowledge(edge.distribution, 'AwsSolutions-CFR4',
       'Without a custom domain the distribution serves the default *.cloudfront.net certificate, with which CloudFront allows TLSv1 whatever the configured minimum. Deploy with -c domainName=… -c certificateArn=… to enforce TLSv1.2_2021.');

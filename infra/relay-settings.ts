@@ -48,7 +48,7 @@ export interface RelaySettings {
    */
   edgeAccessLogs: boolean;
   /**
-   * During a rotation of the origin secret (README "Rotating the origin secret"): the functions
+   * During a rotation of the origin secret (docs/deploy-and-upgrade.md "Rotating the origin secret"): the functions
    * also accept the secret's AWSPREVIOUS version while CloudFront switches to the new one
    * (`-c originSecretRotation=true`, for the one deploy between the rotation and the next).
    */
@@ -97,7 +97,7 @@ export interface RelaySettings {
    * (`connectRateLimit`, `connectBurstLimit`), each of which costs an authorizer run and a token read.
    */
   throttling: StageThrottling;
-  /** What one tenant or one connection may take of the shared lanes (README "Tenant isolation"). */
+  /** What one tenant or one connection may take of the shared lanes (docs/security-and-isolation.md "Tenant isolation"). */
   tenantLimits: TenantLimits;
   /** How a big fan-out batch is split over lane workers (infra/constructs/delivery-lanes.ts). */
   deliveryLanes: DeliveryLaneSettings;

@@ -222,7 +222,7 @@ export class RelayStack extends Stack {
     new CfnOutput(this, 'ConsoleUrl', { description: 'The tenant console (sign in with a token)', value: `${baseUrl}${CONSOLE_PATH}/` });
     new CfnOutput(this, 'WebSocketUrl', { description: 'WebSocket binding through CloudFront', value: `wss://${this.edge.domainName}${SOCKET_PATH}` });
     new CfnOutput(this, 'DistributionId', { description: 'The CloudFront distribution (aws cloudfront wait distribution-deployed --id …)', value: this.edge.distribution.distributionId });
-    new CfnOutput(this, 'OriginSecretArn', { description: 'The secret CloudFront sends to the HTTP and WebSocket APIs (README "Rotating the origin secret")', value: this.originSecret.secret.secretArn });
+    new CfnOutput(this, 'OriginSecretArn', { description: 'The secret CloudFront sends to the HTTP and WebSocket APIs (docs/deploy-and-upgrade.md "Rotating the origin secret")', value: this.originSecret.secret.secretArn });
     if (this.edgeAccessLogs !== undefined) {
       // Only where the logs exist: a stack outside us-east-1 has none (edge-access-logs.ts).
       const output = new CfnOutput(this, 'EdgeAccessLogGroup', { description: 'CloudFront access logs (standard logging v2, no query strings)', value: this.edgeAccessLogs.logGroup.logGroupName });
@@ -231,17 +231,17 @@ export class RelayStack extends Stack {
     new CfnOutput(this, 'AlarmTopicArn', { description: 'Where every alarm notifies (ALARM and OK)', value: this.alarmTopic.topic.topicArn });
     new CfnOutput(this, 'AlarmSubscribers', { description: 'Who the alarms reach', value: this.alarmTopic.subscribers });
     new CfnOutput(this, 'EventsTableName', { value: this.tables.events.tableName });
-    new CfnOutput(this, 'TablesDeletionProtection', { description: 'DynamoDB deletion protection on the three tables (README "First deploy on a new account")', value: this.tables.deletionProtectionStatus });
+    new CfnOutput(this, 'TablesDeletionProtection', { description: 'DynamoDB deletion protection on the three tables (docs/deploy-and-upgrade.md "First deploy on a new account")', value: this.tables.deletionProtectionStatus });
     new CfnOutput(this, 'ConnectionsTableName', { value: this.tables.connections.tableName });
     new CfnOutput(this, 'TenantsTableName', { value: this.tables.tenants.tableName });
-    new CfnOutput(this, 'FailedFanoutBatchesBucket', { description: 'Stream batches fan-out gave up on, with their records (README "Failed batches")', value: this.fanout.failedBatches.bucket.bucketName });
-    new CfnOutput(this, 'FailedBridgeBatchesBucket', { description: 'Stream batches the bridges gave up on, with their records (README "Failed batches")', value: this.bridges.failedBatches.bucket.bucketName });
+    new CfnOutput(this, 'FailedFanoutBatchesBucket', { description: 'Stream batches fan-out gave up on, with their records (docs/operations.md "Failed batches")', value: this.fanout.failedBatches.bucket.bucketName });
+    new CfnOutput(this, 'FailedBridgeBatchesBucket', { description: 'Stream batches the bridges gave up on, with their records (docs/operations.md "Failed batches")', value: this.bridges.failedBatches.bucket.bucketName });
     new CfnOutput(this, 'DashboardName', { value: this.observability.dashboard.dashboardName });
     new CfnOutput(this, 'IssueFirstTokenCommand', {
       description: "Issues the operator tenant's first token (it creates the tenant); run with credentials that can write the tenants table",
       value: Fn.join('', [`${RELAY_VARIABLES.tenantsTable}=`, this.tables.tenants.tableName, ` ${RELAY_VARIABLES.region}=`, this.region, ` npx aep-relay tokens issue --tenant ${OPERATOR_TENANT} --scopes emit,consume,control,admin`]),
     });
-    // What a custom domain's DNS record points at (README "Custom domain"): the alias or CNAME target.
+    // What a custom domain's DNS record points at (docs/deploy-and-upgrade.md "Custom domain"): the alias or CNAME target.
     new CfnOutput(this, 'DistributionDomainName', { description: "The distribution's own name (d….cloudfront.net), the target of a custom domain's DNS record", value: this.edge.distribution.distributionDomainName });
   }
 }

@@ -21,7 +21,7 @@ every route on one port. Ctrl-C (SIGINT) or SIGTERM stops it, in dependency orde
 
   --in-memory   a throwaway stack: the database in memory, nothing kept in the data folder
 
-Environment (README "Trying it locally" lists every setting):
+Environment (docs/local-stack.md "Settings" lists every setting):
   AEP_PORT        port of the local gateway (default 8787; 0 picks a free one)
   AEP_DATA_DIR    where the data is kept across restarts (default .aep-local); one stack per folder
   AEP_DEV_TOKEN   the local tenant's dev token (default: minted once, kept in the data folder)
@@ -49,7 +49,7 @@ if (devToken !== undefined && !isWellFormedTokenSecret(devToken)) {
 const dataDir = resolve(process.env.AEP_DATA_DIR ?? '.aep-local');
 // One machine's ceiling: DynamoDB Local takes about 360 conditional puts a second, an event
 // costs one, and fan-out and the other tenants need the rest. Without a per-tenant default one
-// tenant's flood would take the whole box (README, "Overload").
+// tenant's flood would take the whole box (docs/operations.md, "Overload").
 process.env.AEP_DEFAULT_EVENTS_PER_SECOND ??= String(LOCAL_EVENTS_PER_SECOND);
 
 // Until the stack is up, a signal simply exits (the JVM child is killed on exit).

@@ -1,7 +1,7 @@
 /**
  * Makes an identity card (AEP-0003 §8.3) in the form the relay verifies
  * (`src/relay/identity/identity-card.ts`): used by `npm run card` and by the tests, so the
- * README's worked example and the tests sign the same way. Signing is `jose`'s.
+ * worked example in docs/security-and-isolation.md and the tests sign the same way. Signing is `jose`'s.
  */
 import { CompactSign, importJWK } from 'jose';
 import type { CryptoKey, JWK } from 'jose';

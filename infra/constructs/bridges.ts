@@ -125,7 +125,7 @@ export class RelayBridges extends Construct {
 
     this.failedBatches = new FailedBatchArchive(this, 'FailedBatches', { removalPolicy: props.removalPolicy });
     this.eventSource = new DynamoEventSource(props.events, {
-      // TRIM_HORIZON with a record-age cap. Bridges promise at-least-once (README "Bridges"):
+      // TRIM_HORIZON with a record-age cap. Bridges promise at-least-once (docs/bridges.md "Delivery"):
       // at LATEST, whatever is stored while the mapping is being created (the first deploy, a
       // re-created mapping) would never reach a sink. The trade-off: a mapping re-created on an
       // old stream resends up to BRIDGES_MAX_RECORD_AGE of events the sinks already had

@@ -1,5 +1,5 @@
 /**
- * Connection deadlines in AWS (README "Connection deadlines"): an EventBridge rule invokes the
+ * Connection deadlines in AWS (docs/operations.md "Connection deadlines"): an EventBridge rule invokes the
  * deadline function every minute for the sweep (`src/relay/deadline-sweep.ts`), and a deadline
  * nearer than the sweep's horizon is also queued by the socket function, delayed until it is due,
  * and delivered to the deadline function through an event source mapping

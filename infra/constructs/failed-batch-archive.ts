@@ -25,7 +25,7 @@ export const FAILED_BATCH_EXPIRY = Duration.days(14);
 export const FAILED_BATCH_METRICS_ID = 'FailedBatches';
 
 export interface FailedBatchArchiveProps {
-  /** The stack's removal policy (README "Deploy to AWS": `-c removalPolicy`). */
+  /** The stack's removal policy (docs/operations.md "Settings": `-c removalPolicy`). */
   removalPolicy: RemovalPolicy;
 }
 

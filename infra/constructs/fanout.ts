@@ -45,8 +45,8 @@ export class RelayFanout extends Construct {
     this.eventSource = new DynamoEventSource(props.events, {
       // TRIM_HORIZON, capped by the record age. LATEST would skip what is stored while the
       // mapping is being created (the first deploy, or a mapping ever re-created). The order
-      // lane does adopt such events from the log (AEP_ORDER_ADOPT_MS, README "What the AWS side
-      // must give"), but only when a later record of the same emitter's session arrives: a
+      // lane does adopt such events from the log (AEP_ORDER_ADOPT_MS, docs/protocol-and-guarantees.md
+      // "What the AWS side must give"), but only when a later record of the same emitter's session arrives: a
       // session that goes quiet right after would keep them above its release point, out of
       // live delivery and out of replay, until its next event. TRIM_HORIZON reads them. Its
       // cost falls on a mapping re-created on an old stream: it reads the stream from its

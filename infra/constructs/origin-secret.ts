@@ -17,7 +17,7 @@
  * one AWSPREVIOUS) and a deploy with `-c originSecretRotation=true`: CloudFront's reference names
  * AWSCURRENT explicitly (new text: re-resolved to the new value) and the functions accept
  * AWSCURRENT and AWSPREVIOUS while the distribution change reaches every edge location; a plain
- * deploy afterwards accepts the new value only (README "Rotating the origin secret").
+ * deploy afterwards accepts the new value only (docs/deploy-and-upgrade.md "Rotating the origin secret").
  */
 import { RemovalPolicy, SecretValue } from 'aws-cdk-lib';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';

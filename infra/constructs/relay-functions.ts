@@ -23,7 +23,7 @@ import type { ConnectionManager, ManagementVerb } from './websocket-api.ts';
 
 /**
  * The runtime the bundles target (`target: 'node22'` in infra/bundle.ts) and the project's
- * pinned development Node (README "Node.js version"): deployed, built and tested on one major.
+ * pinned development Node (docs/development.md "Node.js version"): deployed, built and tested on one major.
  */
 export const RELAY_RUNTIME = Runtime.NODEJS_22_X;
 
@@ -231,7 +231,7 @@ function functionEnvironment(props: RelayFunctionsProps): Record<string, string>
       // Admin tokens of this tenant manage other tenants (tenant lifecycle routes).
       operatorTenant: OPERATOR_TENANT,
       sse: {
-        // Pushes small SSE writes through buffering between Lambda and the client (README "SSE: the live path and flushing").
+        // Pushes small SSE writes through buffering between Lambda and the client (docs/sse.md "Flushing").
         flushPaddingBytes: 16384,
         // A live stream's inbox poll: 4 a second, like Lambda's own stream polling.
         pollMs: 250,

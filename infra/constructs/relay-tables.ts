@@ -47,8 +47,8 @@ export class RelayTables extends Construct {
 }
 
 /**
- * On, or why not. Protection is off on purpose for a stack's first deploy (README "First deploy on
- * a new account"): CloudFormation deletes what a failed create made (`RetainExceptOnCreate`), and
+ * On, or why not. Protection is off on purpose for a stack's first deploy (docs/deploy-and-upgrade.md
+ * "First deploy on a new account"): CloudFormation deletes what a failed create made (`RetainExceptOnCreate`), and
  * it cannot delete a protected table, so that rollback would end in ROLLBACK_FAILED. The next
  * deploy without `-c deletionProtection=false` turns it on, an in-place update of the tables.
  */

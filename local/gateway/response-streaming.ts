@@ -5,7 +5,7 @@
  * (nothing buffered here, so heartbeats and events reach the client as written). When the
  * client goes away, the response stream is destroyed: the function's next write finds it
  * closed, and the relay's stream ends (`sse-writer.ts`). Whether the Lambda runtime reports a
- * departed client the same way is not documented (README, unverified on AWS); where it does not,
+ * departed client the same way is not documented (docs/operations.md "Overload": unverified on AWS); where it does not,
  * the relay's idle end still ends the stream.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';

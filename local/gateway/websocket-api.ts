@@ -282,7 +282,7 @@ function refuseHandshake(socket: Duplex, statusCode: number, body: string, retry
   socket.end(Buffer.concat([Buffer.from(head, 'latin1'), payload]));
 }
 
-/** A refusal's Retry-After, as `$connect` returned it (forwarding it is unverified on AWS: README). */
+/** A refusal's Retry-After, as `$connect` returned it (forwarding it is unverified on AWS: docs/operations.md, "Overload"). */
 function retryAfterOf(result: WebSocketRouteResult | undefined): string | undefined {
   return headerOf(result, 'retry-after');
 }

@@ -1,5 +1,5 @@
 /**
- * The delivery invariants (README, "Guarantees"), checked on what one schedule observed:
+ * The delivery invariants (docs/protocol-and-guarantees.md, "Guarantees"), checked on what one schedule observed:
  *
  * - I1 live reach: every admitted event reaches every matching subscription still open at the
  *   end (after `from`); a subscription the relay ended is held to I4 instead.
@@ -23,7 +23,7 @@
  * on a connection the gateway throttled they are not owed. Events of an emitter's session whose
  * last stream records the mapping discarded (retries exhausted, or past the maximum record age)
  * are not owed live or on resume until the session's next record: nothing brings fan-out back
- * to them (README, Guarantees, states this limit).
+ * to them (docs/protocol-and-guarantees.md, Guarantees, states this limit).
  */
 import type { ConsumerConnection, ReceivedEvent } from './clients.ts';
 import type { AdmittedEvent, Observation } from './world.ts';

@@ -45,7 +45,7 @@ import type { SentEvent } from './clients.ts';
 import type { Scenario } from './scenario.ts';
 
 export const TENANT = 'sim';
-/** Virtual ms after the last emitter's last frame and the end of the fault window within which every admitted event must be delivered (README, Guarantees: I5). */
+/** Virtual ms after the last emitter's last frame and the end of the fault window within which every admitted event must be delivered (docs/protocol-and-guarantees.md, Guarantees: I5). */
 export const QUIET_BOUND_MS = 30_000;
 /** How long the world runs past the quiet bound, to tell late deliveries (I5) from lost ones (I1, I2). */
 const AFTERLIFE_MS = 60_000;
@@ -73,7 +73,7 @@ export interface Observation {
   discarded: Array<{ recordId: string; why: 'retries' | 'age' }>;
   /**
    * Events (`source\u0000id`) the mapping's discards left where nothing brings fan-out back to
-   * them (README, Guarantees: the documented limit): an event whose own record was discarded with
+   * them (docs/protocol-and-guarantees.md, Guarantees: the documented limit): an event whose own record was discarded with
    * no later position of its emitter's session streamed, and every event of an emitter's session
    * whose wake-up was discarded with no event of it streamed afterwards.
    */

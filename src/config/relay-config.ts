@@ -119,7 +119,7 @@ export interface SseSettings {
   maxDurationMs: number;
   /**
    * When > 0, a comment of this many bytes follows a burst of writes once the stream goes
-   * idle, to push small writes through buffering between Lambda and the client (see README).
+   * idle, to push small writes through buffering between Lambda and the client (see docs/sse.md "Flushing").
    */
   flushPaddingBytes: number;
   /** Unsent bytes above which the client counts as slow (AEP-0003 §8.4). */

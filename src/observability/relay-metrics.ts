@@ -7,7 +7,7 @@
  * An EMF line carries one value per dimension, so a flush prints one line per tenant (and per
  * refusal code), holding every metric of that group. Dimensions are exactly `tenant`, or
  * `tenant` and `code`: the default `service` dimension is cleared so each metric has one
- * series per tenant (README, "Metrics and tenant cardinality").
+ * series per tenant (docs/operations.md, "Per-tenant metrics").
  */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { DEFAULT_METRICS_NAMESPACE } from '../config/relay-config.ts';
@@ -34,7 +34,7 @@ export class EmfRelayMetrics implements RelayMetrics {
 
   count(name: RelayMetricName, tenant: string, value = 1, dimensions?: MetricDimensions): void {
     const given = dimensions?.code;
-    // A closed set (README, "Per-tenant metrics"): an unexpected code never adds series.
+    // A closed set (docs/operations.md, "Per-tenant metrics"): an unexpected code never adds series.
     const code = given === undefined ? undefined : REFUSAL_CODES.has(given) ? given : 'other';
     const key = JSON.stringify([tenant, code ?? null]);
     let group = this.groups.get(key);

@@ -1,7 +1,7 @@
 /**
  * Builds the DynamoDB client the stores take by injection. Only when given a `CapacityMeter`
  * does it ask each call for its consumed capacity (a middleware records it in the meter; the
- * cost figures in BENCHMARKS.md and the README come from it); production passes none.
+ * cost figures in BENCHMARKS.md and docs/ come from it); production passes none.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { currentDeadline, DeadlinePassed } from '../relay/ports/work-deadline.ts';

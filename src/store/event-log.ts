@@ -19,7 +19,7 @@
  *   Dedupe is therefore per partition: a sequenced event's `(source, id)` at one position of its
  *   session; a seq-less one per `(tenant, session, source, id)`; an agent-scoped one per
  *   `(tenant, agent, source, id)`. An `id` reused at a different position, or in another
- *   session, is a different item, stored again (README, "Guarantees").
+ *   session, is a different item, stored again (docs/protocol-and-guarantees.md, "Dedupe and positions").
  *   A command sent by a verified connection also carries `senderVerified` (`{ operator }`), the
  *   relay's finding beside the text, which history shows and nothing else reads.
  * - `redelivery`: a short-lived marker written when a duplicate arrives (`redelivery-markers.ts`).

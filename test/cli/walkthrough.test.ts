@@ -1,15 +1,15 @@
 /**
- * README's walkthrough, as a person pastes it (issue 49, point 5): every shell block README marks
- * with `<!-- walkthrough -->` is extracted from README itself and run in order, in bash, against a
- * fresh `npm start` (its own port and data folder, which the blocks read as npm start's defaults
- * `AEP_PORT` and `AEP_DATA_DIR`), and each block's exit code is checked, so README cannot drift
- * from what works. Each block runs with `set -e -o pipefail`, in the checkout, with the variables
+ * The walkthrough, as a person pastes it (issue 49, point 5): every shell block README and the
+ * documents it continues in (`WALKTHROUGH_FILES`) mark with `<!-- walkthrough -->` is extracted
+ * from the files themselves and run in order, in bash, against a fresh `npm start` (its own port
+ * and data folder, which the blocks read as npm start's defaults `AEP_PORT` and `AEP_DATA_DIR`),
+ * and each block's exit code is checked, so the docs cannot drift from what works. Each block runs with `set -e -o pipefail`, in the checkout, with the variables
  * and functions the blocks before it left (one shell, as in a terminal). A marker may say
  * `exit=N` (the block shows a refusal) or `background ready="<text>"` (a block that keeps running,
  * like the agent: the walkthrough goes on once it printed the text, and it gets Ctrl-C after the
  * last block, and exits 0).
  *
- * Then README "Trying it locally" followed step by step against the shared local stack: the token in
+ * Then README "Five minutes with it" followed step by step against the shared local stack: the token in
  * AEP_URL/AEP_TOKEN, a POST whose status is shown, the SSE stream, `npm run agent` (the command it
  * runs: local/agent/cli.ts) raising an attention request, and `aep-relay attention list` and
  * `attention answer` answering it from a terminal, with their exit codes. A tenant of its own stands
@@ -26,11 +26,14 @@ import { repoRoot, startStackProcess } from '../support/local-stack-process.ts';
 import { tenantWithToken, uniqueName } from '../support/relay-fixtures.ts';
 import { openStream } from '../support/sse-client.ts';
 
-/** One shell block README marks as part of its walkthrough. */
+/** The files whose marked blocks make the walkthrough, in the order it runs them. */
+const WALKTHROUGH_FILES = ['README.md', 'docs/security-and-isolation.md', 'docs/bridges.md'];
+
+/** One shell block a walkthrough file marks. */
 interface WalkthroughBlock {
-  /** `README.md:<line>` of its opening fence. */
+  /** `<file>:<line>` of its opening fence. */
   at: string;
-  /** The README section it is in. */
+  /** The file and the section (its `#` or `##` heading) it is in. */
   section: string;
   script: string;
   exit: number;
@@ -38,22 +41,25 @@ interface WalkthroughBlock {
   ready?: string;
 }
 
-/** README's marked blocks, in order. A marker must stand right before a ```sh fence, or this refuses README. */
-function walkthroughBlocks(readme: string): WalkthroughBlock[] {
-  const lines = readme.split('\n');
+/** A file's marked blocks, in order. A marker must stand right before a ```sh fence, or this refuses the file. */
+function walkthroughBlocks(file: string, text: string): WalkthroughBlock[] {
+  const lines = text.split('\n');
   const blocks: WalkthroughBlock[] = [];
   let section = '';
+  let fenced = false;
   for (const [index, line] of lines.entries()) {
-    if (line.startsWith('## ')) section = line.slice(3);
+    if (line.startsWith('```')) fenced = !fenced;
+    const heading = fenced ? null : /^#{1,2} (.+)$/.exec(line);
+    if (heading !== null) section = `${file} ${heading[1]}`;
     const marker = /^<!-- walkthrough(?<options>.*) -->$/.exec(line);
     if (marker === null) continue;
     const options = marker.groups?.options ?? '';
-    if (!/^( exit=\d+| background ready="[^"]+")?$/.test(options)) throw new Error(`README.md:${index + 1}: unknown walkthrough marker options ${JSON.stringify(options)}`);
-    if (lines[index + 1] !== '```sh') throw new Error(`README.md:${index + 1}: a walkthrough marker must stand right before a \`\`\`sh block`);
+    if (!/^( exit=\d+| background ready="[^"]+")?$/.test(options)) throw new Error(`${file}:${index + 1}: unknown walkthrough marker options ${JSON.stringify(options)}`);
+    if (lines[index + 1] !== '```sh') throw new Error(`${file}:${index + 1}: a walkthrough marker must stand right before a \`\`\`sh block`);
     const end = lines.indexOf('```', index + 2);
-    if (end === -1) throw new Error(`README.md:${index + 2}: the walkthrough block never closes`);
+    if (end === -1) throw new Error(`${file}:${index + 2}: the walkthrough block never closes`);
     const ready = /ready="([^"]+)"/.exec(options)?.[1];
-    blocks.push({ at: `README.md:${index + 2}`, section, script: lines.slice(index + 2, end).join('\n'), exit: Number(/exit=(\d+)/.exec(options)?.[1] ?? 0), ...(ready === undefined ? {} : { ready }) });
+    blocks.push({ at: `${file}:${index + 2}`, section, script: lines.slice(index + 2, end).join('\n'), exit: Number(/exit=(\d+)/.exec(options)?.[1] ?? 0), ...(ready === undefined ? {} : { ready }) });
   }
   return blocks;
 }
@@ -109,15 +115,19 @@ async function waitUntil(check: () => boolean, what: () => string, timeoutMs: nu
   }
 }
 
-describe("README's walkthrough blocks, pasted as written", () => {
-  it('runs every marked block in order against a fresh npm start, each with the exit code README gives it', { timeout: 600_000 }, async () => {
-    const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
-    const blocks = walkthroughBlocks(readme);
+describe('the walkthrough blocks of README and docs, pasted as written', () => {
+  it('runs every marked block in order against a fresh npm start, each with the exit code its file gives it', { timeout: 600_000 }, async () => {
+    const blocks = WALKTHROUGH_FILES.flatMap((file) => walkthroughBlocks(file, readFileSync(join(repoRoot, file), 'utf8')));
     // The walkthrough spans these sections; a lost marker fails here, not silently.
-    expect(new Set(blocks.map((block) => block.section))).toEqual(new Set(['Trying it locally', 'Tenants and tokens (admin CLI)', 'Identity cards (AEP-0003 §8.3): verified identity at the relay', 'Bridges (AEP-0005): CloudEvents in and out, EventBridge, OpenTelemetry, OCSF']));
+    expect(new Set(blocks.map((block) => block.section))).toEqual(new Set([
+      'README.md Five minutes with it',
+      'docs/security-and-isolation.md Tenants and tokens (admin CLI)',
+      'docs/security-and-isolation.md Identity cards (AEP-0003 §8.3): verified identity at the relay',
+      'docs/bridges.md Sinks out',
+    ]));
     const scratch = mkdtempSync(join(tmpdir(), 'aep-walkthrough-'));
     const dataDir = join(scratch, 'data');
-    // README's own instruction for its EventBridge sink: npm start with its bus allowed.
+    // docs/bridges.md's own instruction for its EventBridge sink: npm start with its bus allowed.
     const buses = [...blocks.map((block) => block.script).join('\n').matchAll(/"busArn": "([^"]+)"/g)].map((match) => match[1] as string);
     const stack = await startStackProcess({ via: 'npm', args: [], env: { AEP_DATA_DIR: dataDir, AEP_BRIDGE_EVENT_BUSES: buses.join(',') } });
     // A person's shell: no AEP_* or npm_* variables of this test run, no node_modules/.bin on the PATH.
@@ -155,7 +165,7 @@ describe("README's walkthrough blocks, pasted as written", () => {
       rmSync(scratch, { recursive: true, force: true });
     }
     const expected = blocks.map((block) => ({ at: block.at, exit: block.exit }));
-    const byPlace = (a: { at: string }, b: { at: string }) => Number(a.at.split(':')[1]) - Number(b.at.split(':')[1]);
+    const byPlace = (a: { at: string }, b: { at: string }) => blocks.findIndex((block) => block.at === a.at) - blocks.findIndex((block) => block.at === b.at);
     expect(results.sort(byPlace), outputs.join('\n')).toEqual(expected);
   });
 });
@@ -225,7 +235,7 @@ async function listShowing(env: Record<string, string>, session: string, request
   return stdout;
 }
 
-describe('README "Trying it locally", step by step', () => {
+describe('README "Five minutes with it", step by step', () => {
   it('posts an event (202 shown), streams it, runs the agent, and lists and answers its attention request from the terminal', { timeout: 120_000 }, async () => {
     const env = await walkthroughEnvironment('walk');
     const session = uniqueName('demo');

@@ -95,7 +95,7 @@ export function mappingReplacementMessage(differences: readonly string[], lockPa
     'Lambda allows one mapping per function and event source, and CloudFormation creates the new mapping before deleting the old,',
     'so a deployed stack fails this update with "mapping already exists" and rolls back.',
     'Either make the change in place (batch size, retries, filters and destinations update in place),',
-    'or ship it as two deploys, the first removing the mapping and the second adding the new one (README "Upgrades and the mapping lock"),',
+    'or ship it as two deploys, the first removing the mapping and the second adding the new one (docs/deploy-and-upgrade.md "Upgrades and the mapping lock"),',
     'and then update the lock deliberately:',
     `  ${updateCommand}`,
     `and commit ${lockPath} with that change.`,

@@ -16,7 +16,7 @@ describe('settingsFromContext', () => {
     expect(DEFAULT_SETTINGS).toMatchObject({ tracing: false, edgeAccessLogs: true, originSecretRotation: false });
     expect(DEFAULT_SETTINGS.alarmTopicArn).toBeUndefined();
     expect(DEFAULT_SETTINGS.alarmEmail).toBeUndefined();
-    // What one tenant or connection may take of the shared lanes (README "Tenant isolation").
+    // What one tenant or connection may take of the shared lanes (docs/security-and-isolation.md "Tenant isolation").
     expect(DEFAULT_SETTINGS.tenantLimits).toEqual({ eventsPerSecond: 1000, streamsPerTenant: 45, socketFramesPerSecond: 100, socketFrameBurst: 500, fanoutTenantDeliveries: 5000 });
     // A big fan-out batch in up to 8 lanes of 2,000 deliveries, as the fan-out function reads by default.
     expect(DEFAULT_SETTINGS.deliveryLanes).toEqual({ maxLanes: DEFAULT_FANOUT_MAX_LANES, laneDeliveries: DEFAULT_FANOUT_LANE_DELIVERIES });

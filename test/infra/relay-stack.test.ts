@@ -811,7 +811,7 @@ describe('outputs', () => {
     expect(printed.BaseUrl).toBe('https://relay.example.com');
     expect(printed.ConsoleUrl).toBe('https://relay.example.com/console/');
     expect(printed.WebSocketUrl).toBe('wss://relay.example.com/socket');
-    // The DNS record's target (README "Custom domain"): the distribution's own name.
+    // The DNS record's target (docs/deploy-and-upgrade.md "Custom domain"): the distribution's own name.
     expect(printed.DistributionDomainName).toBe(`\${${logicalIdOf(production.stack.edge.distribution)}.DomainName}`);
   });
 });

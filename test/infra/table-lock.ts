@@ -78,7 +78,7 @@ export function migrationRequiredMessage(differences: readonly string[], lockPat
     'The data tables changed in a way CloudFormation cannot apply in place; a deployed stack would lose or orphan the data they hold:',
     ...differences.map((difference) => `  - ${difference}`),
     'A migration is required. Either make the change compatible (new attributes and global indexes update in place),',
-    'or ship it with a migration that moves the data (README "Upgrades and the table lock"), and then update the lock deliberately:',
+    'or ship it with a migration that moves the data (docs/deploy-and-upgrade.md "Upgrades and the table lock"), and then update the lock deliberately:',
     `  ${updateCommand}`,
     `and commit ${lockPath} with the migration.`,
   ].join('\n');

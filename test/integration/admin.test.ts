@@ -4,7 +4,7 @@ import { postEvents, sessionEvent, uniqueName } from '../support/relay-fixtures.
 import { openStream } from '../support/sse-client.ts';
 import { helloSocket, isType } from '../support/ws-client.ts';
 
-/** Revocation closes a token's sockets before the DELETE returns; this is the bound the README documents. */
+/** Revocation closes a token's sockets before the DELETE returns; this is the bound docs/security-and-isolation.md documents. */
 
 interface AdminCall {
   token?: string;

@@ -98,7 +98,7 @@ describe('attenuated issuance (CLI over HTTP)', () => {
   });
 });
 
-/** The 403 body every refusal below answers with (README, "Admin routes"). */
+/** The 403 body every refusal below answers with (docs/security-and-isolation.md, "Admin routes"). */
 async function refusal(response: Response): Promise<Record<string, unknown>> {
   const body = (await response.json()) as Record<string, unknown>;
   expect(response.status, JSON.stringify(body)).toBe(403);

@@ -266,7 +266,7 @@ describe('control policy: verified claimants and verified senders', () => {
     const senderSocket = await helloSocket({ role: 'both', identity: { agent: 'phone' } }, { token: sender.token });
     expect(await answerTo(senderSocket, session)).toBe('delivered');
     expect((await admin('DELETE', '/operators/acme', { token: adminToken })).status).toBe(204);
-    // README "Identity cards": each process looks at an operator's keys again after STANDING_RECHECK_MS.
+    // docs/security-and-isolation.md "Identity cards": each process looks at an operator's keys again after STANDING_RECHECK_MS.
     await pause(STANDING_RECHECK_MS + 500);
     expect(await answerTo(senderSocket, session)).toBe('no-route');
     expect((await roster(senderSocket)).find((entry) => entry.session === session)).not.toHaveProperty('verified');

@@ -15,7 +15,7 @@ import type { TestSocket } from '../support/ws-client.ts';
 
 /**
  * Revocation, tenant disable and expiry reach every open WebSocket connection and SSE stream
- * of the token, each with a closing frame or comment naming the reason. How soon is the README's
+ * of the token, each with a closing frame or comment naming the reason. How soon is docs/security-and-isolation.md's
  * stated bound, timed in the bench, not here: a wall-clock bound fails on a busy machine.
  */
 const REACH_MS = 5000;

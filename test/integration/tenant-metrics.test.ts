@@ -31,7 +31,7 @@ function total(lines: readonly EmfLine[], name: string, code?: string): number {
 
 /**
  * Per-tenant metrics on a stack of its own whose stdout is captured: the handlers' EMF lines
- * carry the tenant, the counts, and a refusal's spec code (README, "Metrics").
+ * carry the tenant, the counts, and a refusal's spec code (docs/operations.md, "Per-tenant metrics").
  */
 describe('per-tenant metrics', () => {
   let stack: StackProcess;

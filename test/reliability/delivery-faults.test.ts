@@ -108,7 +108,7 @@ describe('fan-out failing mid-batch', () => {
     await accepted([doomed]);
     await eventually(() => onFailureLines().some((line) => line.includes(String(doomed.id))), () => 'the record never reached the on-failure destination', 15_000);
     // The failure record carries the discarded records themselves, as the deployed S3 destination
-    // does (README "Failed batches"): the stored event is readable from it, past the stream's 24 h.
+    // does (docs/operations.md "Failed batches"): the stored event is readable from it, past the stream's 24 h.
     const failureLine = onFailureLines().find((line) => line.includes(String(doomed.id)))!;
     const failure = (JSON.parse(failureLine.slice(failureLine.indexOf('{'))) as { failure: { DDBStreamBatchInfo: { shardId: string }; records: Array<{ dynamodb?: { NewImage?: unknown } }> } }).failure;
     expect(failure.DDBStreamBatchInfo.shardId).toEqual(expect.any(String));

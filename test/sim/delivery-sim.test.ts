@@ -2,7 +2,7 @@
  * The delivery simulation (`sim/`) as part of the suite: a fixed range of schedules, the same in
  * every run (a failure names its seed and replays with `npm run sim -- --seed S --schedules 1`),
  * and the known defects it must keep finding (`npm run sim -- --inject NAME`). The long run,
- * 100,000 schedules and more, is `npm run sim -- --schedules 100000` (README, Guarantees).
+ * 100,000 schedules and more, is `npm run sim -- --schedules 100000` (docs/protocol-and-guarantees.md, Guarantees).
  */
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';

@@ -4,7 +4,7 @@
  * `subscribe` runs at once. The wait is measured from API Gateway's receive time, so a hello
  * whose handler starts within the bound (1.75 s) is honoured however late it is next to the
  * frames behind it; one whose handler starts later (a cold start on top of the delay) may be
- * refused, which the README states as the bound's cost. Virtual time makes this exact and free
+ * refused, which docs/architecture.md ("Pipelined frames") states as the bound's cost. Virtual time makes this exact and free
  * of the machine's load, where the same scenario on the local stack raced a 250 ms margin.
  */
 import { describe, expect, it } from 'vitest';

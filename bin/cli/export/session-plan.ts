@@ -9,7 +9,7 @@
  * The listing is newest activity first; a session with new activity while it pages moves to the
  * front, behind the pages already read. A second listing of the activity since the first began
  * (a minute earlier, for fan-out's delay) catches those. What neither sees: sessions whose
- * summary fan-out has not folded yet (README "History"), so a window ending within seconds of
+ * summary fan-out has not folded yet (docs/history.md), so a window ending within seconds of
  * now may miss its newest sessions.
  */
 import type { HistorySource } from './history-source.ts';

@@ -43,7 +43,7 @@ export interface ControlPolicy {
 
 export type CardFailure = 'continue' | 'close';
 
-/** A card lives at most a day (README "Identity cards"), unless the tenant's policy says less. */
+/** A card lives at most a day (docs/security-and-isolation.md "Identity cards"), unless the tenant's policy says less. */
 export const DEFAULT_CARD_MAX_LIFETIME_SECONDS = 86_400;
 
 export const DEFAULT_CONTROL_POLICY: ControlPolicy = { default: 'allow', rules: [] };

@@ -1,7 +1,7 @@
 /**
  * Fan-out's side of session order: runs `advance` for one emitter's session per stream batch
- * and performs its decisions through the one port, in the order the guarantee needs (README,
- * "Session order"): gap checks (strongly consistent log reads), then the late entries, then the
+ * and performs its decisions through the one port, in the order the guarantee needs
+ * (docs/architecture.md, "Session order"): gap checks (strongly consistent log reads), then the late entries, then the
  * state commit, and only then (in `fanout.ts`) the subscription read and the deliveries. So a
  * subscription recorded before that read gets the released events live, and one recorded
  * after it replays them (replay serves up to the committed release point).

@@ -2,7 +2,7 @@
  * Verifying a hello's identity card (AEP-0003 §8.3): a JWS over a JSON document in the A2A
  * AgentCard shape with the claims `agent`, `operator`, `endpoints`, `accepts`, `valid_until`,
  * signed by the operator's key. §8.3 leaves the schema to a multi-tenant relay; this is what
- * this relay takes (README "Identity cards"):
+ * this relay takes (docs/security-and-isolation.md "Identity cards"):
  *
  * - `identity.card` is a compact JWS (`header.payload.signature`), or a detached one:
  *   `{ "jws": "header..signature", "payload": "<the card's JSON text>" }` (RFC 7515 Appendix F:

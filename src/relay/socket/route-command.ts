@@ -48,8 +48,8 @@ export async function routeCommand(context: SocketContext, connection: Connectio
   }
   const claimed = await claims.claimsOf(tenant, session);
   // Under a verified-claimants rule an unverified claim is not a claimant at all: it neither
-  // receives the command nor makes the session ambiguous beside a verified one (README
-  // "Identity cards": how this relates to AEP-0004 §4.5 and §8).
+  // receives the command nor makes the session ambiguous beside a verified one
+  // (docs/security-and-isolation.md "Identity cards": how this relates to AEP-0004 §4.5 and §8).
   const claimants = sessionRequiresVerified(policy.verifiedClaimants, session) ? await verifiedOnly(claimed, (claim) => standings.holds(tenant, claim.declarations.verified)) : claimed;
   if (claimants.length === 0) return void (await refuseCommand('no-route', `no connected ${claimants === claimed ? '' : 'verified '}emitter claims session ${JSON.stringify(session)}`));
   if (claimants.length > 1) return void (await refuseCommand('ambiguous', `${claimants.length} live connections claim session ${JSON.stringify(session)}; the relay routes to exactly one (AEP-0004 §4.5)`));

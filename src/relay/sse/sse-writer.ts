@@ -55,7 +55,7 @@ export class SseWriter {
 
   /**
    * After a burst, one padding comment pushes the burst through any buffering that holds
-   * small writes back (evidence in README "SSE flushing"). Costs nothing when disabled.
+   * small writes back (evidence in docs/sse.md "Flushing"). Costs nothing when disabled.
    */
   flushIfIdle(): void {
     if (!this.paddingOwed || !this.isOpen) return;
