@@ -1,7 +1,7 @@
 /**
  * `functions/fanout`: invoked by the event log's DynamoDB Stream (through an event source
  * mapping with per-record failure reporting): releases each emitter's session in order
- * (`order/order-lane.ts`), folds the session summaries (`GET /sessions`), then delivers to
+ * (`fanout/order-lane.ts`), folds the session summaries (`GET /sessions`), then delivers to
  * WebSocket subscribers and SSE inboxes.
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';

@@ -48,7 +48,7 @@ export interface RelayConfig {
   replayBuffer: number;
   /**
    * How long a replay waits for fan-out to release what the session held when it began
-   * (replay serves nothing above an emitter's release point, `order/session-replay.ts`). Past it, the replay goes
+   * (replay serves nothing above an emitter's release point, `subscribe/session-replay.ts`). Past it, the replay goes
    * without those: a live subscription gets them live, a `live=0` read on its next read.
    */
   replaySettleMs: number;

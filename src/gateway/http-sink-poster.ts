@@ -1,6 +1,6 @@
 /**
  * POSTs bridge requests (webhooks, OTLP/HTTP) over keep-alive agents whose connections may
- * reach only addresses the deployment allows (`sink-address.ts`): an IP literal is checked
+ * reach only addresses the deployment allows (`domain/outbound-address.ts`): an IP literal is checked
  * before connecting, a name on every address it resolves to, at connect time, so a name that
  * resolves (or is re-pointed, DNS rebinding) to loopback, link-local or a private range is
  * refused before a byte is sent. Classifies the answer: no answer, a timeout, 408, 429 and

@@ -156,7 +156,7 @@ export class EventLog implements EventLogPort {
 
   /**
    * The newest `limit` events of a session strictly after `after` (all emitters; seq-less ones
-   * in their place), oldest first: the read a replay filters (`order/session-replay.ts`).
+   * in their place), oldest first: the read a replay filters (`subscribe/session-replay.ts`).
    */
   async readWindow(tenant: string, session: string, after: Position | undefined, limit: number): Promise<WindowItem[]> {
     const { afterKey } = afterKeyOf(after);

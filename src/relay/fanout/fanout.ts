@@ -2,7 +2,7 @@
  * Fan-out of a batch of stream records to WebSocket subscribers and SSE inboxes (AEP-0003 §5,
  * §6, §8.4).
  *
- * Order: each emitter's session goes through its order lane (`order/order-lane.ts`), which
+ * Order: each emitter's session goes through its order lane (`fanout/order-lane.ts`), which
  * releases its events in `(epoch, seq)` order and records what came late, committing the
  * session's release point before any subscription is read. Nothing waits: a session with an
  * open gap holds its own events and is woken by its state record, every other session of the

@@ -1,7 +1,7 @@
 /**
  * An operator as an admin registers it (`PUT /admin/operators/{name}`): `{ "jwks": {...} }`
  * (public keys inline) or `{ "jwksUrl": "https://..." }` (fetched when a card needs them).
- * The URL follows the sinks' address rules (`bridges/sink-address.ts`): https to an address
+ * The URL follows the sinks' address rules (`domain/outbound-address.ts`): https to an address
  * the deployment allows, plain http to loopback only where loopback is allowed (the local
  * stack); a name is checked again on every address it resolves to when fetched.
  */

@@ -14,7 +14,7 @@ export interface EventLogPort {
   /**
    * The newest `limit` events of a session strictly after `after` (every emitter's; seq-less
    * ones in their place), oldest first, strongly consistent: what a replay filters by the
-   * release points (`order/session-replay.ts`).
+   * release points (`subscribe/session-replay.ts`).
    */
   readWindow(tenant: string, session: string, after: Position | undefined, limit: number): Promise<WindowItem[]>;
   /** Sessions the tenant holds history for, one bounded page at a time (replay-all). */
