@@ -10,7 +10,7 @@ import { injectionNames } from '../../sim/injections/inject.ts';
 import { runOne } from '../../sim/run-schedules.ts';
 
 const FIRST_SEED = 1;
-const SCHEDULES = 1_000;
+const SCHEDULES = 2_000;
 
 describe('the delivery simulation', () => {
   it(`breaks no invariant in schedules ${FIRST_SEED} to ${FIRST_SEED + SCHEDULES - 1}`, async () => {
