@@ -63,6 +63,8 @@ let failing = 0;
 let played = 0;
 for (let seed = firstSeed; seed < firstSeed + schedules; seed += 1) {
   played += 1;
+  // A long run says how far it got, on stderr, so a run that is stopped still reports its range.
+  if (played % 1_000 === 0) process.stderr.write(`${played} schedules (to seed ${seed}), ${violations} violations, ${((Date.now() - startedAt) / 1000).toFixed(0)} s\n`);
   const failure = await runOne(seed, { shrink: values['no-shrink'] !== true });
   if (failure === undefined) continue;
   failing += 1;
