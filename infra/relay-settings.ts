@@ -6,7 +6,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Node } from 'constructs';
-import { DEFAULT_FANOUT_LANE_DELIVERIES, DEFAULT_FANOUT_MAX_LANES, DEFAULT_FANOUT_TENANT_DELIVERIES, DEFAULT_LIMITS, defaultStreamsPerTenant } from '../src/config/relay-config.ts';
+import { DEFAULT_FANOUT_LANE_DELIVERIES, DEFAULT_FANOUT_MAX_LANES, DEFAULT_FANOUT_TENANT_DELIVERIES, DEFAULT_LIMITS, DEFAULT_REPLAY_BUFFER, DEFAULT_RETENTION_DAYS, defaultStreamsPerTenant } from '../src/config/relay-config.ts';
 import { parseCorsOrigins } from './constructs/cors-rules.ts';
 
 export type RelayLogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -155,8 +155,8 @@ export interface ThrottleLimit {
 
 export const DEFAULT_SETTINGS: RelaySettings = {
   stage: 'dev',
-  replayBuffer: 1000,
-  retentionDays: 30,
+  replayBuffer: DEFAULT_REPLAY_BUFFER,
+  retentionDays: DEFAULT_RETENTION_DAYS,
   logLevel: 'info',
   logRetention: RetentionDays.ONE_MONTH,
   removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,

@@ -235,6 +235,9 @@ export function defaultStreamsPerTenant(maxLiveStreams: number): number {
  * `error` and `closing` frames and close, inside the 2 s.
  */
 export const DEFAULT_HELLO_WAIT_MS = 1750;
+/** Newest events per session replay serves, and days an event stays in the log: the functions' defaults and the CDK stack's. */
+export const DEFAULT_REPLAY_BUFFER = 1000;
+export const DEFAULT_RETENTION_DAYS = 30;
 
 export function readRelayConfig(env: Environment): RelayConfig {
   const dynamoEndpoint = optionalString(env, RELAY_VARIABLES.dynamoEndpoint);
@@ -258,9 +261,9 @@ export function readRelayConfig(env: Environment): RelayConfig {
     helloWaitMs: positiveInteger(env, RELAY_VARIABLES.helloWaitMs, DEFAULT_HELLO_WAIT_MS),
     connectionLifetimeSeconds: positiveInteger(env, RELAY_VARIABLES.connectionLifetimeSeconds, 2 * 3600 + 600),
     maxPendingBytes: positiveInteger(env, RELAY_VARIABLES.maxPendingBytes, 256 * 1024),
-    replayBuffer: positiveInteger(env, RELAY_VARIABLES.replayBuffer, 1000),
+    replayBuffer: positiveInteger(env, RELAY_VARIABLES.replayBuffer, DEFAULT_REPLAY_BUFFER),
     replaySettleMs: nonNegativeInteger(env, RELAY_VARIABLES.replaySettleMs, 2000),
-    retentionDays: positiveInteger(env, RELAY_VARIABLES.retentionDays, 30),
+    retentionDays: positiveInteger(env, RELAY_VARIABLES.retentionDays, DEFAULT_RETENTION_DAYS),
     liveOnlySeconds: positiveInteger(env, RELAY_VARIABLES.liveOnlySeconds, 3600),
     limits: {
       maxBodyBytes: positiveInteger(env, LIMIT_VARIABLES.maxBodyBytes, DEFAULT_LIMITS.maxBodyBytes),
