@@ -57,3 +57,13 @@ export async function runOne(seed: number, options: RunOptions = {}): Promise<Sc
   const replay = await playSchedule(shrunk);
   return { seed, violations, shrunk, shrunkViolations: replay.violations, trace: replay.observation.trace };
 }
+
+/** The first few failing schedules of a seed range, one line each (unshrunk): what the suite asserts empty. */
+export async function failuresIn(firstSeed: number, schedules: number, most = 3): Promise<string[]> {
+  const failures: string[] = [];
+  for (let seed = firstSeed; seed < firstSeed + schedules && failures.length < most; seed += 1) {
+    const failure = await runOne(seed, { shrink: false });
+    if (failure !== undefined) failures.push(`seed ${seed}: ${failure.violations.slice(0, 3).map((violation) => `${violation.invariant} ${violation.detail}`).join('; ')}`);
+  }
+  return failures;
+}
