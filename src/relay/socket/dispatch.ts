@@ -40,29 +40,56 @@ const ANSWER_BUDGET_MS = 15_000;
 
 const framesInFlight = new WeakMap<object, number>();
 
+/**
+ * Connections this process saw past their hello (the newest few thousand): a frame shed at the
+ * in-flight cap on one of them is answered on its own, with no store call to learn so.
+ */
+const pastTheirHello = new WeakMap<object, Set<string>>();
+const PAST_THEIR_HELLO_KEPT = 4_096;
+function rememberPastTheHello(context: SocketContext): void {
+  let known = pastTheirHello.get(context.runtime);
+  if (known === undefined) pastTheirHello.set(context.runtime, (known = new Set()));
+  known.add(context.connectionId);
+  if (known.size > PAST_THEIR_HELLO_KEPT) known.delete(known.values().next().value as string);
+}
+
 export async function dispatchMessage(context: SocketContext, body: string, isBinary: boolean): Promise<void> {
   const message = isBinary ? undefined : parseClientMessage(body);
   const { runtime } = context;
   const inFlight = framesInFlight.get(runtime) ?? 0;
+  // Whether this frame got past the hello gate: only then has the relay's hello gone out.
+  const frame = { pastTheHello: pastTheirHello.get(runtime)?.has(context.connectionId) === true };
+  // The answer gets a bound of its own, so the invocation ends inside its timeout either way.
+  const answer = () =>
+    withinDeadline(runtime.now() + ANSWER_BUDGET_MS, runtime.now, () => answerFailure(context, message, frame.pastTheHello)).catch((answerError: unknown) =>
+      context.logger.error('could not answer a failed frame', { error: answerError, kind: message?.kind }),
+    );
   if (inFlight >= MAX_FRAMES_IN_FLIGHT) {
-    await answerFailure(context, message);
+    await answer();
     return;
   }
   framesInFlight.set(runtime, inFlight + 1);
   try {
-    await withinDeadline(context.receivedAtMs + FRAME_BUDGET_MS, runtime.now, () => dispatchParsed(context, message, body));
+    await withinDeadline(context.receivedAtMs + FRAME_BUDGET_MS, runtime.now, () => dispatchParsed(context, message, body, frame));
   } catch (error) {
     context.logger.error(error instanceof DeadlinePassed ? 'frame ran out of time' : 'frame failed', { error, kind: message?.kind });
-    // The answer gets a bound of its own, so the invocation ends inside its timeout either way.
-    await withinDeadline(runtime.now() + ANSWER_BUDGET_MS, runtime.now, () => answerFailure(context, message)).catch((answerError: unknown) => context.logger.error('could not answer a failed frame', { error: answerError, kind: message?.kind }));
+    await answer();
   } finally {
     framesInFlight.set(runtime, (framesInFlight.get(runtime) ?? 1) - 1);
   }
 }
 
-/** The one answer a request frame still gets when handling it failed. */
-async function answerFailure(context: SocketContext, message: ClientMessage | undefined): Promise<void> {
+/**
+ * The one answer a request frame still gets when handling it failed. A frame that failed before
+ * the relay's hello went out cannot be answered on its own (the relay's first frame is its hello,
+ * AEP-0003 §3.5.1): the connection is refused instead, unless its hello was answered meanwhile.
+ */
+async function answerFailure(context: SocketContext, message: ClientMessage | undefined, pastTheHello: boolean): Promise<void> {
   const detail = 'the relay could not handle this frame now (it is overloaded, or its store is throttled or unavailable); send it again';
+  const unanswerable = message === undefined || answeringOf(message) === undefined;
+  if (!pastTheHello && !unanswerable && message.kind !== 'hello') {
+    if (await refuseConnection(context, refusal('unavailable', `${detail}, on a new connection`, undefined, { endsConnection: true }), ['connected', 'hello-pending'])) return;
+  }
   switch (message?.kind) {
     case 'hello':
       // Nothing was negotiated: the client connects again.
@@ -81,7 +108,7 @@ async function answerFailure(context: SocketContext, message: ClientMessage | un
   }
 }
 
-async function dispatchParsed(context: SocketContext, message: ClientMessage | undefined, body: string): Promise<void> {
+async function dispatchParsed(context: SocketContext, message: ClientMessage | undefined, body: string, frame: { pastTheHello: boolean }): Promise<void> {
   const { runtime } = context;
   if (!runtime.frameBudgets.take(context.connectionId)) {
     const answering = answeringOf(message);
@@ -98,6 +125,8 @@ async function dispatchParsed(context: SocketContext, message: ClientMessage | u
   }
   const connection = await awaitOpenConnection(context);
   if (connection === undefined) return;
+  frame.pastTheHello = true;
+  rememberPastTheHello(context);
   if (message === undefined) {
     await refuse(context, invalidFrame('binary frames are reserved in AEP 0.1 (AEP-0003 §3.5.2); send text frames'), 'connection');
     return;
