@@ -6,13 +6,12 @@
  * send, and given in stream polls (the local stream poll interval) so the two compare within the
  * same run; with the write units each burst cost per event, refused conditional writes counted.
  */
-import type { RunningStack } from '../local/stack.ts';
-import type { StackUsage } from '../local/usage.ts';
-import { billedWriteUnits } from './billed-units.ts';
-import { BenchSocket, createTenant, uniqueName, waitUntil } from './clients.ts';
-import { settle } from './cost.ts';
-import { median } from './cpu-reference.ts';
-import { benchEvent } from './workload.ts';
+import type { RunningStack } from '../../local/stack.ts';
+import type { StackUsage } from '../../local/usage.ts';
+import { billedWriteUnits } from '../pricing.ts';
+import { BenchSocket, createTenant, settle, uniqueName, waitUntil } from '../clients.ts';
+import { median } from '../stats.ts';
+import { benchEvent } from '../workload.ts';
 
 export interface BurstFigures {
   /** From the burst's first event frame sent to its first delivery (ms). */

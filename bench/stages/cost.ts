@@ -3,19 +3,17 @@
  * events, per ingest path and subscriber count, plus the two sweeps that show which
  * subscriptions fan-out reads.
  */
-import type { RunningStack } from '../local/stack.ts';
-import type { StackUsage } from '../local/usage.ts';
-import { BenchSocket, createTenant, inPool, postEvents, sleep, uniqueName, waitUntil } from './clients.ts';
-import { BENCH_AGENT, benchEvents, expectedDeliveries, subscriberMix } from './workload.ts';
-import { localTableNames } from '../local/create-tables.ts';
-import { LOCAL_CREDENTIALS } from '../local/local-credentials.ts';
-import { Opening } from '../src/relay/order/consumer-has.ts';
-import { handOffToLive } from '../src/relay/subscribe/subscription-handoff.ts';
-import { recordSubscription } from '../src/relay/subscribe/open-subscription.ts';
-import { compileFilter, validateFilter } from '../src/protocol/attr-match.ts';
-import { connectionTableStores } from '../src/store/connection-table.ts';
-import { createDynamoClient } from '../src/store/dynamo-client.ts';
-import type { SubscriberSpec } from './workload.ts';
+import type { RunningStack } from '../../local/stack.ts';
+import type { StackUsage } from '../../local/usage.ts';
+import { BenchSocket, createTenant, inPool, localDynamo, postBatches, postEvents, settle, sleep, uniqueName, waitUntil } from '../clients.ts';
+import { BENCH_AGENT, benchEvents, expectedDeliveries, subscriberMix } from '../workload.ts';
+import { localTableNames } from '../../local/create-tables.ts';
+import { Opening } from '../../src/relay/order/consumer-has.ts';
+import { handOffToLive } from '../../src/relay/subscribe/subscription-handoff.ts';
+import { recordSubscription } from '../../src/relay/subscribe/open-subscription.ts';
+import { compileFilter, validateFilter } from '../../src/protocol/attr-match.ts';
+import { connectionTableStores } from '../../src/store/connection-table.ts';
+import type { SubscriberSpec } from '../workload.ts';
 
 export type IngestPath = 'single' | 'batch100' | 'websocket';
 
@@ -49,32 +47,6 @@ export interface SweepRun {
   usage: StackUsage;
 }
 
-/**
- * Waits until nothing runs and the counters have not moved for `quietMs`. The stream function is
- * left out: an SSE stream whose client went away keeps polling until its idle end (a Lambda
- * response stream is not told the client left; `npm run bench:abandoned` measures that cost).
- */
-export async function settle(stack: RunningStack, quietMs = 300, timeoutMs = 60_000): Promise<void> {
-  const signature = (usage: StackUsage) =>
-    JSON.stringify([Object.entries(usage.functions).flatMap(([name, f]) => (name === 'stream' ? [] : [[f.invocations, f.completed, f.dynamoCalls]])), usage.postToConnection.calls, usage.fanoutRecords]);
-  const inFlight = (usage: StackUsage) => usage.functions.http.invocations - usage.functions.http.completed + usage.functions.socket.invocations - usage.functions.socket.completed + usage.functions.fanout.invocations - usage.functions.fanout.completed + usage.functions.authorizer.invocations - usage.functions.authorizer.completed;
-  const deadline = Date.now() + timeoutMs;
-  let last = signature(stack.usage());
-  let quietSince = Date.now();
-  for (;;) {
-    await sleep(25);
-    const usage = stack.usage();
-    const now = signature(usage);
-    if (now !== last || inFlight(usage) > 0) {
-      last = now;
-      quietSince = Date.now();
-    } else if (Date.now() - quietSince >= quietMs) {
-      return;
-    }
-    if (Date.now() > deadline) throw new Error('the stack did not settle');
-  }
-}
-
 async function openSubscribers(stack: RunningStack, token: string, specs: readonly SubscriberSpec[]): Promise<BenchSocket[]> {
   const sockets: BenchSocket[] = new Array(specs.length);
   await inPool(specs, 10, async (spec, index) => {
@@ -99,10 +71,7 @@ async function ingest(stack: RunningStack, token: string, path: IngestPath, even
       await inPool(events, 4, (event) => postEvents(stack.baseUrl, token, JSON.stringify(event), 'application/json'));
       return;
     case 'batch100':
-      for (let offset = 0; offset < events.length; offset += 100) {
-        const body = events.slice(offset, offset + 100).map((event) => JSON.stringify(event)).join('\n') + '\n';
-        await postEvents(stack.baseUrl, token, body, 'application/x-ndjson');
-      }
+      await postBatches(stack.baseUrl, token, events);
       return;
     case 'websocket': {
       if (emitter === undefined) throw new Error('websocket ingest needs an emitter');
@@ -204,7 +173,7 @@ export async function runSweepScenario(stack: RunningStack, kind: SweepRun['kind
   const session = uniqueName('events');
   const events = benchEvents(session, eventCount);
   const matching = await BenchSocket.consumer(stack.baseUrl, token, { role: 'consumer' }, { id: 'match', filter: { session } });
-  const client = createDynamoClient({ region: 'us-east-1', endpoint: stack.dynamoEndpoint, credentials: LOCAL_CREDENTIALS });
+  const client = localDynamo(stack.dynamoEndpoint);
   const stores = connectionTableStores(client, { tableName: localTableNames('aep-local').connections, now: Date.now, connectionLifetimeSeconds: 3600, maxPendingBytes: 256 * 1024 });
   const principal = { tenant, tokenId: 'bench-holder', scopes: ['consume' as const] };
   const perConnection = 32;

@@ -4,62 +4,12 @@
  * their own, each latency taken from the POST's start to the consumer's receipt), and the command
  * round trip through the simulated agent.
  */
-import { SimulatedAgent } from '../local/agent/simulated-agent.ts';
-import type { RunningStack } from '../local/stack.ts';
-import { BenchSocket, createTenant, mintId, openSse, postEvents, sleep, uniqueName, waitUntil } from './clients.ts';
-import { settle } from './cost.ts';
-import { median } from './cpu-reference.ts';
-import { benchEvent } from './workload.ts';
-
-export interface Distribution {
-  count: number;
-  min: number;
-  p50: number;
-  p95: number;
-  p99: number;
-  max: number;
-  mean: number;
-  /** Every sample (ms), sorted, for the plot and the JSON. */
-  samples: number[];
-}
-
-export function distribution(values: readonly number[]): Distribution {
-  const samples = [...values].sort((a, b) => a - b);
-  const at = (q: number) => samples[Math.min(samples.length - 1, Math.max(0, Math.ceil(q * samples.length) - 1))] ?? Number.NaN;
-  return {
-    count: samples.length,
-    min: samples[0] ?? Number.NaN,
-    p50: at(0.5),
-    p95: at(0.95),
-    p99: at(0.99),
-    max: samples[samples.length - 1] ?? Number.NaN,
-    mean: samples.reduce((sum, value) => sum + value, 0) / Math.max(1, samples.length),
-    samples: samples.map((value) => Math.round(value * 100) / 100),
-  };
-}
-
-/** A distribution's figures without its samples: what results keep per run. */
-export type DistributionSummary = Omit<Distribution, 'samples'>;
-
-const SUMMARY_FIGURES = ['count', 'min', 'p50', 'p95', 'p99', 'max', 'mean'] as const satisfies ReadonlyArray<keyof DistributionSummary>;
-
-/** Each figure's median over `summaries`: one summary standing for repeats of the same measurement. */
-export function medianSummary(summaries: readonly DistributionSummary[]): DistributionSummary {
-  return Object.fromEntries(SUMMARY_FIGURES.map((key) => [key, median(summaries.map((summary) => summary[key]))])) as DistributionSummary;
-}
-
-/**
- * Several repeats of one path as one distribution: every repeat's samples pooled (for the plot and
- * the JSON), and each figure the median of the repeats' own figures, so that one repeat during a
- * stall of the shared machine (its tail moves by a third on this 2-core machine) does not move
- * the figure; the pooled tail would follow such a repeat. One repeat is itself.
- */
-export function medianOfRepeats(repeats: readonly Distribution[]): Distribution {
-  if (repeats.length === 1) return repeats[0] as Distribution;
-  const pooled = distribution(repeats.flatMap((repeat) => repeat.samples));
-  const each = (key: 'p50' | 'p95' | 'p99' | 'max' | 'mean') => median(repeats.map((repeat) => repeat[key]));
-  return { ...pooled, p50: each('p50'), p95: each('p95'), p99: each('p99'), max: each('max'), mean: each('mean') };
-}
+import { SimulatedAgent } from '../../local/agent/simulated-agent.ts';
+import type { RunningStack } from '../../local/stack.ts';
+import { BenchSocket, createTenant, mintId, openSse, postEvents, settle, sleep, uniqueName, waitUntil } from '../clients.ts';
+import { distribution } from '../stats.ts';
+import type { Distribution } from '../stats.ts';
+import { benchEvent } from '../workload.ts';
 
 export interface DeliveryLatency {
   paceMs: number;
