@@ -68,7 +68,6 @@ export async function createTenant(dynamoEndpoint: string, tenant: string): Prom
 }
 
 export class BenchSocket {
-  /** Events (frames carrying `aep`) received so far. */
   events = 0;
   private readonly listeners = new Set<(frame: Frame, atMs: number) => void>();
   private readonly closed: Promise<void>;
@@ -99,7 +98,6 @@ export class BenchSocket {
     return client;
   }
 
-  /** Opens a socket and completes hello (and a subscribe, when given). */
   static async consumer(baseUrl: string, token: string, hello: Frame, subscribe?: Frame): Promise<BenchSocket> {
     const client = await BenchSocket.open(baseUrl, token);
     const reply = client.next((frame) => frame.type === 'hello' || frame.type === 'error');
@@ -147,7 +145,6 @@ export class BenchSocket {
 /** An open `GET /stream`: each message's data, parsed, with the arrival time of the chunk that completed it. */
 export interface SseReader {
   onMessage(listener: (event: Frame, atMs: number) => void): void;
-  /** Resolves after the server's first write (the `aep stream open` comment). */
   opened: Promise<void>;
   close(): void;
 }

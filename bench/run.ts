@@ -101,12 +101,6 @@ const settings = {
   'lanes: W / S / deliveries per burst': `${LANES.workers.join(', ')} / ${LANES.sizes.join(', ')} / ${LANES.deliveriesPerRun}`,
 };
 
-if (only === 'lanes') {
-  const lanes = await runFanoutLanes({ ...LANES, log });
-  write({ ...saved(), lanes }, true);
-  process.exit(0);
-}
-
 // The handlers log a JSON line per request and EMF metrics to stdout: into a file instead.
 const logDir = mkdtempSync(join(tmpdir(), 'aep-bench-'));
 const handlerLog = createWriteStream(join(logDir, 'handlers.log'));
@@ -116,6 +110,12 @@ process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
   if (text.startsWith('{"level":') || text.startsWith('{"_aws":')) return handlerLog.write(text);
   return (writeStdout as (...args: unknown[]) => boolean)(chunk, ...rest);
 }) as typeof process.stdout.write;
+
+if (only === 'lanes') {
+  const lanes = await runFanoutLanes({ ...LANES, log });
+  write({ ...saved(), lanes }, true);
+  process.exit(0);
+}
 
 const stages: Record<Exclude<Stage, 'lanes' | 'cpu'>, (stack: RunningStack) => Promise<Partial<BenchResults>>> = {
   cost: async (stack) => {

@@ -16,9 +16,7 @@ export type BridgeScenario = 'none' | 'cloudevents-webhook' | 'otlp' | 'ocsf-web
 export interface BridgeCostRun {
   scenario: BridgeScenario;
   events: number;
-  /** Requests the receivers answered, over all sinks of the scenario. */
   sinkRequests: number;
-  /** The bridges function's usage (its DynamoDB reads are the sink settings per tenant and batch). */
   bridges: FunctionUsage;
 }
 

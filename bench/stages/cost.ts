@@ -28,19 +28,15 @@ export interface CostRun {
   subscribers: number;
   mix: { sessionMatching: number; sessionOther: number; typeFiltered: number };
   events: number;
-  /** Deliveries the filters call for (one post per matching connection and event). */
   expectedDeliveries: number;
-  /** Deliveries the subscribers counted. */
   receivedDeliveries: number;
   wallMs: number;
   usage: StackUsage;
-  /** What opening the subscribers (and the emitter) cost: connect, hello, subscribe. */
   setup: StackUsage;
 }
 
 export interface SweepRun {
   kind: 'session-unmatched' | 'type-unmatched';
-  /** Subscriptions that can never match the events (besides the one matching subscriber). */
   unmatched: number;
   events: number;
   receivedDeliveries: number;
@@ -67,7 +63,6 @@ async function openEmitter(stack: RunningStack, token: string): Promise<BenchSoc
 async function ingest(stack: RunningStack, token: string, path: IngestPath, events: ReadonlyArray<Record<string, unknown>>, emitter?: BenchSocket): Promise<void> {
   switch (path) {
     case 'single':
-      // Four agents' worth of concurrency: each POST carries one event.
       await inPool(events, 4, (event) => postEvents(stack.baseUrl, token, JSON.stringify(event), 'application/json'));
       return;
     case 'batch100':
@@ -75,8 +70,6 @@ async function ingest(stack: RunningStack, token: string, path: IngestPath, even
       return;
     case 'websocket': {
       if (emitter === undefined) throw new Error('websocket ingest needs an emitter');
-      // The socket API runs messages concurrently and acks nothing on success, so the emitter
-      // keeps at most 8 messages whose $default invocation has not returned.
       const base = stack.usage().functions.socket.completed;
       let errors = 0;
       const off = emitter.on((frame) => {
@@ -188,7 +181,6 @@ export async function runSweepScenario(stack: RunningStack, kind: SweepRun['kind
           const filter = kind === 'session-unmatched' ? { session: uniqueName('elsewhere') } : { type: 'attention.*' };
           const validated = validateFilter(filter);
           if (!validated.ok) throw new Error(`sweep filter refused: ${validated.reason}`);
-          // Recorded the way every binding records a subscription (indexed by session or by type).
           const recorded = await recordSubscription(stores, { tenant, connectionId, subscriptionId, filter: validated.filter, matches: compileFilter(validated.filter), ceiling: undefined, from: undefined }, perConnection);
           if (!recorded) throw new Error('could not record a sweep subscription');
           await handOffToLive(stores, { tenant, connectionId, subscriptionId, ceiling: undefined, opening: new Opening(), deliver: async () => true });

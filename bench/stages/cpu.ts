@@ -98,9 +98,7 @@ interface Subscriber {
 export function benchFilters(sessions: readonly string[], agents: readonly string[]): Array<{ filter: Record<string, unknown>; ceiling: CaptureLevel | undefined }> {
   const filters: Array<Record<string, unknown>> = [];
   const otherSessions = Array.from({ length: 10 }, (_, index) => `s_nowhere_${index}`);
-  // 25 session filters: one per corpus session, the rest on sessions that never appear.
   for (let index = 0; index < 25; index += 1) filters.push({ session: index < sessions.length ? (sessions[index] as string) : (otherSessions[index % otherSessions.length] as string) });
-  // 25 type patterns: exact names, category wildcards, inclusion lists.
   const typePatterns: unknown[] = [
     'tool.*', 'run.*', 'session.*', 'attention.*', 'progress.*', 'control.*', 'agent.*', 'delegation.*', 'resource.*', 'assessment.*',
     'tool.requested', 'tool.completed', 'run.finished', 'attention.requested', 'error.raised', 'state.snapshot', 'x.claude-code.*',
@@ -108,18 +106,15 @@ export function benchFilters(sessions: readonly string[], agents: readonly strin
     ['error.*', 'run.failed', 'tool.failed'], ['state.*'], ['agent.presence', 'agent.idle', 'agent.health'], ['run.step.*'],
   ];
   for (const type of typePatterns) filters.push({ type });
-  // 20 severity bands, alone and with a type.
   const bands = [{ gte: 'notice' }, { gte: 'warning' }, { gte: 'error' }, { lte: 'info' }, { gte: 'info', lte: 'warning' }];
   for (let index = 0; index < 20; index += 1) {
     const severity = bands[index % bands.length] as Record<string, string>;
     filters.push(index < 10 ? { severity } : { severity, type: typePatterns[index % 10] });
   }
-  // 15 agent inclusions.
   for (let index = 0; index < 15; index += 1) {
     const members = [agents[index % agents.length], agents[(index + 2) % agents.length], `agent-nowhere-${index}`].filter((member): member is string => member !== undefined);
     filters.push(index % 3 === 0 ? { agent: members[0] as string } : { agent: [...new Set(members)] });
   }
-  // 15 combinations, including match-all.
   for (let index = 0; index < 15; index += 1) {
     const session = sessions[index % Math.max(1, sessions.length)] ?? 's_8f2c';
     const agent = agents[index % Math.max(1, agents.length)] ?? 'claude-code';
@@ -141,9 +136,7 @@ export interface CpuResult {
   filters: number;
   matchesPerEvent: number;
   downlevelsPerEvent: number;
-  /** This machine's µs per event: each stage, the whole pipeline, and the reference. */
   usPerEvent: { parseAndValidate: number; match100: number; deliveryText: number; pipeline: number; reference: number };
-  /** Each ÷ the reference, the median of its alternating pairs (the figures). */
   ratio: { parseAndValidate: number; match100: number; deliveryText: number; pipeline: number };
 }
 
@@ -166,7 +159,6 @@ export function runCpuBenchmark(minMsPerStage = 1500): CpuResult {
   const agents = [...new Set(events.map((event) => event.agent))];
   const subscribers: Subscriber[] = benchFilters(sessions, agents).map(({ filter, ceiling }) => ({ filter, ceiling, matches: matcherOf(filter) }));
 
-  // Which (event, subscriber) pairs match, for the delivery-text stage and the counts.
   const matched: Array<Array<Subscriber>> = events.map((event) => subscribers.filter((subscriber) => subscriber.matches(event)));
   const matches = matched.reduce((sum, list) => sum + list.length, 0);
   const downlevels = matched.reduce((sum, list, index) => sum + list.filter((subscriber) => subscriber.ceiling !== undefined && needsDownlevel(events[index] as AepEvent, subscriber.ceiling)).length, 0);
@@ -195,8 +187,6 @@ export function runCpuBenchmark(minMsPerStage = 1500): CpuResult {
       for (const subscriber of subscribers) if (subscriber.matches(validation.event)) sink += deliveryText(text, validation.event, subscriber.ceiling).length;
     }
   };
-  // Warm-up so the JIT has compiled every path, each stage's own loop included, before timing:
-  // a stage timed cold is still being tiered up during its first slices.
   const reference = () => (sink += referencePipeline(texts));
   for (const body of [pipeline, parseAndValidate, matchAll, deliver, reference]) timeRounds(300, 50, body);
   const stageSlices = 15;

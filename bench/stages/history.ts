@@ -10,11 +10,9 @@ import { createTenant, mintId, settle, uniqueName } from '../clients.ts';
 
 export interface HistoryBench {
   sessionEvents: number;
-  /** Per page size: requests made and read units per 1,000 events read. */
   pages: Array<{ pageSize: number; requests: number; readUnitsPer1000: number; readUnitsPerRequest: number }>;
   sessionsListed: number;
   sessionsPage: { pageSize: number; readUnitsPerPage: number };
-  /** Fan-out write units per ingested event spent on session summaries (no subscribers, so nothing else writes). */
   summaryWriteUnitsPerEvent: number;
   summarySessionsPerBatch: string;
 }

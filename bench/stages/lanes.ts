@@ -29,22 +29,17 @@ import type { Distribution } from '../stats.ts';
 import { benchEvents } from '../workload.ts';
 
 export interface LanesRun {
-  /** Delivering processes: the fan-out invocation and W − 1 lane workers. */
   workers: number;
   subscribers: number;
   events: number;
   expectedDeliveries: number;
-  /** Deliveries the stand-in posters recorded. */
   deliveries: number;
-  /** Deliveries ÷ (last completion − POST start). */
   deliveriesPerSecond: number;
-  /** POST start → first completion (one sample: where the POST fell in the stream poll). */
   firstDeliveryMs: number;
   latency: Distribution;
   fanoutInvocations: number;
   laneInvocations: number;
   laneFailures: number;
-  /** CPU (user + system, ms) of the delivering processes (the stack's, where fan-out runs, and the lane workers') from the POST to the last delivery. */
   cpuMs: number;
 }
 
@@ -56,10 +51,8 @@ export interface LanesStageResult {
 export interface LanesPlan {
   workers: readonly number[];
   sizes: readonly number[];
-  /** Deliveries per burst (events = this ÷ subscribers), the same at every size so runs compare. */
   deliveriesPerRun: number;
   postMs: number;
-  /** `AEP_FANOUT_LANE_DELIVERIES`: low enough that every batch splits into W lanes. */
   laneDeliveries: number;
   log: (message: string) => void;
 }
@@ -99,7 +92,6 @@ export async function runFanoutLanes(plan: LanesPlan): Promise<LanesStageResult>
   let concurrency = 0;
   for (const workers of plan.workers) {
     const samplesDir = mkdtempSync(join(tmpdir(), `aep-lanes-w${workers}-`));
-    // A previous stack of this process left its lane endpoint in the environment.
     delete process.env[RELAY_VARIABLES.laneFunction];
     delete process.env[RELAY_VARIABLES.laneEndpoint];
     plan.log(`lanes: ${workers} delivering process${workers === 1 ? '' : 'es'}; starting a stack`);
@@ -112,7 +104,6 @@ export async function runFanoutLanes(plan: LanesPlan): Promise<LanesStageResult>
         AEP_LOCAL_LANE_WORKERS: String(workers - 1),
         AEP_FANOUT_MAX_LANES: String(workers),
         AEP_FANOUT_LANE_DELIVERIES: String(plan.laneDeliveries),
-        // One tenant's session at the posting rate: past the per-tenant bound per batch its info events would drop.
         AEP_FANOUT_TENANT_DELIVERIES: '1000000',
         [STANDIN_VARIABLES.postMs]: String(plan.postMs),
         [STANDIN_VARIABLES.logDir]: samplesDir,
@@ -128,7 +119,6 @@ export async function runFanoutLanes(plan: LanesPlan): Promise<LanesStageResult>
       for (const [index, size] of sizes.entries()) {
         await seedSubscriptions(client, tenant, context.session, seeded, size);
         seeded = size;
-        // Warm-up (discarded): JIT, the lane workers' first invocations, DynamoDB Local's first queries.
         if (index === 0) await burst(context, size, eventsFor(plan.deliveriesPerRun, size) / 5);
         const run = await burst(context, size, eventsFor(plan.deliveriesPerRun, size));
         runs.push(run);
@@ -315,40 +305,29 @@ export interface LaneModelInputs {
   subscribers: number;
   eventsPerSecond: number;
   postMs: number;
-  /** Posts in flight per lane (`AEP_FANOUT_CONCURRENCY`). */
   postsPerLane: number;
   laneMemoryMb: number;
-  /** CPU time per delivery (ms) on one full core, measured. */
   cpuMsPerDelivery: number;
-  /** Time per batch that is not posting (ms): the stream's hand-off, ordering, the subscription read, the lane invocations. Assumed. */
   batchFixedMs: number;
 }
 
 export interface LaneModel {
   deliveriesPerSecond: number;
   postsInFlight: number;
-  /** Share of the time each connection has a post in flight (one at a time, for its order). */
   connectionBusy: number;
   laneVcpu: number;
   latencyBoundPerLane: number;
   cpuBoundPerLane: number;
   ratePerLane: number;
-  /** Lanes that carry the rate with every lane fully busy. */
   lanesToCarry: number;
-  /** Lanes that keep each one half busy (what the batch and p99 rows assume). */
   lanes: number;
-  /** Whether the stream can be kept up with at all (each connection less than fully busy). */
   sustainable: boolean;
-  /** Steady batch duration (ms); the 100-record batch's when not sustainable. */
   batchMs: number;
   recordsPerBatch: number;
-  /** Infinity when not sustainable (the backlog grows). */
   p99Ms: number;
-  /** The lane Lambda's GB-seconds per million deliveries (posting time at its rate). */
   laneGbSecondsPerMillion: number;
   laneInvocationsPerMillion: number;
   dollarsPerMillion: { laneDuration: number; laneRequests: number; websocketMessages: number; total: number };
-  /** `@connections` requests per second against the account's throttle. */
   apiGatewayRps: number;
   apiGatewayQuotaMultiple: number;
 }
@@ -371,8 +350,6 @@ export function lanesModel(inputs: LaneModelInputs): LaneModel {
   let recordsPerBatch = inputs.eventsPerSecond * batchSeconds;
   let sustainable = busy < 1;
   if (!(recordsPerBatch <= MAX_RECORDS_PER_BATCH)) {
-    // Batches at their cap: each takes F + 100 × the busier per-record time; kept up with only
-    // if 100 records per batch come out at least as fast as they are stored.
     recordsPerBatch = MAX_RECORDS_PER_BATCH;
     batchSeconds = fixedSeconds + (MAX_RECORDS_PER_BATCH * busy) / inputs.eventsPerSecond;
     sustainable = sustainable && MAX_RECORDS_PER_BATCH / batchSeconds >= inputs.eventsPerSecond;

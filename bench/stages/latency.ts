@@ -41,7 +41,6 @@ export function poissonGapMs(meanMs: number, random: () => number = Math.random)
 
 /** The consumers of one delivery measurement: each records when it received an event, by id. */
 interface Receivers {
-  /** One map per consumer (event id → receipt time, ms). */
   at: Array<Map<string, number>>;
   close: () => Promise<void>;
 }
@@ -88,7 +87,6 @@ export async function measureDeliveryLatency(stack: RunningStack, binding: 'webs
   const session = uniqueName('latency');
   const receivers = binding === 'websocket' ? await openWebSocketReceiver(stack, token, session) : await openSseReceivers(stack, token, session);
   const everywhere = (id: string) => receivers.at.every((at) => at.has(id));
-  // Warm-up: the subscriptions are live once a first event arrives on all of them.
   let seq = 0;
   for (let round = 0; round < 20; round += 1) {
     const event = benchEvent(session, seq++);
@@ -123,7 +121,6 @@ export async function measureCommandRoundTrip(stack: RunningStack, count: number
   const session = uniqueName('controlled');
   const agent = new SimulatedAgent({ baseUrl: stack.baseUrl, token, agent: 'sim', session, accepts: ['control.pause', 'control.resume'] });
   await agent.start();
-  // The agent's first sequenced event records its claim on the session.
   await settle(stack);
   const phone = await BenchSocket.consumer(stack.baseUrl, token, { role: 'both', identity: { agent: 'phone' } }, { id: 'watch', filter: { session } });
   const rtts: number[] = [];

@@ -19,7 +19,6 @@ export interface ReconnectRound {
   connections: number;
   lateEntries: number;
   duplicates: number;
-  /** Every event reached the consumer within the round's bound. */
   complete: boolean;
   wallMs: number;
 }
@@ -81,7 +80,6 @@ async function oneRound(stack: RunningStack, tenant: string, token: string, coun
           taken += 1;
           if (taken >= take || seen.size >= count) done();
         });
-        // Nothing more coming for a while: drop and resume anyway.
         const poll = setInterval(() => {
           if (performance.now() - startedAt > ROUND_TIMEOUT_MS) {
             clearInterval(poll);
@@ -93,7 +91,6 @@ async function oneRound(stack: RunningStack, tenant: string, token: string, coun
           done();
         }, 2_000);
       });
-      // Abrupt, as a network drop: frames after the moment are not taken.
       consumer.socket.terminate();
     }
   })();

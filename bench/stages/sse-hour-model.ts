@@ -50,33 +50,21 @@ export type StreamPhase = 'setup' | 'idle' | 'burst' | 'cleanup';
 export interface CallRecord {
   phase: StreamPhase;
   command: string;
-  /** Which table (`events`, `connections`, `tenants`), for naming what the call is for. */
   table?: string;
   kind: 'read' | 'write';
   consistent: boolean;
-  /** The units DynamoDB bills: those reported, never below the least a call is billed. */
   billedUnits: number;
 }
 
 /** What the process serving one stream reports (bench/sse-stream-process.ts). */
 export interface StreamProcessReport {
   calls: CallRecord[];
-  /** Milliseconds each phase lasted. */
   phaseMs: Record<StreamPhase, number>;
   delivered: number;
-  /** Heartbeat comments (`: ping`) and response bytes (heartbeats, flush padding) in the idle phase. */
   heartbeats: number;
   idleBytes?: number;
   rss: { atStartMb: number; beforeStreamMb: number; peakMb: number; peakHeapUsedMb: number };
-  /** CPU the burst took (one sample, JIT warm-up and all: on record, not the figure). */
   burstCpuMs: number;
-  /**
-   * The CPU phase after the burst (the "after" stream only): slices of deliveries, each timed
-   * from the read that brought its first event to the read that deleted its events, in
-   * alternation with slices of the CPU yardstick, the fixed reference pipeline
-   * (bench/cpu-reference.ts) over the burst's events, in the same process: reference 0,
-   * slice 0, reference 1, ..., slice n − 1, reference n. Absent when the phase did not run.
-   */
   cpuSlices?: Array<{ deliveries: number; cpuMs: number; reads?: number; calls?: number }>;
   referenceSlices?: Array<{ events: number; cpuMs: number }>;
 }
@@ -103,7 +91,6 @@ export interface StreamHourRow {
   idleCallsPerHour: number;
   byCommand: Array<{ call: string; callsPerHour: number; unitsPerHour: number }>;
   heartbeatsPerHour: number;
-  /** Response bytes an idle hour sends (heartbeats and their flush padding); not priced (data transfer is outside the price table). */
   idleBytesPerHour?: number;
   setupAndCleanup: { readUnits: number; writeUnits: number };
   usd: { lambdaDuration: number; lambdaRequests: number; dynamoReads: number; dynamoWrites: number; total: number };
@@ -168,7 +155,6 @@ export interface SseStreamHour {
   peakRssMb: number;
   sizedMb: number;
   setMb: number;
-  /** CPU per delivery: the median slice of deliveries ÷ the median slice of the reference pipeline, same process (the figure); this machine's ms beside. */
   cpuRatioToReference?: number;
   cpuMsPerDelivery: number;
   referenceMsPerEvent?: number;

@@ -49,12 +49,9 @@ async function serveOne(stack: RunningStack, bundle: string, options: SseStreamH
   const events = benchEvents(session, options.burstEvents + cpuSlices * options.sliceEvents);
   const burst = events.slice(0, options.burstEvents);
   const sliceOf = (index: number) => events.slice(options.burstEvents + index * options.sliceEvents, options.burstEvents + (index + 1) * options.sliceEvents);
-  // The burst's texts, for the CPU yardstick the process times over the same events.
   const referenceFile = join(dirname(bundle), 'events.ndjson');
   writeFileSync(referenceFile, burst.map((event) => JSON.stringify(event)).join('\n'));
   const child = spawn(process.execPath, [bundle], {
-    // The stack set the tables and the DynamoDB endpoint in this process's environment; the
-    // stream settings are the deployed ones, whatever the stack's.
     env: {
       ...process.env,
       ...DEPLOYED_STREAM_ENV,
@@ -78,7 +75,6 @@ async function serveOne(stack: RunningStack, bundle: string, options: SseStreamH
         pending = pending.slice(end + 1);
         if (line === 'BENCH_IDLE_DONE') postBurst(stack, burst).catch(reject);
         else if (line.startsWith('BENCH_SLICE ')) {
-          // The slice's events, then the word once fan-out has put them all in the stream's inbox.
           const index = Number(line.slice('BENCH_SLICE '.length));
           postBatch(stack, sliceOf(index))
             .then(() => settle(stack))

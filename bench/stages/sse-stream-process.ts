@@ -65,8 +65,6 @@ client.middlewareStack.add(
     const tableName = typeof input.TableName === 'string' ? input.TableName : Object.keys((input.RequestItems ?? {}) as Record<string, unknown>)[0];
     const table = tableName === undefined ? undefined : tableLabels.get(tableName);
     const items = command === 'BatchWriteItemCommand' ? Object.values((input.RequestItems ?? {}) as Record<string, unknown[]>).reduce((sum, list) => sum + list.length, 0) : 1;
-    // The least DynamoDB bills a call: a read of up to 4 KB (half a unit eventually consistent,
-    // one strongly), a write of one unit per item, a refused conditional write included.
     const floor = kind === 'read' ? (consistent ? 1 : 0.5) : items;
     const record = (reported: number) => calls.push({ phase, command, ...(table === undefined ? {} : { table }), kind, consistent, billedUnits: Math.max(floor, reported) });
     try {
@@ -115,8 +113,6 @@ function nextReferenceSlice(): { events: number; cpuMs: number } {
   if (referenceTexts === undefined) {
     referenceTexts = readFileSync(env.BENCH_REFERENCE_FILE ?? '', 'utf8').split('\n').filter((line) => line !== '');
     if (referenceTexts.length === 0) throw new Error('BENCH_REFERENCE_FILE holds no events');
-    // Warm-up, untimed: the first slice would carry the reference's compilation (measured about
-    // half as slow again as the rest), where the deliveries' code is warm from the burst.
     timeReference(referenceTexts);
   }
   return timeReference(referenceTexts);
@@ -175,7 +171,6 @@ function afterRead(startedAt: number, startCpu: NodeJS.CpuUsage, callsAtStart: n
   }
   if (slice?.startCpu !== undefined) slice.reads += 1;
   if (lastEventAt === undefined || startedAt < lastEventAt) return;
-  // This read started after the timed work's last event and deleted its events: the work is done.
   lastEventAt = undefined;
   if (slice?.startCpu !== undefined) cpuSliceRecords.push({ deliveries: slice.delivered, cpuMs: cpuMsSince(slice.startCpu), reads: slice.reads, calls: calls.length - slice.callsAtStart });
   slice = undefined;
@@ -185,7 +180,6 @@ function afterRead(startedAt: number, startCpu: NodeJS.CpuUsage, callsAtStart: n
     closeGate();
     say(`BENCH_SLICE ${cpuSliceRecords.length}`);
   } else {
-    // The client leaves; the handler notices at its next write or read.
     enter('cleanup');
     response.destroy();
     process.stdin.destroy();
@@ -236,11 +230,9 @@ response.on('data', (chunk: Buffer) => {
         burstCpuMs = burstCpu === undefined ? 0 : cpuMsSince(burstCpu);
         stopSampling();
         if (cpuSlices > 0) {
-          // The CPU phase starts with a reference slice, after the read that deletes the burst.
           lastEventAt = performance.now();
           continue;
         }
-        // The client leaves; the handler notices at its next write or read.
         enter('cleanup');
         response.destroy();
       }
