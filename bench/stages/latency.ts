@@ -17,24 +17,11 @@ export interface DeliveryLatency {
   sse: Distribution;
 }
 
-/**
- * SSE streams per repeat, opened at staggered moments. A stream reads its inbox on its own poll
- * from the moment it opens, and the stream poller runs on another fixed period, so one stream's
- * latency follows the phase between the two, set once when it opens (its p50 was 0.57 and 0.69
- * polls in two runs). Several streams, opened STAGGER_MS apart plus a random part, sample the
- * phases, and their deliveries are pooled into the SSE distribution.
- */
+/** SSE streams, opened at staggered moments so that they sample the phases between the stream poll and each inbox poll. */
 export const SSE_STREAMS = 5;
 const STAGGER_MS = 37;
 
-/**
- * The gap before the next POST: exponential with mean `meanMs` (Poisson arrivals), capped at 5x
- * the mean. At a fixed pace the POSTs lock to the stream poll: 30 ms a POST against a poll cycle
- * of about 120 ms (the 100 ms wait and the read) puts every POST at one of four phases of the
- * cycle, where they stay, so a repeat's p50 followed the phase its first POST fell on (89 and
- * 111 ms within one run, 84 to 90 in the next). Poisson arrivals see the time average (PASTA):
- * their phases spread over the whole cycle whatever its length.
- */
+/** The gap before the next POST: exponential with mean `meanMs` (Poisson arrivals sample every phase of the poll), capped at 5× the mean. */
 export function poissonGapMs(meanMs: number, random: () => number = Math.random): number {
   return Math.min(5 * meanMs, -meanMs * Math.log(1 - random()));
 }
@@ -74,14 +61,7 @@ async function openSseReceivers(stack: RunningStack, token: string, session: str
   };
 }
 
-/**
- * POST → delivery on one binding, with that binding's consumers alone on the session. The two
- * bindings are measured one after the other, not together: the five SSE streams' inbox polls run
- * in the same local stack process as the WebSocket fan-out, so measured together the WebSocket
- * tail carried their CPU, which moved from one run to the next (the WebSocket p99 read 1.86 and
- * 2.42 polls in two consecutive runs while the command round trip, measured alone, agreed within
- * 2%; measured alone, it read 1.60 and 1.47).
- */
+/** POST → delivery on one binding, its consumers alone on the session (the SSE streams' inbox polls would weigh on the WebSocket tail). */
 export async function measureDeliveryLatency(stack: RunningStack, binding: 'websocket' | 'sse', count: number, paceMs: number): Promise<Distribution> {
   const token = await createTenant(stack.dynamoEndpoint, uniqueName('bench-latency'));
   const session = uniqueName('latency');

@@ -26,19 +26,8 @@ export const DEPLOYED_STREAM = {
 } as const;
 
 /** The relay's variables for `DEPLOYED_STREAM`, for the process that serves the measured stream. */
-export const DEPLOYED_STREAM_ENV: Record<string, string> = {
-  AEP_SSE_POLL_MS: String(DEPLOYED_STREAM.pollMs),
-  AEP_SSE_IDLE_POLL_MS: String(DEPLOYED_STREAM.idlePollMs),
-  AEP_SSE_BACKOFF_AFTER_POLLS: String(DEPLOYED_STREAM.backoffAfterPolls),
-  AEP_SSE_HEARTBEAT_MS: String(DEPLOYED_STREAM.heartbeatMs),
-  AEP_SSE_REVALIDATE_MS: String(DEPLOYED_STREAM.revalidateMs),
-  AEP_SSE_SLOT_LEASE_MS: String(DEPLOYED_STREAM.slotLeaseMs),
-  AEP_SSE_IDLE_END_MS: String(DEPLOYED_STREAM.idleEndMs),
-  AEP_SSE_MAX_DURATION_MS: String(DEPLOYED_STREAM.maxDurationMs),
-  AEP_SSE_FLUSH_PADDING_BYTES: String(DEPLOYED_STREAM.flushPaddingBytes),
-  AEP_SSE_MAX_LIVE_STREAMS: String(DEPLOYED_STREAM.maxLiveStreams),
-  AEP_SSE_MAX_STREAMS_PER_TENANT: String(DEPLOYED_STREAM.maxStreamsPerTenant),
-};
+const ENV_NAMES: Record<keyof typeof DEPLOYED_STREAM, string> = { pollMs: 'POLL_MS', idlePollMs: 'IDLE_POLL_MS', backoffAfterPolls: 'BACKOFF_AFTER_POLLS', heartbeatMs: 'HEARTBEAT_MS', revalidateMs: 'REVALIDATE_MS', slotLeaseMs: 'SLOT_LEASE_MS', idleEndMs: 'IDLE_END_MS', maxDurationMs: 'MAX_DURATION_MS', flushPaddingBytes: 'FLUSH_PADDING_BYTES', maxLiveStreams: 'MAX_LIVE_STREAMS', maxStreamsPerTenant: 'MAX_STREAMS_PER_TENANT' };
+export const DEPLOYED_STREAM_ENV: Record<string, string> = Object.fromEntries(Object.entries(DEPLOYED_STREAM).map(([key, value]) => [`AEP_SSE_${ENV_NAMES[key as keyof typeof DEPLOYED_STREAM]}`, String(value)]));
 
 const HOUR_S = 3600;
 /** An idle stream ends at its idle end and its client opens another: streams (Lambda requests) an idle hour holds. */
