@@ -1,9 +1,10 @@
 /**
- * Minimal relay clients for the benchmark (the test clients in test/support read their
- * coordinates from vitest): a WebSocket client that counts and timestamps what it receives,
- * an SSE reader, HTTP posting, and tenants with tokens written straight into DynamoDB Local.
+ * The bench's own relay clients (the test clients read their coordinates from vitest): a
+ * WebSocket client that counts and timestamps what it receives, an SSE reader, HTTP posting,
+ * tenants with tokens written straight into DynamoDB Local, and waiting for the stack to settle.
  */
 import { randomBytes } from 'node:crypto';
+import { createParser } from 'eventsource-parser';
 import WebSocket from 'ws';
 import { SCOPES } from '../src/auth/scopes.ts';
 import { hashTokenSecret, mintTokenSecret } from '../src/auth/token-secret.ts';
@@ -12,17 +13,15 @@ import { createDynamoClient } from '../src/store/dynamo-client.ts';
 import { tenantTableStores } from '../src/store/tenant-table.ts';
 import { localTableNames } from '../local/create-tables.ts';
 import { LOCAL_CREDENTIALS } from '../local/local-credentials.ts';
-import { readSse } from '../test/support/sse-reader.ts';
+import type { RunningStack } from '../local/stack.ts';
+import type { StackUsage } from '../local/usage.ts';
 
 export type Frame = Record<string, any>;
 
 export const mintId = ulidFactory(Date.now, (length) => randomBytes(length));
-
-export function uniqueName(prefix: string): string {
-  return `${prefix}-${mintId().slice(-10).toLowerCase()}`;
-}
-
+export const uniqueName = (prefix: string) => `${prefix}-${mintId().slice(-10).toLowerCase()}`;
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+export const localDynamo = (endpoint: string) => createDynamoClient({ region: 'us-east-1', endpoint, credentials: LOCAL_CREDENTIALS });
 
 /** Polls `condition` every `everyMs` until it holds; throws `what` after `timeoutMs`. */
 export async function waitUntil(condition: () => boolean, what: () => string, timeoutMs = 60_000, everyMs = 5): Promise<void> {
@@ -33,9 +32,30 @@ export async function waitUntil(condition: () => boolean, what: () => string, ti
   }
 }
 
+/**
+ * Waits until no handler runs and the counters have not moved for `quietMs`. The stream function
+ * is left out: an SSE stream whose client left polls on until its idle end.
+ */
+export async function settle(stack: RunningStack, quietMs = 300, timeoutMs = 60_000): Promise<void> {
+  const busy = (usage: StackUsage) => Object.entries(usage.functions).flatMap(([name, f]) => (name === 'stream' ? [] : [f.invocations, f.completed, f.dynamoCalls, f.invocations - f.completed]));
+  const signature = (usage: StackUsage) => JSON.stringify([busy(usage), usage.postToConnection.calls, usage.fanoutRecords]);
+  const inFlight = (usage: StackUsage) => Object.entries(usage.functions).some(([name, f]) => name !== 'stream' && f.invocations > f.completed);
+  const deadline = Date.now() + timeoutMs;
+  let last = signature(stack.usage());
+  let quietSince = Date.now();
+  for (;;) {
+    await sleep(25);
+    const usage = stack.usage();
+    const now = signature(usage);
+    if (now !== last || inFlight(usage)) [last, quietSince] = [now, Date.now()];
+    else if (Date.now() - quietSince >= quietMs) return;
+    if (Date.now() > deadline) throw new Error('the stack did not settle');
+  }
+}
+
 /** A tenant of its own (so each scenario reads only its own subscriptions) with a token holding every scope. */
 export async function createTenant(dynamoEndpoint: string, tenant: string): Promise<string> {
-  const client = createDynamoClient({ region: 'us-east-1', endpoint: dynamoEndpoint, credentials: LOCAL_CREDENTIALS });
+  const client = localDynamo(dynamoEndpoint);
   try {
     const { tenants, tokens } = tenantTableStores(client, localTableNames('aep-local').tenants, Date.now);
     await tenants.ensureTenant(tenant);
@@ -48,7 +68,6 @@ export async function createTenant(dynamoEndpoint: string, tenant: string): Prom
 }
 
 export class BenchSocket {
-  /** Events (frames carrying `aep`) received so far. */
   events = 0;
   private readonly listeners = new Set<(frame: Frame, atMs: number) => void>();
   private readonly closed: Promise<void>;
@@ -79,18 +98,15 @@ export class BenchSocket {
     return client;
   }
 
-  /** Opens a socket and completes hello (and a subscribe, when given). */
   static async consumer(baseUrl: string, token: string, hello: Frame, subscribe?: Frame): Promise<BenchSocket> {
     const client = await BenchSocket.open(baseUrl, token);
-    const helloReply = client.next((frame) => frame.type === 'hello' || frame.type === 'error');
+    const reply = client.next((frame) => frame.type === 'hello' || frame.type === 'error');
     client.send({ type: 'hello', versions: ['0.1'], identity: {}, capabilities: {}, ...hello });
-    const reply = await helloReply;
-    if (reply.type !== 'hello') throw new Error(`hello refused: ${JSON.stringify(reply)}`);
+    if ((await reply).type !== 'hello') throw new Error(`hello refused: ${JSON.stringify(await reply)}`);
     if (subscribe !== undefined) {
       const answer = client.next((frame) => (frame.type === 'subscribed' || frame.type === 'error') && frame.id === subscribe.id);
       client.send({ type: 'subscribe', ...subscribe });
-      const subscribed = await answer;
-      if (subscribed.type !== 'subscribed') throw new Error(`subscribe refused: ${JSON.stringify(subscribed)}`);
+      if ((await answer).type !== 'subscribed') throw new Error(`subscribe refused: ${JSON.stringify(await answer)}`);
     }
     return client;
   }
@@ -126,87 +142,64 @@ export class BenchSocket {
   }
 }
 
+/** An open `GET /stream`: each message's data, parsed, with the arrival time of the chunk that completed it. */
 export interface SseReader {
-  status: number;
-  /** Called with each message's parsed data and its arrival time. */
   onMessage(listener: (event: Frame, atMs: number) => void): void;
-  /** Resolves after the server's first write (the `aep stream open` comment). */
   opened: Promise<void>;
   close(): void;
 }
 
 export async function openSse(baseUrl: string, token: string, query: Record<string, string>): Promise<SseReader> {
   const controller = new AbortController();
-  const response = await fetch(`${baseUrl}/stream?${new URLSearchParams(query).toString()}`, {
-    headers: { accept: 'text/event-stream', authorization: `Bearer ${token}` },
-    signal: controller.signal,
-  });
+  const response = await fetch(`${baseUrl}/stream?${new URLSearchParams(query).toString()}`, { headers: { accept: 'text/event-stream', authorization: `Bearer ${token}` }, signal: controller.signal });
   if (response.status !== 200 || response.body === null) throw new Error(`GET /stream answered ${response.status}: ${await response.text()}`);
   const listeners: Array<(event: Frame, atMs: number) => void> = [];
   let markOpened: () => void = () => undefined;
-  const opened = new Promise<void>((resolve) => {
-    markOpened = resolve;
-  });
-  // Each message is timed at the arrival of the chunk that completed it.
-  void readSse(response.body, {
-    onChunk: () => markOpened(),
-    onMessage: ({ data }, atMs) => {
+  const opened = new Promise<void>((resolve) => (markOpened = resolve));
+  let chunkAtMs = 0;
+  const parser = createParser({
+    onEvent: ({ data }) => {
       if (data === '') return;
       const event = JSON.parse(data) as Frame;
-      for (const listener of listeners) listener(event, atMs);
+      for (const listener of listeners) listener(event, chunkAtMs);
     },
-  }).catch(() => {
-    // Aborted by close().
   });
-  return { status: response.status, onMessage: (listener) => listeners.push(listener), opened, close: () => controller.abort() };
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  void (async () => {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      chunkAtMs = performance.now();
+      markOpened();
+      parser.feed(decoder.decode(value, { stream: true }));
+    }
+  })().catch(() => undefined); // aborted by close()
+  return { onMessage: (listener) => listeners.push(listener), opened, close: () => controller.abort() };
 }
 
 export async function postEvents(baseUrl: string, token: string, body: string, contentType: 'application/json' | 'application/x-ndjson'): Promise<void> {
-  const response = await fetch(`${baseUrl}/events`, {
-    method: 'POST',
-    headers: { 'content-type': contentType, authorization: `Bearer ${token}`, 'aep-version': '0.1' },
-    body,
-  });
+  const response = await fetch(`${baseUrl}/events`, { method: 'POST', headers: { 'content-type': contentType, authorization: `Bearer ${token}`, 'aep-version': '0.1' }, body });
   const text = await response.text();
   if (response.status !== 202) throw new Error(`POST /events answered ${response.status}: ${text.slice(0, 500)}`);
 }
 
-/** Runs `work` over `items` with at most `concurrency` in flight. */
-/**
- * Runs each key's items one after another, in order, at most `concurrency` in flight over all
- * keys, the keys taken round-robin (one item of a key, then the key goes to the back): the
- * posting discipline fan-out's pool keeps (`src/relay/fanout/delivery-pool.ts`: each connection's
- * deliveries in order, one in flight per connection), with nothing else of the relay in it.
- * A lane leaves only when no key is ready, and then every key left is in flight on a lane of its own.
- */
-export async function inKeyOrder<T>(queues: ReadonlyMap<string, readonly T[]>, concurrency: number, work: (key: string, item: T) => Promise<void>): Promise<void> {
-  const ready = [...queues.keys()].filter((key) => (queues.get(key)?.length ?? 0) > 0);
-  const cursors = new Map(ready.map((key) => [key, 0]));
-  let head = 0;
-  const lane = async () => {
-    while (head < ready.length) {
-      const key = ready[head] as string;
-      head += 1;
-      const items = queues.get(key) as readonly T[];
-      const index = cursors.get(key) as number;
-      await work(key, items[index] as T);
-      if (index + 1 < items.length) {
-        cursors.set(key, index + 1);
-        ready.push(key);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(Math.max(1, concurrency), ready.length) }, lane));
+/** `events` as NDJSON batches of `batch`, one POST after another. */
+export async function postBatches(baseUrl: string, token: string, events: ReadonlyArray<Record<string, unknown>>, batch = 100): Promise<void> {
+  for (let offset = 0; offset < events.length; offset += batch) {
+    await postEvents(baseUrl, token, `${events.slice(offset, offset + batch).map((event) => JSON.stringify(event)).join('\n')}\n`, 'application/x-ndjson');
+  }
 }
 
+/** Runs `work` over `items` with at most `concurrency` in flight. */
 export async function inPool<T>(items: readonly T[], concurrency: number, work: (item: T, index: number) => Promise<void>): Promise<void> {
   let next = 0;
-  const lanes = Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+  const lane = async () => {
     while (next < items.length) {
       const index = next;
       next += 1;
       await work(items[index] as T, index);
     }
-  });
-  await Promise.all(lanes);
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, lane));
 }

@@ -1,358 +1,413 @@
 /**
- * Turns the measured runs into BENCHMARKS.md, bench/results.json and the SVG plots: derived
- * per-1,000-event figures, the dollar estimate, and the tables.
+ * The one report renderer: BENCHMARKS.md from bench/results.json. Every timed figure is a ratio
+ * to a yardstick of the same run, named beside it, with this machine's value beside that; counts
+ * (request units, invocations, posts) stand alone. Prose is written a sentence or two a line.
  */
-import type { FreshSessionResult } from './fresh-session.ts';
-import type { ReconnectingConsumerResult } from './reconnecting-consumer.ts';
+import type { StackUsage } from '../local/usage.ts';
 import { FUNCTION_NAMES } from '../local/usage.ts';
-import type { IngestPath, SweepRun } from './cost.ts';
-import { INGEST_LABELS } from './cost.ts';
-import { latencyHeadline, latencyMarkdown } from './latency-report.ts';
-import { historyMarkdown } from './history.ts';
-import { pairCounts, renderScaleMarkdown } from './scale-report.ts';
-import { lanesMarkdown } from './lanes-report.ts';
-import { cpuMarkdown, cpuSummary } from './cpu-report.ts';
-import { bridgeCostLines } from './bridges.ts';
-import { MEMORY_MB, PRICE_TABLE_DATE, PRICES } from './prices.ts';
-import { TYPE_FILTERS } from './workload.ts';
-import { deriveAll, sum } from './results-model.ts';
-import { billedReadUnits, billedWriteUnits } from './billed-units.ts';
-import { AWS_DYNAMO_CALL_MS, AWS_POST_MS } from './duration-model.ts';
-import { cpuFloor, durationInputs } from './results-model.ts';
-import type { BenchResults } from './results-model.ts';
-import { dollars, fixed, grouped, table } from './report-format.ts';
-import { PATHS } from './report-svgs.ts';
-import { sseStandingCells, sseStreamHourLines, usd } from './sse-stream-hour-report.ts';
-import type { SseStreamHour } from './sse-stream-hour-model.ts';
+import { AWS_DYNAMO_CALL_MS, AWS_POST_MS, billedReadUnits, billedWriteUnits, dollarsPerMillion, MEMORY_MB, PRICE_TABLE_DATE, PRICES } from './pricing.ts';
+import type { DurationModelInputs } from './pricing.ts';
+import { mean, median, sum } from './stats.ts';
+import type { Distribution } from './stats.ts';
+import { INGEST_LABELS } from './stages/cost.ts';
+import type { CostRun, IngestPath, SweepRun } from './stages/cost.ts';
+import type { CpuResult } from './stages/cpu.ts';
+import type { DeliveryLatency } from './stages/latency.ts';
+import { ASSUMED_BATCH_FIXED_MS, lanesModel, MAX_RECORDS_PER_BATCH, postingBound, TARGET } from './stages/lanes.ts';
+import type { LanesRun, LanesStageResult } from './stages/lanes.ts';
+import type { HistoryBench } from './stages/history.ts';
+import type { FreshSessionResult } from './stages/fresh-session.ts';
+import type { ReconnectingConsumerResult } from './stages/reconnect.ts';
+import type { BridgeCostRun } from './stages/bridges.ts';
+import { DEPLOYED_STREAM } from './stages/sse-hour-model.ts';
+import type { SseStreamHour } from './stages/sse-hour-model.ts';
 
-export type { BenchResults } from './results-model.ts';
-export { renderSvgs } from './report-svgs.ts';
-
-/** The headline line for the SSE stream-hour. */
-function sseHeadline(hour: SseStreamHour): string {
-  const { before, after } = hour.hour;
-  return `- **An SSE stream held open an hour** (SSE stream-hour below, the deployed stream settings, every periodic cost in it): ${usd(after.usd.total)} now at ${after.memoryMb} MB (${grouped(Math.round(after.readUnits))} read units), ${usd(before.usd.total)} before the idle backoff and probe reads at ${before.memoryMb} MB (${grouped(Math.round(before.readUnits))}); an idle WebSocket ${usd(hour.websocketIdleHourUsd)} of connection minutes. Lambda duration is ${Math.round((after.usd.lambdaDuration / after.usd.total) * 100)}% of the SSE hour.`;
+export interface BenchResults {
+  run: { date: string; commit: string; dirty: boolean; machine: string; runtimeSeconds: number; settings: Record<string, string | number> };
+  costGrid: CostRun[];
+  sweeps: SweepRun[];
+  standing: { seconds: number; usage: StackUsage };
+  latency: { delivery: DeliveryLatency; command: Distribution };
+  cpu: CpuResult;
+  sseHour: SseStreamHour;
+  history: HistoryBench;
+  reconnect: ReconnectingConsumerResult;
+  fresh: FreshSessionResult;
+  bridges: BridgeCostRun[];
+  /** Absent until the lanes stage (the last of a full run) has run. */
+  lanes?: LanesStageResult;
 }
 
-/** How many times each repeated stage ran in `results`, from their saved settings ("?" where a result predates the setting). */
-function repeatsInRun(results: BenchResults): string {
-  const settings = results.run.settings;
-  const of = (value: unknown) => (value === undefined ? '?' : String(value));
-  return [
-    `the handler CPU ${of(settings['CPU stage repeats'])} repeats, each stage in alternating pairs with the reference`,
-    `the latency stage ${of(settings['latency stage repeats (each figure the median)'])} times`,
-    `each fan-out scale row ${results.fanoutScale === undefined ? `${of(settings['fan-out scale: relay/stand-in pairs per row (each figure the median)'])} relay/stand-in pairs` : pairCounts(results.fanoutScale)}`,
-    `the paused consumer ${of(settings['paused consumer: consecutive runs'])} alone/beside pairs (the median of each pair's own ratio)`,
-    `each lanes row ${of(results.fanoutLanes?.settings.repeats)} bursts (its CPU per delivery over their totals)`,
-  ].join('; ');
+const fixed = (value: number | undefined, digits = 2) => (value === undefined || !Number.isFinite(value) ? '–' : value.toFixed(digits));
+const grouped = (value: number, digits = 0) => value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const dollars = (value: number) => `$${value.toFixed(value >= 1 ? 2 : value >= 0.01 ? 3 : value >= 0.0001 ? 4 : 6)}`;
+const ms = (value: number) => `${grouped(value)} ms`;
+const times = (value: number | undefined) => `${fixed(value)}×`;
+
+function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+  const rule = header.map((_, index) => (index === 0 ? ':---' : '---:'));
+  return [header, rule, ...rows].map((row) => `| ${row.join(' | ')} |`).join('\n');
 }
 
-/** BENCHMARKS.md from the bench's results and the SSE stream-hour (bench/sse-stream-hour.json, measured by the same bench). */
-export function renderMarkdown(results: BenchResults, streamHour?: SseStreamHour): string {
+const PATHS: readonly IngestPath[] = ['single', 'batch100', 'websocket'];
+const PATH_ORDER = (a: CostRun, b: CostRun) => PATHS.indexOf(a.ingest) - PATHS.indexOf(b.ingest) || a.subscribers - b.subscribers;
+
+/** Per-1,000-event figures of one cost-grid row. */
+export function derive(run: CostRun, model: DurationModelInputs) {
+  const { usage } = run;
+  const per1000 = 1000 / run.events;
+  const fn = usage.functions;
+  return {
+    writeUnits: billedWriteUnits(usage.dynamo) * per1000,
+    readUnits: billedReadUnits(usage.dynamo) * per1000,
+    fanoutReadUnits: billedReadUnits(fn.fanout) * per1000,
+    dynamoCalls: usage.dynamo.calls * per1000,
+    invocations: sum(FUNCTION_NAMES.map((name) => fn[name].invocations)) * per1000,
+    posts: usage.postToConnection.calls * per1000,
+    deliveries: run.receivedDeliveries * per1000,
+    ingestWruPerEvent: (billedWriteUnits(fn.http) + billedWriteUnits(fn.socket)) / run.events,
+    fanoutWruPerEvent: billedWriteUnits(fn.fanout) / run.events,
+    ingestRruPerEvent: (billedReadUnits(fn.http) + billedReadUnits(fn.authorizer) + billedReadUnits(fn.socket)) / run.events,
+    fanoutRruPerDelivery: run.receivedDeliveries > 0 ? billedReadUnits(fn.fanout) / run.receivedDeliveries : undefined,
+    usd: dollarsPerMillion(usage, run.events, model),
+  };
+}
+
+/** The duration model's fan-out CPU floor: the lanes stage's W = 1 run with the most subscribers. */
+export function cpuFloor(results: Pick<BenchResults, 'lanes'>): { msPerDelivery: number; run: LanesRun } | undefined {
+  const run = (results.lanes?.runs ?? []).filter((one) => one.workers === 1 && one.deliveries > 0).sort((a, b) => b.subscribers - a.subscribers)[0];
+  return run === undefined ? undefined : { msPerDelivery: run.cpuMs / run.deliveries, run };
+}
+
+export function renderMarkdown(results: BenchResults): string {
   const { run } = results;
-  const derived = deriveAll(results);
-  const model = durationInputs(results, results.fanoutScale?.[0]?.concurrency ?? 256);
-  const find = (path: IngestPath, subscribers: number) => derived.find((row) => row.ingest === path && row.subscribers === subscribers);
-  const counts = [...new Set(results.costGrid.map((row) => row.subscribers))].sort((a, b) => a - b);
-  const maxCount = counts[counts.length - 1] ?? 0;
+  const floor = cpuFloor(results);
+  const model: DurationModelInputs = { concurrency: results.lanes?.settings.concurrency ?? 256, cpuMsPerDelivery: floor?.msPerDelivery ?? 0 };
+  const grid = [...results.costGrid].sort(PATH_ORDER).map((row) => ({ row, figures: derive(row, model) }));
+  const counts = [...new Set(grid.map(({ row }) => row.subscribers))].sort((a, b) => a - b);
+  const maxCount = counts.at(-1) ?? 0;
   const midCount = counts.includes(10) ? 10 : maxCount;
-  const wruPerEvent = (path: IngestPath) => sum(derived.filter((row) => row.ingest === path).map((row) => row.writeUnitsPerEvent)) / Math.max(1, derived.filter((row) => row.ingest === path).length);
-  const sweep = (kind: SweepRun['kind']) => results.sweeps.filter((row) => row.kind === kind).sort((a, b) => a.unmatched - b.unmatched);
-  const callsPerBatch = (row: SweepRun) => (row.usage.functions.fanout.invocations > 0 ? row.usage.functions.fanout.dynamoCalls / row.usage.functions.fanout.invocations : 0);
-  const perBatch = (row: SweepRun) => (row.usage.functions.fanout.invocations > 0 ? billedReadUnits(row.usage.functions.fanout) / row.usage.functions.fanout.invocations : 0);
-  const sessionSweep = sweep('session-unmatched');
-  const typeSweep = sweep('type-unmatched');
+  const find = (path: IngestPath, subscribers: number) => grid.find(({ row }) => row.ingest === path && row.subscribers === subscribers)?.figures;
+  const referenceUs = results.cpu.usPerEvent.reference;
   const lines: string[] = [];
   const push = (...text: string[]) => lines.push(...text);
 
   push(
     '# Benchmarks',
     '',
-    `Generated by \`npm run bench\` (\`bench/run.ts\`); do not edit by hand. Machine-readable results: [bench/results.json](bench/results.json).`,
+    'Generated by `npm run bench` (`bench/run.ts`); do not edit by hand. Results: [bench/results.json](bench/results.json).',
     '',
-    `- **Date:** ${run.date}`,
-    `- **Commit measured:** \`${run.commit}\`${run.dirty ? ' (dirty: the working tree had uncommitted changes)' : ''}`,
-    `- **Machine:** ${run.machine.os}; ${run.machine.cpus} × ${run.machine.cpuModel}; ${run.machine.memoryGiB.toFixed(1)} GiB memory; Node ${run.machine.node}`,
-    `- **Bench run time:** ${Math.floor(run.runtimeSeconds / 60)} min ${Math.round(run.runtimeSeconds % 60)} s (DynamoDB Local start included)`,
-    '',
-    '## Headline figures',
-    '',
-  );
-  const headline: string[][] = [
-    ['**Write units per ingested event**', ...PATHS.map((path) => `**${fixed(wruPerEvent(path))}**`)],
-    [`**Ingest read units per event** (token lookups, connection records), ${midCount} subscribers`, ...PATHS.map((path) => `**${fixed(find(path, midCount)?.ingestReadUnitsPerEvent)}**`)],
-    [`**Fan-out read units per delivery**, ${midCount} subscribers`, ...PATHS.map((path) => `**${fixed(find(path, midCount)?.fanoutReadUnitsPerDelivery, 3)}**`)],
-  ];
-  if (maxCount !== midCount) headline.push([`Fan-out read units per delivery, ${maxCount} subscribers`, ...PATHS.map((path) => fixed(find(path, maxCount)?.fanoutReadUnitsPerDelivery, 3))]);
-  for (const count of [...new Set([0, midCount, maxCount])]) {
-    headline.push([`Estimated $ per million events, ${count} subscribers`, ...PATHS.map((path) => { const row = find(path, count); return row === undefined ? '–' : dollars(row.dollarsPerMillion.total); })]);
-  }
-  // Reads per request / message, over the 0-subscriber runs (nothing else reads then but the ingest function).
-  const requestReads = (path: IngestPath): string => {
-    const run = results.costGrid.find((row) => row.ingest === path && row.subscribers === 0) ?? results.costGrid.find((row) => row.ingest === path);
-    if (run === undefined) return '–';
-    const http = run.usage.functions.http;
-    const messages = run.usage.socketRoutes['$default'] ?? 0;
-    if (path === 'websocket') return messages > 0 ? `${fixed(billedReadUnits(run.usage.functions.socket) / messages)} per message` : '–';
-    return http.invocations > 0 ? `${fixed(billedReadUnits(http) / http.invocations)} per request` : '–';
-  };
-  headline.push(['**Read units per HTTP request / WebSocket message** (authentication and connection state)', ...PATHS.map((path) => `**${requestReads(path)}**`)]);
-  push(table(['', ...PATHS.map((path) => INGEST_LABELS[path])], headline), '');
-  const firstSession = sessionSweep[0];
-  const lastSession = sessionSweep[sessionSweep.length - 1];
-  const firstType = typeSweep[0];
-  const lastType = typeSweep[typeSweep.length - 1];
-  if (firstSession !== undefined && lastSession !== undefined && firstType !== undefined && lastType !== undefined) {
-    push(
-      `- **Fan-out reads do not grow with session-filtered subscriptions that cannot match:** ${fixed(perBatch(firstSession))} read units per fan-out batch with ${firstSession.unmatched} of them, ${fixed(perBatch(lastSession))} with ${grouped(lastSession.unmatched)} (their session partitions are never read). With type-filtered subscriptions that cannot match (type \`attention.*\`) it is ${fixed(perBatch(firstType))} with ${firstType.unmatched} of them and ${fixed(perBatch(lastType))} with ${grouped(lastType.unmatched)}: they are indexed under the first segment of the types they name (\`attention\`), and a batch reads only the segments its events carry (\`tool\`, \`progress\`).`,
-    );
-  }
-  const batchMax = find('batch100', maxCount);
-  if (batchMax !== undefined && batchMax.dollarsPerMillion.total > 0) {
-    const share = (value: number) => {
-      const percent = (value / batchMax.dollarsPerMillion.total) * 100;
-      return percent < 1 ? '<1%' : `${Math.round(percent)}%`;
-    };
-    push(
-      `- **Where the dollars go** (NDJSON batches, ${maxCount} subscribers, ${dollars(batchMax.dollarsPerMillion.total)} per million events): API Gateway WebSocket messages ${share(batchMax.dollarsPerMillion.websocketMessages)}, DynamoDB writes ${share(batchMax.dollarsPerMillion.dynamoWrites)}, DynamoDB reads ${share(batchMax.dollarsPerMillion.dynamoReads)}, Lambda ${share(batchMax.dollarsPerMillion.lambdaRequests + batchMax.dollarsPerMillion.lambdaDuration)}. Each delivery is one WebSocket message, so the bill follows deliveries; the write cost is fixed per event.`,
-    );
-  }
-  push(
-    latencyHeadline(results.latency, run.settings),
-    cpuSummary(results.cpu),
-    ...(streamHour === undefined ? [] : [sseHeadline(streamHour)]),
+    `- **Date:** ${run.date}; **commit** \`${run.commit}\`${run.dirty ? ' (dirty: uncommitted changes)' : ''}`,
+    `- **Machine:** ${run.machine}`,
+    `- **Run time:** ${Math.round(run.runtimeSeconds / 60)} min (the lanes stage apart)`,
     '',
     '## How to read this',
     '',
-    '- Every figure comes from the real handlers running in-process against DynamoDB Local and the local API Gateway (`local/stack.ts`). Nothing here ran on AWS.',
-    '- **Request units** are what DynamoDB reported through `ReturnConsumedCapacity` on every call the five functions made (`http`, `authorizer`, `socket`, `fanout`, `stream`), summed by the per-runtime `CapacityMeter`s. DynamoDB Local sizes consumed capacity by the service\'s rules: 1 WRU per KB written, for the item and for each index; 1 RRU per 4 KB read strongly consistently (every read here is).',
-    '- **Refused conditional writes are counted at what they are billed.** DynamoDB returns no `ConsumedCapacity` with a `ConditionalCheckFailedException`, yet bills the write: each refused write (a duplicate event\'s put, a session claim that already exists) is counted as a DynamoDB call and at 1 write unit, the least it is billed (`src/store/dynamo-client.ts`).',
-    '- **Reads that find nothing are counted at what they are billed.** DynamoDB bills every read request a minimum, 0.5 read unit eventually consistent and 1 strongly consistent, even when it finds nothing. DynamoDB Local reports that minimum for a missing item\'s `GetItem`, but 0 for a `Query` that matches nothing (fan-out querying an empty subscription partition, an idle SSE stream polling its inbox): the meter counts each such query at the minimum (`src/store/dynamo-client.ts`). Every read unit below includes those minimums (the cost table also shows how many reads found nothing).',
-    `- **Per 1,000 events:** every cost scenario ingests ${run.settings['events per cost scenario']} events into one session, and its totals are reported per 1,000 ingested events. **Write units per ingested event** = the ingest handlers' write units ÷ events (the durable write, plus the conditional session-owner claim the first concurrent events of a session each try: a few per session, not per event); fan-out's own writes per event (session summaries, order states, late entries) are in the cost table. **Ingest read units per event** = the ingest side\'s reads (HTTP, authorizer and socket functions: token lookups and connection records, paid per request or message whatever is delivered) ÷ ingested events; **fan-out read units per delivery** = fan-out\'s reads (subscription queries, order states) ÷ deliveries. The two are kept apart: dividing ingest reads by deliveries would make them look cheaper the more subscribers there are.`,
-    `- **Subscribers** are WebSocket connections with one subscription each. Half are session-filtered: one is on the events\' session (so there are deliveries), and the rest are on sessions that never receive an event. The other half are type-filtered, cycling through ${TYPE_FILTERS.map((type) => `\`${type}\``).join(', ')}. The events alternate \`tool.requested\` / \`progress.status\`, so \`tool.*\` and \`progress.*\` each match half of them and the other patterns match none. One set of subscribers serves the three ingest paths in turn, each with its own counters. Opening them (connect, hello, subscribe) is measured separately as setup and is not in the per-event figures.`,
-    '- **Posts** are PostToConnection calls to the `@connections` endpoint; **deliveries** are events the subscribers received (one post per matching connection and event).',
-    '- Fan-out reads the subscriptions **once per stream batch**, not per event. Batch sizes depend on how fast events arrive and how often the stream is polled (here every ' +
-      `${run.settings.AEP_LOCAL_POLL_MS} ms; on AWS, Lambda polls a shard about 4 times a second and batches up to 100 records), so fan-out reads per event fall as traffic rises.`,
-    `- **Measured:** request units, invocations, posts, deliveries, latency and CPU. **Modelled:** Lambda duration (see the dollar estimate: posts at ${AWS_POST_MS} ms, DynamoDB calls at ${AWS_DYNAMO_CALL_MS} ms, the measured CPU per delivery). **Assumed:** function memory sizes, Arm pricing. Prices are list prices (see the price table), with free tiers ignored. Every timed figure (latency, CPU, rates) is given as a ratio to a yardstick of the same run, named beside it (the local stack\'s polls, the reference pipeline, the stand-in post loop, one delivering process), with this machine\'s absolute value beside as this machine\'s only; results saved before a yardstick existed show the absolute value alone, marked so.`,
-    `- **Repeats, and why single samples have no ratio.** A timed stage runs several times in the same run and states the median (in this run: ${repeatsInRun(results)}). On this shared 2-core machine one repeat now and then runs through a stall of the whole stack, and a median does not follow one. A figure that is one sample (a maximum, the first delivery of a burst) is this machine\'s milliseconds only: it says where a poll fell or a stall landed, not what the relay does, so it has no ratio.`,
+    '- Every figure comes from the real handlers in-process against DynamoDB Local and the local API Gateway (`local/stack.ts`). Nothing here ran on AWS.',
+    '- **Counts** (request units, invocations, posts, deliveries) are as DynamoDB and the local gateway report them, per 1,000 ingested events.',
+    '  Reads that found nothing and refused conditional writes are counted at the least DynamoDB bills (`src/store/dynamo-client.ts`).',
+    '- **Timed figures** are ratios to a yardstick of the same run, named beside each: the stream poll periods (latency),',
+    '  the reference pipeline, a fixed JSON parse, walk and serialize of the golden corpus (CPU), one delivering process (lanes).',
+    "  This machine's milliseconds stand beside, for this machine only. A single sample (a maximum, a first delivery) has no ratio.",
+    '- **Noisy** marks a ratio that moves by more than about 15% from one run to the next on this shared 2-core machine:',
+    '  read it as an order of magnitude, not as a change between builds. The bench takes each figure once; it does not repeat stages to make runs agree.',
+    '- **Modelled:** Lambda duration (see the dollar estimate). **Assumed:** memory sizes, Arm, list prices.',
+    '',
+    '## Headline figures',
+    '',
+    table(['', ...PATHS.map((path) => INGEST_LABELS[path])], [
+      ['**Write units per ingested event**', ...PATHS.map((path) => `**${fixed(mean(grid.filter(({ row }) => row.ingest === path).map(({ figures }) => figures.ingestWruPerEvent)))}**`)],
+      [`**Ingest read units per event**, ${midCount} subscribers`, ...PATHS.map((path) => `**${fixed(find(path, midCount)?.ingestRruPerEvent)}**`)],
+      [`**Fan-out read units per delivery**, ${midCount} / ${maxCount} subscribers`, ...PATHS.map((path) => `${fixed(find(path, midCount)?.fanoutRruPerDelivery, 3)} / ${fixed(find(path, maxCount)?.fanoutRruPerDelivery, 3)}`)],
+      ...[...new Set([0, midCount, maxCount])].map((count) => [`**$ per million events**, ${count} subscribers`, ...PATHS.map((path) => { const f = find(path, count); return f === undefined ? '–' : `**${dollars(f.usd.total)}**`; })]),
+      [`$ per million deliveries, ${maxCount} subscribers`, ...PATHS.map((path) => { const f = find(path, maxCount); return f === undefined || f.deliveries === 0 ? '–' : dollars((f.usd.total * 1000) / f.deliveries); })],
+    ]),
+    '',
+    ...latencyHeadline(results),
+    `- **Handler CPU:** ${times(results.cpu.ratio.pipeline)} the reference pipeline (this machine: ${fixed(results.cpu.usPerEvent.pipeline, 1)} µs per event).`,
+    `- **An SSE stream held open an hour:** ${dollars(results.sseHour.hour.usd.total)} at ${results.sseHour.setMb} MB; an idle WebSocket ${dollars(results.sseHour.websocketIdleHourUsd)}.`,
     '',
   );
 
   // Cost grid.
-  push('## Cost per 1,000 ingested events', '', `Each row is one scenario, scaled to 1,000 ingested events: an ingest path with ${counts.join(', ')} WebSocket subscribers. "DynamoDB calls" counts every request the handlers made, refused conditional writes included; read and write units are as billed, reads that found nothing and refused writes at their minimum.`, '');
   push(
+    '## Cost per 1,000 ingested events',
+    '',
+    `Each row ingests ${run.settings['events per cost scenario']} events into one session, with ${counts.join(', ')} WebSocket subscribers:`,
+    "half session-filtered (one on the events' session, the rest on sessions that never receive one), half type-filtered (`tool.*`, `progress.*` match half the events each; the other patterns none).",
+    'Opening the subscribers is setup, measured apart. Units are as billed.',
+    '',
     table(
-      ['ingest', 'subscribers', 'write units', 'read units', 'of which fan-out', 'DynamoDB calls', 'of which empty reads / refused writes', 'http', 'authorizer', 'socket', 'fanout', 'posts', 'deliveries', 'ingest WRU / event', 'fan-out WRU / event', 'ingest RRU / event', 'fan-out RRU / delivery', 'records / fan-out batch'],
-      derived.map((row) => [
-        INGEST_LABELS[row.ingest],
-        String(row.subscribers),
-        grouped(row.writeUnits, 1),
-        grouped(row.readUnits, 1),
-        grouped(row.fanoutReadUnits, 1),
-        grouped(row.dynamoCalls),
-        `${grouped(row.emptyReads)} / ${grouped(row.refusedWrites)}`,
-        grouped(row.invocations.http),
-        grouped(row.invocations.authorizer),
-        grouped(row.invocations.socket),
-        grouped(row.invocations.fanout),
-        grouped(row.posts),
-        grouped(row.deliveries),
-        fixed(row.writeUnitsPerEvent),
-        fixed(row.fanoutWriteUnitsPerEvent),
-        fixed(row.ingestReadUnitsPerEvent),
-        fixed(row.fanoutReadUnitsPerDelivery, 3),
-        fixed(row.recordsPerFanoutBatch, 1),
-      ]),
+      ['ingest', 'subscribers', 'write units', 'read units', 'of which fan-out', 'DynamoDB calls', 'invocations', 'posts', 'deliveries', 'ingest WRU / event', 'fan-out WRU / event', 'ingest RRU / event', 'fan-out RRU / delivery'],
+      grid.map(({ row, figures: f }) => [INGEST_LABELS[row.ingest], String(row.subscribers), grouped(f.writeUnits, 1), grouped(f.readUnits, 1), grouped(f.fanoutReadUnits, 1), grouped(f.dynamoCalls), grouped(f.invocations), grouped(f.posts), grouped(f.deliveries), fixed(f.ingestWruPerEvent), fixed(f.fanoutWruPerEvent), fixed(f.ingestRruPerEvent), fixed(f.fanoutRruPerDelivery, 3)]),
     ),
     '',
-    '`ingest WRU / event` is what the ingest handlers wrote per event (the one durable write); `fan-out WRU / event` is what fan-out wrote for them from the stream: a session-summary update per session per batch, an order-state write per emitter session per batch (README, Session order), and a late entry per event released after its release point passed it (WebSocket emits are pipelined, so they are stored out of order). Columns `http` to `fanout` count Lambda invocations per 1,000 events; `socket` counts `$default` invocations (one per emitted WebSocket message). No authorizer invocations appear because connections are opened during setup.',
-    '',
-    '![DynamoDB request units per 1,000 events against subscribers](bench/cost-vs-subscribers.svg)',
-    '',
-    '![PostToConnection calls and invocations per 1,000 events against subscribers](bench/posts-vs-subscribers.svg)',
-    '',
-    'How they grow: write units per event do not depend on subscribers (fan-out writes nothing for WebSocket subscribers). Posts grow with the number of *matching* connections. Fan-out read units grow with the size of the tenant\'s unpinned (type-filtered) subscriptions, read once per batch. Session-filtered subscriptions on other sessions add nothing.',
-    '',
-  );
-
-  // Where the units go.
-  push('### Where the units go', '', `Per 1,000 events with ${midCount} subscribers, by function (request units, DynamoDB calls and invocations: counts). The handlers' wall time is left out: locally it is mostly waiting on DynamoDB Local, which answers slower than DynamoDB, so it is neither a relay figure nor AWS's (the dollar estimate models duration instead):`, '');
-  const perFunctionRows: string[][] = [];
-  for (const path of PATHS) {
-    const runRow = results.costGrid.find((row) => row.ingest === path && row.subscribers === midCount);
-    if (runRow === undefined) continue;
-    const per1000 = 1000 / runRow.events;
-    for (const name of FUNCTION_NAMES) {
-      const usage = runRow.usage.functions[name];
-      if (usage.invocations === 0 && usage.readUnits === 0 && usage.writeUnits === 0) continue;
-      perFunctionRows.push([
-        INGEST_LABELS[path],
-        name,
-        grouped(billedWriteUnits(usage) * per1000, 1),
-        grouped(billedReadUnits(usage) * per1000, 1),
-        grouped(usage.dynamoCalls * per1000),
-        grouped(usage.invocations * per1000),
-      ]);
-    }
-  }
-  push(
-    table(['ingest', 'function', 'write units', 'read units', 'DynamoDB calls', 'invocations'], perFunctionRows, ['l', 'l', 'r', 'r', 'r', 'r']),
-    '',
-    'At the measured commit, the numbers decompose as follows. An event is one conditional `PutItem` into the events table, keyed by its position in its session, with no index: 1 WRU for events up to 1 KB (plus, once a minute per process and session, the session registry refresh). Every HTTP request resolves its bearer token with one strongly consistent `GetItem` of the token lookup, which carries its tenant\'s disabled flag: 1 RRU per request; batching amortises it. Every WebSocket message reads its connection record (its principal comes from the authorizer context API Gateway attaches to every message): 1 RRU per message. Fan-out issues one `Query` per partition per batch: the tenant\'s unconstrained subscriptions, one per session in the batch, and one per first type segment in the batch.',
+    'An event is one conditional `PutItem` (1 WRU up to 1 KB); every HTTP request reads its token (1 RRU, so batching amortises it); every WebSocket message reads its connection record.',
+    'Fan-out writes session summaries and order states per batch, and queries one partition per batch for the unconstrained subscriptions, one per session and one per first type segment in the batch.',
     '',
   );
 
   // Sweeps.
+  const perBatch = (sweep: SweepRun) => (sweep.usage.functions.fanout.invocations > 0 ? billedReadUnits(sweep.usage.functions.fanout) / sweep.usage.functions.fanout.invocations : 0);
+  const sweepCounts = [...new Set(results.sweeps.map((sweep) => sweep.unmatched))].sort((a, b) => a - b);
+  const sweepOf = (kind: SweepRun['kind'], unmatched: number) => results.sweeps.find((sweep) => sweep.kind === kind && sweep.unmatched === unmatched);
   push(
     '## Fan-out reads and subscriptions that cannot match',
     '',
-    `One WebSocket subscriber on the events' session, plus N subscriptions that can never match: either **session-filtered** on other sessions, or **type-filtered** on \`attention.*\`. Each run ingests ${sweep('session-unmatched')[0]?.events ?? 0} events in NDJSON batches of 100. Only the fan-out function's reads are shown. To keep setup fast, the N subscriptions are written with the relay's own \`SubscriptionStore.addSubscription\` and handed to live, exactly as the socket handler does on \`subscribe\`. They sit on connection records without a socket, 32 each (the per-connection limit); as they never match, nothing is posted to them.`,
+    "One subscriber on the events' session plus N subscriptions that can never match: session-filtered on other sessions, or type-filtered on `attention.*`.",
+    'They are recorded with the relay\'s own `recordSubscription` on connection records without a socket. Fan-out read units per stream batch:',
     '',
-    table(
-      ['subscriptions that cannot match', 'session-filtered: fan-out RRU / batch', 'session-filtered: fan-out RRU / event', 'type-filtered: fan-out RRU / batch', 'type-filtered: fan-out RRU / event', 'fan-out batches (session / type)', 'fan-out DynamoDB calls / batch (session / type)'],
-      sessionSweep.map((row, index) => {
-        const other = typeSweep[index];
-        const perEvent = (entry: SweepRun | undefined) => (entry === undefined ? undefined : billedReadUnits(entry.usage.functions.fanout) / entry.events);
-        return [
-          grouped(row.unmatched),
-          fixed(perBatch(row)),
-          fixed(perEvent(row), 3),
-          other === undefined ? '–' : fixed(perBatch(other)),
-          fixed(perEvent(other), 3),
-          `${row.usage.functions.fanout.invocations} / ${other?.usage.functions.fanout.invocations ?? '–'}`,
-          `${fixed(callsPerBatch(row), 1)} / ${other === undefined ? '–' : fixed(callsPerBatch(other), 1)}`,
-        ];
-      }),
-    ),
+    table(['cannot match', 'session-filtered: RRU / batch', 'type-filtered: RRU / batch'], sweepCounts.map((count) => [grouped(count), fixed(sweepOf('session-unmatched', count) && perBatch(sweepOf('session-unmatched', count) as SweepRun)), fixed(sweepOf('type-unmatched', count) && perBatch(sweepOf('type-unmatched', count) as SweepRun))])),
     '',
-    '![Fan-out read units per batch against subscriptions that cannot match](bench/fanout-reads.svg)',
-    '',
-    'A batch reads the tenant\'s unconstrained-subscription partition, one partition per session in the batch, and one per first type segment in the batch (`tool`, `progress` here). With one session per batch, that is a constant for session-filtered subscribers, however many sit on other sessions, and for type-filtered subscribers on types the batch does not carry, however many there are. Subscriptions that can match the batch are read (1 RRU per 4 KB, strongly consistent), as they are posted to anyway.',
+    'Subscriptions on other sessions, and on type segments a batch does not carry, are never read.',
     '',
   );
 
-  // Setup and standing.
-  const setupRun = results.costGrid.find((row) => row.ingest === 'single' && row.subscribers === maxCount);
-  const standing = results.standing;
-  const connectionHour = (60 * PRICES.websocketConnectionMinute.usd) / 1e6;
-  push('## Setup and standing costs', '');
-  if (setupRun !== undefined && setupRun.subscribers > 0) {
-    const n = setupRun.subscribers;
-    const s = setupRun.setup;
-    push(
-      `Opening one subscriber (WebSocket connect with the authorizer, hello, one subscribe), averaged over ${n} subscribers (the totals also hold the one emitter connection, opened with them): ` +
-        `${fixed(s.dynamo.writeUnits / n)} write units, ${fixed(s.dynamo.readUnits / n)} read units, ${fixed(s.functions.authorizer.invocations / n)} authorizer and ${fixed(s.functions.socket.invocations / n)} socket invocations, ${fixed(s.postToConnection.calls / n)} posts (the hello and subscribed replies).`,
-      '',
-    );
-  }
+  push(...standingAndStreamHour(results), ...dollarSection(grid.map(({ row, figures }) => ({ row, usd: figures.usd })), model, floor, referenceUs));
+  push(...latencySection(results), ...cpuSection(results.cpu), ...lanesSection(results, referenceUs), ...historySection(results.history));
+  push(...freshSection(results.fresh), ...reconnectSection(results.reconnect), ...bridgesSection(results.bridges));
   push(
-    table(
-      ['held open, idle', 'measured', 'per hour'],
-      [
-        ['WebSocket subscriber', `${grouped(standing.usage.functions.socket.dynamoCalls)} DynamoDB calls in ${standing.seconds} s (nothing polls)`, `$${connectionHour.toFixed(6)} of connection minutes`],
-        ['SSE stream (`GET /stream`)', ...(streamHour === undefined ? ['not measured in these results (`npm run bench:sse-hour`)', '–'] : sseStandingCells(streamHour))],
-      ],
-      ['l', 'l', 'l'],
-    ),
+    '## Not measured any more',
     '',
-    'An idle WebSocket subscriber costs only connection minutes. An SSE stream is a running function that reads its inbox, so it costs duration and reads for as long as it is open; its row is the SSE stream-hour below (one measurement, not two).',
+    'Fan-out at scale against a stand-in post loop, and a paused consumer beside a healthy one, were dropped:',
+    'their ratios needed five repeats and trimmed means to agree with themselves. The lanes stage states fan-out scaling; the isolation of a paused consumer is a test.',
+    '',
+    '## Settings of this run',
+    '',
+    table(['setting', 'value'], Object.entries(run.settings).map(([key, value]) => [`\`${key}\``, String(value)])),
     '',
   );
-  if (streamHour !== undefined) push('## SSE stream-hour', '', 'Written by the SSE stream-hour stage (`bench/sse-stream-hour.ts`; `npm run bench:sse-hour` runs it alone), figures in [bench/sse-stream-hour.json](bench/sse-stream-hour.json).', '', ...sseStreamHourLines(streamHour), '');
-
-  // Dollars.
-  push(
-    '## Dollar estimate per million events',
-    '',
-    `Published on-demand list prices, US East (N. Virginia), compiled ${PRICE_TABLE_DATE}; DynamoDB on-demand rates are those in force since the 2024-11-01 reduction. Free tiers and volume tiers are ignored. Check the pages before relying on them.`,
-    '',
-    table(
-      ['item', 'price (USD)', 'per', 'source'],
-      Object.values(PRICES).map((price) => [price.item, String(price.usd), price.per, price.source]),
-      ['l', 'r', 'l', 'l'],
-    ),
-    '',
-    `Function memory: ${Object.entries(MEMORY_MB).map(([name, mb]) => `${name} ${mb} MB`).join(', ')}, on Arm (as \`infra/constructs/relay-functions.ts\` declares them: assumed, but for the stream function's, measured by the SSE stream-hour). Lambda duration is **modelled, not the local wall time** (locally a post answers in about 0 ms and DynamoDB Local is slower than DynamoDB): fan-out per invocation = its DynamoDB calls one after another at ${AWS_DYNAMO_CALL_MS} ms each + its posts ${model.concurrency} in flight at ${AWS_POST_MS} ms each (PostToConnection in-region), never less than the measured CPU per delivery × its posts; every other function = its DynamoDB calls at ${AWS_DYNAMO_CALL_MS} ms + 1 ms, never more than its local wall time. ${floorClause(cpuFloor(results))} The SSE stream function is priced in the SSE stream-hour (it runs for a stream's life).`,
-    '',
-    table(
-      ['ingest', 'subscribers', 'DynamoDB writes', 'DynamoDB reads', 'Lambda requests', 'Lambda duration', 'WebSocket messages', 'HTTP API requests', 'total'],
-      derived.map((row) => [
-        INGEST_LABELS[row.ingest],
-        String(row.subscribers),
-        dollars(row.dollarsPerMillion.dynamoWrites),
-        dollars(row.dollarsPerMillion.dynamoReads),
-        dollars(row.dollarsPerMillion.lambdaRequests),
-        dollars(row.dollarsPerMillion.lambdaDuration),
-        dollars(row.dollarsPerMillion.websocketMessages),
-        dollars(row.dollarsPerMillion.httpRequests),
-        `**${dollars(row.dollarsPerMillion.total)}**`,
-      ]),
-    ),
-    '',
-    '- **Measured:** the counts behind each column: request units, invocations, WebSocket messages received (`$default` invocations) and sent (delivered posts), HTTP requests; and, this machine\'s, the duration model\'s CPU floor and wall-time cap (stated above).',
-    '- **Assumed:** the prices above, memory sizes (the stream function\'s is measured: SSE stream-hour), Arm, and the duration model\'s latencies (stated above). Messages are under 32 KB, so each counts once. DynamoDB Streams reads by the fan-out trigger are free. Connection minutes, storage, data transfer and CloudFront are not per-event, so they are left out (see standing costs).',
-    '',
-  );
-
-  push(...latencyMarkdown(results.latency, run.settings));
-
-  push(...cpuMarkdown(results.cpu, `${run.machine.cpus} × ${run.machine.cpuModel}, ${run.machine.os}`));
-
-  push(...renderScaleMarkdown(results.fanoutScale ?? [], results.pausedConsumer));
-  push(...lanesMarkdown(results.fanoutLanes));
-
-  if (results.history !== undefined) push(...historyMarkdown(results.history));
-
-  if (results.reconnectingConsumer !== undefined) push(...reconnectMarkdown(results.reconnectingConsumer));
-  if (results.freshSession !== undefined) push(...freshMarkdown(results.freshSession));
-
-  push('## Settings of this run', '', table(['setting', 'value'], Object.entries(run.settings).map(([key, value]) => [`\`${key}\``, String(value)])), '');
-  if (results.bridges !== undefined) push(...bridgeCostLines(results.bridges));
   return `${lines.join('\n')}\n`;
 }
 
-/**
- * Which parts of the modelled Lambda duration are this machine's: the fan-out CPU floor (as a
- * ratio to the stand-in post loop's when the run has it) and the other functions' wall-time cap.
- */
-export function floorClause(floor: ReturnType<typeof cpuFloor>): string {
-  const cap = "The latencies are the model's; two parts are this machine's: the other functions' cap (their local wall time, DynamoDB Local's answers in it), and fan-out's CPU floor";
-  if (floor === undefined) return `${cap}, not measured in these results (no fan-out scale stage), so 0.`;
-  const where = `the fan-out scale run with the least CPU per delivery (${floor.run.subscribers} subscribers, ${floor.run.postDelayMs} ms posts): CPU-seconds of the process running fan-out ÷ its deliveries`;
-  if (floor.standInRatio === undefined || floor.standInMsPerDelivery === undefined) return `${cap}: ${fixed(floor.msPerDelivery, 3)} ms per delivery on this machine, ${where} (no stand-in CPU in these results to state it as a ratio).`;
-  return `${cap}: **${fixed(floor.standInRatio, 2)}× the stand-in post loop's CPU per delivery** (same pair: the posting path alone, as "Fan-out at scale" says), ${where}; on this machine ${fixed(floor.msPerDelivery, 3)} ms per delivery against the stand-in's ${fixed(floor.standInMsPerDelivery, 3)} ms. That process also runs the local gateway and \`@connections\` endpoint, so the floor is an upper bound on fan-out's own CPU.`;
+/** Each latency path's yardstick: the stream poll, and for SSE the stream poll + the inbox poll. */
+function pollsOf(results: BenchResults, path: 'websocket' | 'sse' | 'command'): number {
+  const stream = Number(results.run.settings.AEP_LOCAL_POLL_MS);
+  return path === 'sse' ? stream + Number(results.run.settings.AEP_SSE_POLL_MS) : stream;
 }
 
-/** The reconnecting consumer: counts per round (README "Session order"). */
-function freshMarkdown(result: FreshSessionResult): string[] {
-  const polls = (ms: number) => (ms / result.pollMs).toFixed(1);
+function latencyPaths(results: BenchResults): Array<[string, 'websocket' | 'sse' | 'command', Distribution]> {
   return [
-    '## A fresh session beside a warm one',
+    ['POST → WebSocket', 'websocket', results.latency.delivery.websocket],
+    ['POST → SSE', 'sse', results.latency.delivery.sse],
+    ['command round trip', 'command', results.latency.command],
+  ];
+}
+
+function latencyHeadline(results: BenchResults): string[] {
+  const parts = latencyPaths(results).map(([label, path, dist]) => `${label} p50/p99 **${times(dist.p50 / pollsOf(results, path))} / ${times(dist.p99 / pollsOf(results, path))}**`);
+  return [`- **Latency, in poll periods of the same run** (p99 noisy): ${parts.join('; ')}.`];
+}
+
+function latencySection(results: BenchResults): string[] {
+  const { settings } = results.run;
+  return [
+    '## Latency (local stack)',
     '',
-    `A consumer subscribes to a session that does not exist yet; an emitter with a new agent name says hello and pipelines ${result.events} events over one socket, then ${result.events} more once the session is warm. First delivery from the burst's first frame sent, in stream polls of ${result.pollMs} ms (the same run's yardstick); write units per event over every function, refused conditional writes included.`,
+    `POST → delivery: ${results.latency.delivery.websocket.count} events POSTed at random (Poisson arrivals, one every ${results.latency.delivery.paceMs} ms on average) to a session with one WebSocket subscriber,`,
+    "then as many to a session with 5 SSE streams opened a few tens of milliseconds apart (their deliveries pooled), each binding alone on the stack.",
+    'Command round trip: `control.pause`/`control.resume` to the simulated agent, one at a time, until its `control.accepted` comes back.',
+    `Locally, latency is mostly polling, so the yardstick is the polls each path waits on: the stream poll (\`AEP_LOCAL_POLL_MS\` = ${settings.AEP_LOCAL_POLL_MS} ms),`,
+    `and for SSE the stream poll + the inbox poll (\`AEP_SSE_POLL_MS\` = ${settings.AEP_SSE_POLL_MS} ms). The p99 is **noisy**: a stall of the shared machine moves it by a third.`,
     '',
-    table(
-      ['round', 'fresh: first (polls)', 'warm: first (polls)', 'fresh: all (polls)', 'warm: all (polls)', 'fresh WRU/event', 'warm WRU/event'],
-      result.rounds.map((round, index) => [String(index + 1), polls(round.fresh.firstMs), polls(round.warm.firstMs), polls(round.fresh.allMs), polls(round.warm.allMs), round.fresh.writeUnitsPerEvent.toFixed(2), round.warm.writeUnitsPerEvent.toFixed(2)]),
-    ),
+    table(['path', 'samples', 'yardstick', '**p50 ÷ poll**', '**p95 ÷ poll**', 'p99 ÷ poll (noisy)', 'this machine: p50 / p99 / max'], latencyPaths(results).map(([label, path, dist]) => {
+      const poll = pollsOf(results, path);
+      return [label, String(dist.count), ms(poll), `**${times(dist.p50 / poll)}**`, `**${times(dist.p95 / poll)}**`, times(dist.p99 / poll), `${ms(dist.p50)} / ${ms(dist.p99)} / ${ms(dist.max)}`];
+    })),
     '',
-    `Median first delivery: **fresh ${result.freshFirstPolls.toFixed(1)} polls, warm ${result.warmFirstPolls.toFixed(1)} polls** (${(result.freshFirstPolls - result.warmFirstPolls).toFixed(1)} apart).`,
+    'On AWS, Lambda polls a stream shard about 4 times a second and every hop crosses a network: these figures compare builds; they do not predict production.',
     '',
   ];
 }
 
-function reconnectMarkdown(result: ReconnectingConsumerResult): string[] {
+function cpuSection(cpu: CpuResult): string[] {
+  const row = (label: string, key: keyof CpuResult['ratio']) => [label, key === 'pipeline' ? `**${times(cpu.ratio[key])}**` : `${times(cpu.ratio[key])} (noisy)`, fixed(cpu.usPerEvent[key], 2)];
+  return [
+    '## Handler CPU per event (in-process)',
+    '',
+    `Over the golden corpus (${cpu.corpusEvents} events) with the functions the handlers call: \`JSON.parse\` + \`validateEnvelope\`; ${cpu.filters} compiled filters;`,
+    `and \`deliveryText\` for every match (${fixed(cpu.matchesPerEvent, 1)} a event, ${fixed(cpu.downlevelsPerEvent, 1)} down-leveled).`,
+    'Each is timed in alternating slices with the yardstick, the reference pipeline (`bench/stages/cpu.ts`: JSON parse, walk and serialize of the same corpus), and its ratio is the median pair.',
+    "The stages' own ratios are **noisy**: a process settles into one of a few compiled forms of the matchers, and the match ratio moved by a fifth between processes.",
+    '',
+    table(['stage', '÷ reference (same run)', 'this machine: µs per event'], [
+      row('parse + envelope validation', 'parseAndValidate'),
+      row(`match against ${cpu.filters} filters`, 'match100'),
+      row('delivery text', 'deliveryText'),
+      row('**whole pipeline**', 'pipeline'),
+      ['reference pipeline (the yardstick)', '1×', fixed(cpu.usPerEvent.reference, 2)],
+    ]),
+    '',
+  ];
+}
+
+function standingAndStreamHour(results: BenchResults): string[] {
+  const hour = results.sseHour;
+  const row = hour.hour;
+  const s = { ...DEPLOYED_STREAM, idleSeconds: 0, burstEvents: 0, cpuSlices: 0, sliceEvents: 0, streamsPerHour: 12, ...hour.settings };
+  const setup = results.costGrid.find((one) => one.ingest === 'single' && one.subscribers > 0 && one.subscribers === Math.max(...results.costGrid.map((r) => r.subscribers)));
+  const n = setup?.subscribers ?? 0;
+  // An abandoned stream (a closed tab) polls on unaware until its idle end: its setup and cleanup, and the idle loop for that long.
+  const abandonedUsd = (row.usd.total - row.usd.lambdaRequests) * (s.idleEndMs / 3_600_000) + row.usd.lambdaRequests / s.streamsPerHour;
+  return [
+    '## Setup and standing costs',
+    '',
+    ...(setup === undefined ? [] : [
+      `Opening one subscriber (connect with the authorizer, hello, subscribe), averaged over ${n}: ${fixed(setup.setup.dynamo.writeUnits / n)} write units, ${fixed(setup.setup.dynamo.readUnits / n)} read units,`,
+      `${fixed(setup.setup.functions.authorizer.invocations / n)} authorizer and ${fixed(setup.setup.functions.socket.invocations / n)} socket invocations.`,
+      '',
+    ]),
+    `An idle WebSocket subscriber made ${results.standing.usage.functions.socket.dynamoCalls} DynamoDB calls in ${results.standing.seconds} s: it costs only connection minutes, ${dollars(hour.websocketIdleHourUsd)} an hour.`,
+    'An SSE stream is a running function that reads its inbox, so it costs duration and reads while open: the SSE stream-hour.',
+    '',
+    '## SSE stream-hour',
+    '',
+    'One stream served by the bundled stream handler alone in a process (as one Lambda execution environment serves it), at the deployed stream settings:',
+    `inbox poll every ${s.pollMs} ms, backing off after ${s.backoffAfterPolls} empty reads to every ${grouped(s.idlePollMs)} ms; heartbeat every ${s.heartbeatMs / 1000} s; token re-check every ${s.revalidateMs / 1000} s;`,
+    `slot lease ${s.slotLeaseMs / 1000} s (pool ${s.maxLiveStreams}, a tenant's share ${s.maxStreamsPerTenant}); idle end ${s.idleEndMs / 60_000} min, so ${s.streamsPerHour} streams an idle hour.`,
+    `Idle ${s.idleSeconds} s, then ${s.burstEvents} deliveries, then its client leaves; the idle phase is scaled to an hour.`,
+    '',
+    table(['one stream held open an hour', 'memory', 'read units', 'write units', 'Lambda duration', 'Lambda requests', 'DynamoDB', 'total'], [
+      ['SSE stream', `${row.memoryMb} MB`, grouped(row.readUnits), grouped(row.writeUnits), dollars(row.usd.lambdaDuration), dollars(row.usd.lambdaRequests), dollars(row.usd.dynamoReads + row.usd.dynamoWrites), `**${dollars(row.usd.total)}**`],
+      ['WebSocket, idle', '', '0', '0', '', '', '', `**${dollars(hour.websocketIdleHourUsd)}** (connection minutes)`],
+    ]),
+    '',
+    table(['idle-phase call', 'calls per hour', 'units per hour'], row.byCommand.map((call) => [call.call, grouped(call.callsPerHour), grouped(call.unitsPerHour)])),
+    '',
+    `- **Memory, measured:** peak RSS ${fixed(hour.peakRssMb, 1)} MB up to the burst's last delivery; sized at ${hour.sizedMb} MB (the peak and half again, 64 MB steps); the stack sets ${hour.setMb} MB.`,
+    `- **CPU per delivery:** ${times(hour.cpuRatioToReference)} the reference pipeline's CPU per event (noisy: one process keeps one compiled form of each side, and this moved by a third between processes).`,
+    `  The median of ${s.cpuSlices} slices of ${s.sliceEvents} deliveries ÷ the median of the reference slices they alternate with, same process; this machine: ${fixed(hour.cpuMsPerDelivery, 3)} ms per delivery.`,
+    `- **An abandoned stream** (a closed tab; Lambda is not told the client left) runs on to its idle end: about ${dollars(abandonedUsd)} each.`,
+    `- Setup and cleanup per stream: ${fixed(row.setupAndCleanup.readUnits, 1)} RRU, ${fixed(row.setupAndCleanup.writeUnits, 1)} WRU; heartbeats cost no call (${grouped(row.heartbeatsPerHour)} an hour).`,
+    '',
+  ];
+}
+
+function dollarSection(rows: Array<{ row: CostRun; usd: ReturnType<typeof dollarsPerMillion> }>, model: DurationModelInputs, floor: ReturnType<typeof cpuFloor>, referenceUs: number): string[] {
+  const floorText = floor === undefined
+    ? 'not measured in these results (no lanes stage), so 0.'
+    : `${times((floor.msPerDelivery * 1000) / referenceUs)} the reference pipeline's CPU per event (noisy; this machine: ${fixed(floor.msPerDelivery * 1000, 1)} µs), from the lanes stage's W = 1 burst at ${grouped(floor.run.subscribers)} subscribers; that process also runs ingest and the pollers, so it is an upper bound.`;
+  return [
+    '## Dollar estimate per million events',
+    '',
+    `List prices, US East (N. Virginia), compiled ${PRICE_TABLE_DATE}; free and volume tiers ignored. Check the pages before relying on them.`,
+    '',
+    table(['item', 'USD', 'per', 'source'], Object.values(PRICES).map((price) => [price.item, String(price.usd), price.per, price.source])),
+    '',
+    `Memory: ${Object.entries(MEMORY_MB).map(([name, mb]) => `${name} ${mb} MB`).join(', ')}, on Arm. Lambda duration is **modelled**, not the local wall time:`,
+    `fan-out = its DynamoDB calls at ${AWS_DYNAMO_CALL_MS} ms each + its posts ${model.concurrency} in flight at ${AWS_POST_MS} ms, never less than its CPU per delivery × its posts;`,
+    `every other function = its DynamoDB calls at ${AWS_DYNAMO_CALL_MS} ms + 1 ms, never more than its local wall time. Fan-out's CPU per delivery: ${floorText}`,
+    '',
+    table(['ingest', 'subscribers', 'DynamoDB writes', 'DynamoDB reads', 'Lambda requests', 'Lambda duration', 'WebSocket messages', 'HTTP requests', 'total'], rows.map(({ row, usd }) => [
+      INGEST_LABELS[row.ingest], String(row.subscribers), dollars(usd.dynamoWrites), dollars(usd.dynamoReads), dollars(usd.lambdaRequests), dollars(usd.lambdaDuration), dollars(usd.websocketMessages), dollars(usd.httpRequests), `**${dollars(usd.total)}**`,
+    ])),
+    '',
+    'Each delivery is one WebSocket message, so the bill follows deliveries. Connection minutes, storage and data transfer are not per event (see standing costs).',
+    '',
+  ];
+}
+
+function lanesSection(results: BenchResults, referenceUs: number): string[] {
+  const lanes = results.lanes;
+  if (lanes === undefined || lanes.runs.length === 0) return ['## Fan-out lanes', '', 'Not measured in these results (`npm run bench -- --only lanes`).', ''];
+  const { settings, runs } = lanes;
+  const one = (run: LanesRun) => runs.find((other) => other.workers === 1 && other.subscribers === run.subscribers);
+  const ratio = (run: LanesRun, figure: (r: LanesRun) => number) => { const base = one(run); return base === undefined ? undefined : figure(run) / figure(base); };
+  const perCpuSecond = (run: LanesRun) => run.deliveries / (run.cpuMs / 1000);
+  const cpu = cpuFloor(results);
+  const model = (postMs: number) => lanesModel({ subscribers: TARGET.subscribers, eventsPerSecond: TARGET.eventsPerSecond, postMs, postsPerLane: settings.concurrency, laneMemoryMb: MEMORY_MB.fanoutlane, cpuMsPerDelivery: cpu?.msPerDelivery ?? 0, batchFixedMs: ASSUMED_BATCH_FIXED_MS });
+  const columns = [20, 10].map((postMs) => model(postMs));
+  const modelRow = (label: string, value: (m: ReturnType<typeof lanesModel>) => string) => [label, ...columns.map(value)];
+  const unbounded = (value: number) => (Number.isFinite(value) ? ms(value) : 'unbounded');
+  return [
+    '## Fan-out lanes',
+    '',
+    `One tenant's session with S subscribers, a burst POSTed at once (${grouped(settings.deliveriesPerRun)} deliveries at every S), delivered by W processes:`,
+    `W = 1 is the fan-out invocation alone, W = 2 and 4 add lane worker processes. Posts go to a stand-in with a ${settings.postMs} ms round trip; ${settings.concurrency} in flight per lane.`,
+    'The yardstick is **W = 1 at the same S in the same run**. The rate and CPU ratios are **noisy** (one burst each: 15–30% between runs).',
+    'The posting bound: each of the W processes keeps its posts in flight from the first delivery on, no connection faster than its own posts one after another.',
+    '',
+    table(['subscribers', 'W', 'events', 'deliveries', '**deliveries / s ÷ W = 1**', 'of the posting bound', 'p50 / p99 ÷ W = 1', 'deliveries per CPU-s ÷ W = 1', 'fan-out / lane invocations', 'this machine: deliveries / s, first delivery'], runs.map((run) => [
+      grouped(run.subscribers), String(run.workers), String(run.events), `${grouped(run.deliveries)} / ${grouped(run.expectedDeliveries)}`,
+      `**${times(ratio(run, (r) => r.deliveriesPerSecond))}**`, `${fixed((100 * run.deliveriesPerSecond) / postingBound(run, settings), 0)}%`,
+      `${times(ratio(run, (r) => r.latency.p50))} / ${times(ratio(run, (r) => r.latency.p99))}`, times(ratio(run, perCpuSecond)),
+      `${run.fanoutInvocations} / ${run.laneInvocations}${run.laneFailures > 0 ? ` (${run.laneFailures} failed)` : ''}`, `${grouped(run.deliveriesPerSecond)}, ${ms(run.firstDeliveryMs)}`,
+    ])),
+    '',
+    `### The AWS model: ${grouped(TARGET.subscribers)} subscribers, ${TARGET.eventsPerSecond} events/s`,
+    '',
+    `From the CPU per delivery above (${cpu === undefined ? 'not measured' : `${times((cpu.msPerDelivery * 1000) / referenceUs)} the reference pipeline's CPU per event, this machine's ${fixed(cpu.msPerDelivery * 1000, 1)} µs`}),`,
+    `the lane function at ${MEMORY_MB.fanoutlane} MB (one vCPU at 1,769 MB), and F = ${ASSUMED_BATCH_FIXED_MS} ms per batch that is not posting (assumed). Each connection takes one post at a time (its order).`,
+    '',
+    table(['', 'post latency 20 ms', 'post latency 10 ms'], [
+      modelRow('deliveries / s', (m) => grouped(m.deliveriesPerSecond)),
+      modelRow('each connection busy', (m) => `${fixed(100 * m.connectionBusy, 0)}%`),
+      modelRow('rate per lane (posts-bound / CPU-bound)', (m) => `${grouped(m.latencyBoundPerLane)} / ${Number.isFinite(m.cpuBoundPerLane) ? grouped(m.cpuBoundPerLane) : '–'}`),
+      modelRow('**lanes**, each half busy', (m) => `**${m.lanes}**`),
+      modelRow(`records per batch (at most ${MAX_RECORDS_PER_BATCH})`, (m) => fixed(m.recordsPerBatch, 0)),
+      modelRow('**delivery p99** (≈ 2 × the batch)', (m) => `**${m.sustainable ? unbounded(m.p99Ms) : 'unbounded'}**`),
+      modelRow('**$ per million deliveries** (lane duration, lane requests, WebSocket messages)', (m) => `**${dollars(m.dollarsPerMillion.total)}**`),
+      modelRow('`@connections` requests / s (× the default account quota of 10,000)', (m) => `${grouped(m.apiGatewayRps)} (${fixed(m.apiGatewayQuotaMultiple, 0)}×)`),
+    ]),
+    '',
+    columns[0]?.sustainable === true ? '' : `At a 20 ms post no number of lanes keeps up: each connection would need a post in flight ${fixed(100 * (columns[0]?.connectionBusy ?? 0), 0)}% of the time.`,
+    '',
+  ];
+}
+
+function historySection(history: HistoryBench): string[] {
+  return [
+    '## History reads',
+    '',
+    `One session of ${history.sessionEvents} events read whole through \`GET /history\`, following \`Link: rel="next"\`; then one \`GET /sessions\` page over ${history.sessionsListed} sessions. Read units include each request's token lookup.`,
+    '',
+    table(['page size', 'requests', 'RRU per 1,000 events', 'RRU per request'], history.pages.map((page) => [String(page.pageSize), String(page.requests), fixed(page.readUnitsPer1000, 1), fixed(page.readUnitsPerRequest, 1)])),
+    '',
+    `- \`GET /sessions\` (${history.sessionsPage.pageSize} per page): **${fixed(history.sessionsPage.readUnitsPerPage, 1)} RRU per page**.`,
+    `- Session summaries: **${fixed(history.summaryWriteUnitsPerEvent, 3)} WRU per ingested event**, written by fan-out (${history.summarySessionsPerBatch}).`,
+    '',
+  ];
+}
+
+function freshSection(result: FreshSessionResult): string[] {
+  const polls = (value: number) => fixed(value / result.pollMs, 1);
+  return [
+    '## A fresh session beside a warm one',
+    '',
+    `A consumer subscribes to a session that does not exist yet; an emitter with a new agent name says hello and pipelines ${result.events} events over one socket, then ${result.events} more once the session is warm.`,
+    `First delivery from the burst's first frame, in stream polls of ${result.pollMs} ms (the yardstick); write units per event over every function, refused conditional writes included.`,
+    '',
+    table(['round', 'fresh: first (polls)', 'warm: first (polls)', 'fresh WRU / event', 'warm WRU / event'], result.rounds.map((round, index) => [String(index + 1), polls(round.fresh.firstMs), polls(round.warm.firstMs), fixed(round.fresh.writeUnitsPerEvent), fixed(round.warm.writeUnitsPerEvent)])),
+    '',
+    `Median first delivery: **fresh ${fixed(result.freshFirstPolls, 1)} polls, warm ${fixed(result.warmFirstPolls, 1)} polls**;`,
+    `median write units per event: fresh ${fixed(median(result.rounds.map((round) => round.fresh.writeUnitsPerEvent)))}, warm ${fixed(median(result.rounds.map((round) => round.warm.writeUnitsPerEvent)))}.`,
+    '',
+  ];
+}
+
+function reconnectSection(result: ReconnectingConsumerResult): string[] {
   return [
     '## Reconnecting consumer (session order)',
     '',
-    'An emitter pipelines a session\'s events over one socket (invocation jitter on, so they are stored out of order); a consumer drops after every 5 to 40 events and resumes after the last position it received. Late entries are the events released after their session\'s release point passed them (what every resume below them serves again); duplicates are deliveries of an event the consumer already had. Counts only.',
+    "An emitter pipelines a session's events over one socket (invocation jitter on, so they are stored out of order); a consumer drops after every 5 to 40 events and resumes after the last position it received.",
+    "Late entries: events released after their session's release point passed them. Duplicates: deliveries of an event the consumer already had. Counts only.",
     '',
-    table(
-      ['round', 'events', 'connections', 'late entries', 'duplicates', 'all received'],
-      result.rounds.map((round, index) => [String(index + 1), String(round.events), String(round.connections), String(round.lateEntries), String(round.duplicates), round.complete ? 'yes' : 'no']),
-    ),
+    table(['round', 'events', 'connections', 'late entries', 'duplicates', 'all received'], result.rounds.map((round, index) => [String(index + 1), String(round.events), String(round.connections), String(round.lateEntries), String(round.duplicates), round.complete ? 'yes' : 'no'])),
     '',
-    `Per 1,000 pipelined events: **${result.lateEntriesPerThousand.toFixed(1)} late entries**; **${result.duplicatesPerEvent.toFixed(3)} duplicate deliveries per event**; ${result.connectionsPerRound.toFixed(1)} connections per round.`,
+    `**${fixed(result.lateEntriesPerThousand, 1)} late entries per 1,000 events; ${fixed(result.duplicatesPerEvent, 3)} duplicate deliveries per delivered event.**`,
+    '',
+  ];
+}
+
+function bridgesSection(runs: readonly BridgeCostRun[]): string[] {
+  const per1000 = (value: number, events: number) => fixed((value * 1000) / events, 1);
+  return [
+    '## Bridges (AEP-0005 sinks)',
+    '',
+    `The same ${runs[0]?.events ?? 0} events posted to tenants with no sinks, one sink of each HTTP kind, and all three, each sink a local receiver. Per 1,000 events, all added cost:`,
+    "ingest and fan-out do not change with sinks. The bridges function reads a tenant's sink settings once per stream batch.",
+    '',
+    table(['sinks', 'bridges invocations', 'bridges RRU', 'bridges WRU', 'sink requests'], runs.map((run) => [run.scenario, per1000(run.bridges.invocations, run.events), per1000(run.bridges.readUnits, run.events), per1000(run.bridges.writeUnits, run.events), per1000(run.sinkRequests, run.events)])),
     '',
   ];
 }

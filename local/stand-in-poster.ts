@@ -1,5 +1,5 @@
 /**
- * A stand-in for PostToConnection, for the bench's lanes stage (`bench/fanout-lanes.ts`): each
+ * A stand-in for PostToConnection, for the bench's lanes stage (`bench/stages/lanes.ts`): each
  * post waits a simulated round trip, answers `sent`, and records when it completed beside the
  * emit time the bench wrote into the event. With it, fan-out and its lane workers deliver to
  * thousands of subscribers without thousands of open sockets, so what the stage measures is the

@@ -26,7 +26,7 @@ import { buildConsole } from '../../infra/console-build.ts';
 import { consoleContentSecurityPolicy } from '../../infra/constructs/console-site.ts';
 import { FANOUT_RETRY_ATTEMPTS } from '../../infra/constructs/fanout.ts';
 import { STREAM_MEMORY_MB } from '../../infra/constructs/stream-memory.ts';
-import { DEPLOYED_STREAM } from '../../bench/sse-stream-hour-model.ts';
+import { DEPLOYED_STREAM } from '../../bench/stages/sse-hour-model.ts';
 import { EDGE_LOG_FIELDS } from '../../infra/constructs/edge-access-logs.ts';
 import { ORIGIN_VERIFY_HEADER } from '../../src/auth/origin-verify.ts';
 import { RelayStack } from '../../infra/relay-stack.ts';
@@ -282,11 +282,11 @@ describe('SSE stream endpoint', () => {
     expect(url).toMatchObject({ AuthType: 'AWS_IAM', InvokeMode: 'RESPONSE_STREAM' });
     expect(refersTo(url.TargetFunctionArn, logicalIdOf(stack.functions.stream))).toBe(true);
     expect(propertiesOf(template, stack.functions.stream).Timeout).toBe(900);
-    // Sized from the bench's measured peak RSS (npm run bench:sse-hour), not assumed.
+    // Sized from the bench's measured peak RSS (npm run bench -- --only sse-hour), not assumed.
     expect(propertiesOf(template, stack.functions.stream).MemorySize).toBe(STREAM_MEMORY_MB);
   });
 
-  it('deploys the stream settings the bench measures the SSE stream-hour at (bench/sse-stream-hour-model.ts)', () => {
+  it('deploys the stream settings the bench measures the SSE stream-hour at (bench/stages/sse-hour-model.ts)', () => {
     const { stack, template } = defaults;
     const variables = (propertiesOf(template, stack.functions.stream).Environment as { Variables: Json }).Variables;
     const { sse } = readRelayConfig(Object.fromEntries(Object.entries(variables).map(([key, value]) => [key, render(value)])));

@@ -6,20 +6,16 @@
  * send, and given in stream polls (the local stream poll interval) so the two compare within the
  * same run; with the write units each burst cost per event, refused conditional writes counted.
  */
-import type { RunningStack } from '../local/stack.ts';
-import type { StackUsage } from '../local/usage.ts';
-import { billedWriteUnits } from './billed-units.ts';
-import { BenchSocket, createTenant, uniqueName, waitUntil } from './clients.ts';
-import { settle } from './cost.ts';
-import { median } from './cpu-reference.ts';
-import { benchEvent } from './workload.ts';
+import type { RunningStack } from '../../local/stack.ts';
+import type { StackUsage } from '../../local/usage.ts';
+import { billedWriteUnits } from '../pricing.ts';
+import { BenchSocket, createTenant, settle, uniqueName, waitUntil } from '../clients.ts';
+import { median } from '../stats.ts';
+import { benchEvent } from '../workload.ts';
 
 export interface BurstFigures {
-  /** From the burst's first event frame sent to its first delivery (ms). */
   firstMs: number;
-  /** From the first frame sent to the burst's last delivery (ms). */
   allMs: number;
-  /** DynamoDB write units billed for the burst, every function, per event. */
   writeUnitsPerEvent: number;
 }
 
@@ -27,7 +23,6 @@ export interface FreshSessionResult {
   pollMs: number;
   events: number;
   rounds: Array<{ fresh: BurstFigures; warm: BurstFigures }>;
-  /** Medians over the rounds, in stream polls. */
   freshFirstPolls: number;
   warmFirstPolls: number;
 }
@@ -58,7 +53,6 @@ async function burst(stack: RunningStack, consumer: BenchSocket, emitter: BenchS
 export async function measureFreshSession(stack: RunningStack, options: { rounds: number; events: number; pollMs: number }): Promise<FreshSessionResult> {
   const token = await createTenant(stack.dynamoEndpoint, uniqueName('fresh'));
   const rounds: FreshSessionResult['rounds'] = [];
-  // One round first, not counted: the first use of each code path in a process is slower.
   for (let round = -1; round < options.rounds; round += 1) {
     const session = uniqueName('fresh-session');
     const agent = uniqueName('fresh-agent');

@@ -4,62 +4,12 @@
  * their own, each latency taken from the POST's start to the consumer's receipt), and the command
  * round trip through the simulated agent.
  */
-import { SimulatedAgent } from '../local/agent/simulated-agent.ts';
-import type { RunningStack } from '../local/stack.ts';
-import { BenchSocket, createTenant, mintId, openSse, postEvents, sleep, uniqueName, waitUntil } from './clients.ts';
-import { settle } from './cost.ts';
-import { median } from './cpu-reference.ts';
-import { benchEvent } from './workload.ts';
-
-export interface Distribution {
-  count: number;
-  min: number;
-  p50: number;
-  p95: number;
-  p99: number;
-  max: number;
-  mean: number;
-  /** Every sample (ms), sorted, for the plot and the JSON. */
-  samples: number[];
-}
-
-export function distribution(values: readonly number[]): Distribution {
-  const samples = [...values].sort((a, b) => a - b);
-  const at = (q: number) => samples[Math.min(samples.length - 1, Math.max(0, Math.ceil(q * samples.length) - 1))] ?? Number.NaN;
-  return {
-    count: samples.length,
-    min: samples[0] ?? Number.NaN,
-    p50: at(0.5),
-    p95: at(0.95),
-    p99: at(0.99),
-    max: samples[samples.length - 1] ?? Number.NaN,
-    mean: samples.reduce((sum, value) => sum + value, 0) / Math.max(1, samples.length),
-    samples: samples.map((value) => Math.round(value * 100) / 100),
-  };
-}
-
-/** A distribution's figures without its samples: what results keep per run. */
-export type DistributionSummary = Omit<Distribution, 'samples'>;
-
-const SUMMARY_FIGURES = ['count', 'min', 'p50', 'p95', 'p99', 'max', 'mean'] as const satisfies ReadonlyArray<keyof DistributionSummary>;
-
-/** Each figure's median over `summaries`: one summary standing for repeats of the same measurement. */
-export function medianSummary(summaries: readonly DistributionSummary[]): DistributionSummary {
-  return Object.fromEntries(SUMMARY_FIGURES.map((key) => [key, median(summaries.map((summary) => summary[key]))])) as DistributionSummary;
-}
-
-/**
- * Several repeats of one path as one distribution: every repeat's samples pooled (for the plot and
- * the JSON), and each figure the median of the repeats' own figures, so that one repeat during a
- * stall of the shared machine (its tail moves by a third on this 2-core machine) does not move
- * the figure; the pooled tail would follow such a repeat. One repeat is itself.
- */
-export function medianOfRepeats(repeats: readonly Distribution[]): Distribution {
-  if (repeats.length === 1) return repeats[0] as Distribution;
-  const pooled = distribution(repeats.flatMap((repeat) => repeat.samples));
-  const each = (key: 'p50' | 'p95' | 'p99' | 'max' | 'mean') => median(repeats.map((repeat) => repeat[key]));
-  return { ...pooled, p50: each('p50'), p95: each('p95'), p99: each('p99'), max: each('max'), mean: each('mean') };
-}
+import { SimulatedAgent } from '../../local/agent/simulated-agent.ts';
+import type { RunningStack } from '../../local/stack.ts';
+import { BenchSocket, createTenant, mintId, openSse, postEvents, settle, sleep, uniqueName, waitUntil } from '../clients.ts';
+import { distribution } from '../stats.ts';
+import type { Distribution } from '../stats.ts';
+import { benchEvent } from '../workload.ts';
 
 export interface DeliveryLatency {
   paceMs: number;
@@ -67,31 +17,17 @@ export interface DeliveryLatency {
   sse: Distribution;
 }
 
-/**
- * SSE streams per repeat, opened at staggered moments. A stream reads its inbox on its own poll
- * from the moment it opens, and the stream poller runs on another fixed period, so one stream's
- * latency follows the phase between the two, set once when it opens (its p50 was 0.57 and 0.69
- * polls in two runs). Several streams, opened STAGGER_MS apart plus a random part, sample the
- * phases, and their deliveries are pooled into the SSE distribution.
- */
+/** SSE streams, opened at staggered moments so that they sample the phases between the stream poll and each inbox poll. */
 export const SSE_STREAMS = 5;
 const STAGGER_MS = 37;
 
-/**
- * The gap before the next POST: exponential with mean `meanMs` (Poisson arrivals), capped at 5x
- * the mean. At a fixed pace the POSTs lock to the stream poll: 30 ms a POST against a poll cycle
- * of about 120 ms (the 100 ms wait and the read) puts every POST at one of four phases of the
- * cycle, where they stay, so a repeat's p50 followed the phase its first POST fell on (89 and
- * 111 ms within one run, 84 to 90 in the next). Poisson arrivals see the time average (PASTA):
- * their phases spread over the whole cycle whatever its length.
- */
+/** The gap before the next POST: exponential with mean `meanMs` (Poisson arrivals sample every phase of the poll), capped at 5× the mean. */
 export function poissonGapMs(meanMs: number, random: () => number = Math.random): number {
   return Math.min(5 * meanMs, -meanMs * Math.log(1 - random()));
 }
 
 /** The consumers of one delivery measurement: each records when it received an event, by id. */
 interface Receivers {
-  /** One map per consumer (event id → receipt time, ms). */
   at: Array<Map<string, number>>;
   close: () => Promise<void>;
 }
@@ -125,20 +61,12 @@ async function openSseReceivers(stack: RunningStack, token: string, session: str
   };
 }
 
-/**
- * POST → delivery on one binding, with that binding's consumers alone on the session. The two
- * bindings are measured one after the other, not together: the five SSE streams' inbox polls run
- * in the same local stack process as the WebSocket fan-out, so measured together the WebSocket
- * tail carried their CPU, which moved from one run to the next (the WebSocket p99 read 1.86 and
- * 2.42 polls in two consecutive runs while the command round trip, measured alone, agreed within
- * 2%; measured alone, it read 1.60 and 1.47).
- */
+/** POST → delivery on one binding, its consumers alone on the session (the SSE streams' inbox polls would weigh on the WebSocket tail). */
 export async function measureDeliveryLatency(stack: RunningStack, binding: 'websocket' | 'sse', count: number, paceMs: number): Promise<Distribution> {
   const token = await createTenant(stack.dynamoEndpoint, uniqueName('bench-latency'));
   const session = uniqueName('latency');
   const receivers = binding === 'websocket' ? await openWebSocketReceiver(stack, token, session) : await openSseReceivers(stack, token, session);
   const everywhere = (id: string) => receivers.at.every((at) => at.has(id));
-  // Warm-up: the subscriptions are live once a first event arrives on all of them.
   let seq = 0;
   for (let round = 0; round < 20; round += 1) {
     const event = benchEvent(session, seq++);
@@ -173,7 +101,6 @@ export async function measureCommandRoundTrip(stack: RunningStack, count: number
   const session = uniqueName('controlled');
   const agent = new SimulatedAgent({ baseUrl: stack.baseUrl, token, agent: 'sim', session, accepts: ['control.pause', 'control.resume'] });
   await agent.start();
-  // The agent's first sequenced event records its claim on the session.
   await settle(stack);
   const phone = await BenchSocket.consumer(stack.baseUrl, token, { role: 'both', identity: { agent: 'phone' } }, { id: 'watch', filter: { session } });
   const rtts: number[] = [];

@@ -3,19 +3,17 @@
  * events, per ingest path and subscriber count, plus the two sweeps that show which
  * subscriptions fan-out reads.
  */
-import type { RunningStack } from '../local/stack.ts';
-import type { StackUsage } from '../local/usage.ts';
-import { BenchSocket, createTenant, inPool, postEvents, sleep, uniqueName, waitUntil } from './clients.ts';
-import { BENCH_AGENT, benchEvents, expectedDeliveries, subscriberMix } from './workload.ts';
-import { localTableNames } from '../local/create-tables.ts';
-import { LOCAL_CREDENTIALS } from '../local/local-credentials.ts';
-import { Opening } from '../src/relay/order/consumer-has.ts';
-import { handOffToLive } from '../src/relay/subscribe/subscription-handoff.ts';
-import { recordSubscription } from '../src/relay/subscribe/open-subscription.ts';
-import { compileFilter, validateFilter } from '../src/protocol/attr-match.ts';
-import { connectionTableStores } from '../src/store/connection-table.ts';
-import { createDynamoClient } from '../src/store/dynamo-client.ts';
-import type { SubscriberSpec } from './workload.ts';
+import type { RunningStack } from '../../local/stack.ts';
+import type { StackUsage } from '../../local/usage.ts';
+import { BenchSocket, createTenant, inPool, localDynamo, postBatches, postEvents, settle, sleep, uniqueName, waitUntil } from '../clients.ts';
+import { BENCH_AGENT, benchEvents, expectedDeliveries, subscriberMix } from '../workload.ts';
+import { localTableNames } from '../../local/create-tables.ts';
+import { Opening } from '../../src/relay/order/consumer-has.ts';
+import { handOffToLive } from '../../src/relay/subscribe/subscription-handoff.ts';
+import { recordSubscription } from '../../src/relay/subscribe/open-subscription.ts';
+import { compileFilter, validateFilter } from '../../src/protocol/attr-match.ts';
+import { connectionTableStores } from '../../src/store/connection-table.ts';
+import type { SubscriberSpec } from '../workload.ts';
 
 export type IngestPath = 'single' | 'batch100' | 'websocket';
 
@@ -30,49 +28,19 @@ export interface CostRun {
   subscribers: number;
   mix: { sessionMatching: number; sessionOther: number; typeFiltered: number };
   events: number;
-  /** Deliveries the filters call for (one post per matching connection and event). */
   expectedDeliveries: number;
-  /** Deliveries the subscribers counted. */
   receivedDeliveries: number;
   wallMs: number;
   usage: StackUsage;
-  /** What opening the subscribers (and the emitter) cost: connect, hello, subscribe. */
   setup: StackUsage;
 }
 
 export interface SweepRun {
   kind: 'session-unmatched' | 'type-unmatched';
-  /** Subscriptions that can never match the events (besides the one matching subscriber). */
   unmatched: number;
   events: number;
   receivedDeliveries: number;
   usage: StackUsage;
-}
-
-/**
- * Waits until nothing runs and the counters have not moved for `quietMs`. The stream function is
- * left out: an SSE stream whose client went away keeps polling until its idle end (a Lambda
- * response stream is not told the client left; `npm run bench:abandoned` measures that cost).
- */
-export async function settle(stack: RunningStack, quietMs = 300, timeoutMs = 60_000): Promise<void> {
-  const signature = (usage: StackUsage) =>
-    JSON.stringify([Object.entries(usage.functions).flatMap(([name, f]) => (name === 'stream' ? [] : [[f.invocations, f.completed, f.dynamoCalls]])), usage.postToConnection.calls, usage.fanoutRecords]);
-  const inFlight = (usage: StackUsage) => usage.functions.http.invocations - usage.functions.http.completed + usage.functions.socket.invocations - usage.functions.socket.completed + usage.functions.fanout.invocations - usage.functions.fanout.completed + usage.functions.authorizer.invocations - usage.functions.authorizer.completed;
-  const deadline = Date.now() + timeoutMs;
-  let last = signature(stack.usage());
-  let quietSince = Date.now();
-  for (;;) {
-    await sleep(25);
-    const usage = stack.usage();
-    const now = signature(usage);
-    if (now !== last || inFlight(usage) > 0) {
-      last = now;
-      quietSince = Date.now();
-    } else if (Date.now() - quietSince >= quietMs) {
-      return;
-    }
-    if (Date.now() > deadline) throw new Error('the stack did not settle');
-  }
 }
 
 async function openSubscribers(stack: RunningStack, token: string, specs: readonly SubscriberSpec[]): Promise<BenchSocket[]> {
@@ -95,19 +63,13 @@ async function openEmitter(stack: RunningStack, token: string): Promise<BenchSoc
 async function ingest(stack: RunningStack, token: string, path: IngestPath, events: ReadonlyArray<Record<string, unknown>>, emitter?: BenchSocket): Promise<void> {
   switch (path) {
     case 'single':
-      // Four agents' worth of concurrency: each POST carries one event.
       await inPool(events, 4, (event) => postEvents(stack.baseUrl, token, JSON.stringify(event), 'application/json'));
       return;
     case 'batch100':
-      for (let offset = 0; offset < events.length; offset += 100) {
-        const body = events.slice(offset, offset + 100).map((event) => JSON.stringify(event)).join('\n') + '\n';
-        await postEvents(stack.baseUrl, token, body, 'application/x-ndjson');
-      }
+      await postBatches(stack.baseUrl, token, events);
       return;
     case 'websocket': {
       if (emitter === undefined) throw new Error('websocket ingest needs an emitter');
-      // The socket API runs messages concurrently and acks nothing on success, so the emitter
-      // keeps at most 8 messages whose $default invocation has not returned.
       const base = stack.usage().functions.socket.completed;
       let errors = 0;
       const off = emitter.on((frame) => {
@@ -204,7 +166,7 @@ export async function runSweepScenario(stack: RunningStack, kind: SweepRun['kind
   const session = uniqueName('events');
   const events = benchEvents(session, eventCount);
   const matching = await BenchSocket.consumer(stack.baseUrl, token, { role: 'consumer' }, { id: 'match', filter: { session } });
-  const client = createDynamoClient({ region: 'us-east-1', endpoint: stack.dynamoEndpoint, credentials: LOCAL_CREDENTIALS });
+  const client = localDynamo(stack.dynamoEndpoint);
   const stores = connectionTableStores(client, { tableName: localTableNames('aep-local').connections, now: Date.now, connectionLifetimeSeconds: 3600, maxPendingBytes: 256 * 1024 });
   const principal = { tenant, tokenId: 'bench-holder', scopes: ['consume' as const] };
   const perConnection = 32;
@@ -219,7 +181,6 @@ export async function runSweepScenario(stack: RunningStack, kind: SweepRun['kind
           const filter = kind === 'session-unmatched' ? { session: uniqueName('elsewhere') } : { type: 'attention.*' };
           const validated = validateFilter(filter);
           if (!validated.ok) throw new Error(`sweep filter refused: ${validated.reason}`);
-          // Recorded the way every binding records a subscription (indexed by session or by type).
           const recorded = await recordSubscription(stores, { tenant, connectionId, subscriptionId, filter: validated.filter, matches: compileFilter(validated.filter), ceiling: undefined, from: undefined }, perConnection);
           if (!recorded) throw new Error('could not record a sweep subscription');
           await handOffToLive(stores, { tenant, connectionId, subscriptionId, ceiling: undefined, opening: new Opening(), deliver: async () => true });

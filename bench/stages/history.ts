@@ -5,17 +5,14 @@
  * Units are what DynamoDB Local reports through the handlers' meters; each HTTP request also
  * pays its token lookup.
  */
-import type { RunningStack } from '../local/stack.ts';
-import { createTenant, mintId, uniqueName } from './clients.ts';
-import { settle } from './cost.ts';
+import type { RunningStack } from '../../local/stack.ts';
+import { createTenant, mintId, settle, uniqueName } from '../clients.ts';
 
 export interface HistoryBench {
   sessionEvents: number;
-  /** Per page size: requests made and read units per 1,000 events read. */
   pages: Array<{ pageSize: number; requests: number; readUnitsPer1000: number; readUnitsPerRequest: number }>;
   sessionsListed: number;
   sessionsPage: { pageSize: number; readUnitsPerPage: number };
-  /** Fan-out write units per ingested event spent on session summaries (no subscribers, so nothing else writes). */
   summaryWriteUnitsPerEvent: number;
   summarySessionsPerBatch: string;
 }
@@ -77,21 +74,4 @@ export async function measureHistory(stack: RunningStack, sessionEvents: number,
     summaryWriteUnitsPerEvent,
     summarySessionsPerBatch,
   };
-}
-
-export function historyMarkdown(history: HistoryBench): string[] {
-  const rows = history.pages.map((row) => [String(row.pageSize), String(row.requests), row.readUnitsPer1000.toFixed(1), row.readUnitsPerRequest.toFixed(1)]);
-  return [
-    '## History reads',
-    '',
-    `One session of ${history.sessionEvents} events (NDJSON batches of 100, ~200-byte events) read whole through \`GET /history\`, following \`Link: rel="next"\`; then one \`GET /sessions\` page over ${history.sessionsListed} sessions. Read units include each request's token lookup. \`npm run bench -- --history-only\` measures this section alone and merges it into the saved results.`,
-    '',
-    '| page size | requests | RRU per 1,000 events | RRU per request |',
-    '|---:|---:|---:|---:|',
-    ...rows.map((row) => `| ${row.join(' | ')} |`),
-    '',
-    `- \`GET /sessions\` (${history.sessionsPage.pageSize} per page): **${history.sessionsPage.readUnitsPerPage.toFixed(1)} RRU per page** (the activity index query, the tenant's claims, the token).`,
-    `- Session summaries: **${history.summaryWriteUnitsPerEvent.toFixed(3)} WRU per ingested event**, written by fan-out, none on the ingest path (${history.summarySessionsPerBatch}: one summary update per session per batch).`,
-    '',
-  ];
 }

@@ -1,55 +1,36 @@
 /**
  * One SSE stream served alone in a process of its own, as a Lambda execution environment of the
  * stream function serves it: `serveStream` over a runtime built by `createRuntime`, against the
- * local stack's DynamoDB Local. Spawned by bench/sse-stream-hour.ts (bundled with esbuild like the
- * deployed function, run with plain node); reports on its last stdout line, as JSON:
- * - every DynamoDB call with the phase of the stream it fell in (setup before the replay-to-live
- *   handoff, idle, burst, cleanup after the client left), its consistency and item count, and the
- *   units DynamoDB would bill for it (reported units, but never below the least a call is billed);
- * - the heartbeats and the response bytes of the idle phase (heartbeats and their flush padding);
- * - the process's RSS and heap, sampled every 50 ms from its start to the burst's last delivery;
- * - the CPU phase, when BENCH_CPU_SLICES is above 0: after the burst (and the RSS samples, so the
- *   yardstick's allocations are not in the peak), the stream stays open and is sent
- *   BENCH_CPU_SLICES slices of BENCH_SLICE_EVENTS events, one at a time, in alternation with
- *   slices of the CPU yardstick, the fixed reference pipeline (bench/cpu-reference.ts) over the
- *   burst's events, in this process: reference, slice, reference, ..., slice, reference. The
- *   stream's next read waits until a slice's events are all in its inbox, and the slice is timed
- *   (this process's CPU) from the start of the read that brings them to the end of the read that
- *   deletes them: the same work every slice, with neither the empty probes while the events are
- *   on their way through the stack nor a split of them over reads (both a matter of the stack's
- *   latency, not of this process) in it. The ratio is the median slice ÷ the median reference
- *   slice (sse-stream-hour-model.ts).
+ * local stack's DynamoDB Local. Spawned by sse-hour.ts (bundled with esbuild like the deployed
+ * function). It reports, on its last stdout line: every DynamoDB call with the stream's phase
+ * (setup, idle, burst, cleanup), its consistency and the units DynamoDB bills for it; the
+ * heartbeats and response bytes of the idle phase; peak RSS up to the burst's last delivery; and,
+ * when BENCH_CPU_SLICES > 0, the CPU phase: slices of BENCH_SLICE_EVENTS deliveries, each timed
+ * from the read that brings them to the read that deletes them, alternated with slices of the
+ * reference pipeline (cpu.ts) over the burst's events in this process.
  *
- * Protocol on stdout, one line each: `BENCH_IDLE_DONE` (post the burst), `BENCH_SLICE <index>`
- * (post that slice's events, and say `BENCH_GO` on stdin once the stack has settled: they are
- * all in the inbox), `BENCH_REPORT <json>` (the report, last).
- *
- * Input (environment, besides the relay's own variables the local stack set): BENCH_TOKEN,
- * BENCH_SESSION, BENCH_IDLE_MS (how long the stream is left idle), BENCH_BURST_EVENTS (deliveries
- * the parent posts after the idle phase), BENCH_CPU_SLICES and BENCH_SLICE_EVENTS (the CPU phase,
- * above; default none), BENCH_REFERENCE_FILE (the burst's texts, for the yardstick), BENCH_VARIANT
- * (`before`: every read strongly consistent, no backoff; `after`: as the relay now runs).
+ * Protocol on stdout: `BENCH_IDLE_DONE` (post the burst), `BENCH_SLICE <index>` (post that slice,
+ * answer `BENCH_GO` on stdin once the stack has settled), `BENCH_REPORT <json>` (last).
+ * Environment: BENCH_TOKEN, BENCH_SESSION, BENCH_IDLE_MS, BENCH_BURST_EVENTS, BENCH_CPU_SLICES,
+ * BENCH_SLICE_EVENTS, BENCH_REFERENCE_FILE (the burst's texts, for the yardstick).
  */
 import { readFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
-import { readRelayConfig } from '../src/config/relay-config.ts';
-import { createLogger } from '../src/observability/logger.ts';
-import { serveStream } from '../src/relay/sse/serve-stream.ts';
-import { createDynamoClient } from '../src/store/dynamo-client.ts';
-import { InboxStore } from '../src/store/inbox-store.ts';
-import { createRuntime } from '../functions/runtime/create-runtime.ts';
-import { LOCAL_CREDENTIALS } from '../local/local-credentials.ts';
-import type { InboxPort } from '../src/relay/ports/inbox.ts';
-import { referenceSlice } from './cpu-reference.ts';
-import { cpuMsSince, fullGc } from './full-gc.ts';
-import type { CallRecord, StreamPhase as Phase, StreamProcessReport } from './sse-stream-hour-model.ts';
+import { readRelayConfig } from '../../src/config/relay-config.ts';
+import { createLogger } from '../../src/observability/logger.ts';
+import { serveStream } from '../../src/relay/sse/serve-stream.ts';
+import { createDynamoClient } from '../../src/store/dynamo-client.ts';
+import { createRuntime } from '../../functions/runtime/create-runtime.ts';
+import { LOCAL_CREDENTIALS } from '../../local/local-credentials.ts';
+import type { InboxPort } from '../../src/relay/ports/inbox.ts';
+import { referenceSlice } from './cpu.ts';
+import type { CallRecord, StreamPhase as Phase, StreamProcessReport } from './sse-hour-model.ts';
 
 const READS = new Set(['GetItemCommand', 'QueryCommand', 'ScanCommand', 'BatchGetItemCommand', 'TransactGetItemsCommand']);
 const WRITES = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'BatchWriteItemCommand', 'TransactWriteItemsCommand']);
 const MB = 1024 * 1024;
 
 const env = process.env;
-const variant = env.BENCH_VARIANT ?? 'after';
 const idleMs = Number(env.BENCH_IDLE_MS ?? 95_000);
 const burstEvents = Number(env.BENCH_BURST_EVENTS ?? 300);
 const cpuSlices = Number(env.BENCH_CPU_SLICES ?? 0);
@@ -58,9 +39,11 @@ const sliceEvents = Number(env.BENCH_SLICE_EVENTS ?? 50);
 const REFERENCE_SLICE_MS = 20;
 const rssAtStart = process.memoryUsage().rss;
 
-const baseConfig = readRelayConfig(env);
-// Before: the inbox polled at the base rate for the stream's whole life (no backoff).
-const config = variant === 'before' ? { ...baseConfig, sse: { ...baseConfig.sse, idlePollMs: baseConfig.sse.pollMs } } : baseConfig;
+const config = readRelayConfig(env);
+const cpuMsSince = (start: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+};
 const tableLabels = new Map(Object.entries(config.tables).map(([label, name]) => [name, label]));
 
 let phase: Phase = 'setup';
@@ -82,8 +65,6 @@ client.middlewareStack.add(
     const tableName = typeof input.TableName === 'string' ? input.TableName : Object.keys((input.RequestItems ?? {}) as Record<string, unknown>)[0];
     const table = tableName === undefined ? undefined : tableLabels.get(tableName);
     const items = command === 'BatchWriteItemCommand' ? Object.values((input.RequestItems ?? {}) as Record<string, unknown[]>).reduce((sum, list) => sum + list.length, 0) : 1;
-    // The least DynamoDB bills a call: a read of up to 4 KB (half a unit eventually consistent,
-    // one strongly), a write of one unit per item, a refused conditional write included.
     const floor = kind === 'read' ? (consistent ? 1 : 0.5) : items;
     const record = (reported: number) => calls.push({ phase, command, ...(table === undefined ? {} : { table }), kind, consistent, billedUnits: Math.max(floor, reported) });
     try {
@@ -100,7 +81,7 @@ client.middlewareStack.add(
   { step: 'initialize', name: 'benchCallLog' },
 );
 const built = createRuntime({ config, dynamo: client });
-const baseInbox = variant === 'before' ? new InboxStore(client, { tableName: config.tables.connections, now: Date.now, mintId: () => built.mintId(), lifetimeSeconds: 3600, probeFirst: false }) : built.inbox;
+const baseInbox = built.inbox;
 
 let peakRss = 0;
 let peakHeap = 0;
@@ -132,8 +113,6 @@ function nextReferenceSlice(): { events: number; cpuMs: number } {
   if (referenceTexts === undefined) {
     referenceTexts = readFileSync(env.BENCH_REFERENCE_FILE ?? '', 'utf8').split('\n').filter((line) => line !== '');
     if (referenceTexts.length === 0) throw new Error('BENCH_REFERENCE_FILE holds no events');
-    // Warm-up, untimed: the first slice would carry the reference's compilation (measured about
-    // half as slow again as the rest), where the deliveries' code is warm from the burst.
     timeReference(referenceTexts);
   }
   return timeReference(referenceTexts);
@@ -192,21 +171,15 @@ function afterRead(startedAt: number, startCpu: NodeJS.CpuUsage, callsAtStart: n
   }
   if (slice?.startCpu !== undefined) slice.reads += 1;
   if (lastEventAt === undefined || startedAt < lastEventAt) return;
-  // This read started after the timed work's last event and deleted its events: the work is done.
   lastEventAt = undefined;
   if (slice?.startCpu !== undefined) cpuSliceRecords.push({ deliveries: slice.delivered, cpuMs: cpuMsSince(slice.startCpu), reads: slice.reads, calls: calls.length - slice.callsAtStart });
   slice = undefined;
-  // Each reference slice and each delivery slice starts on a collected heap (bench/full-gc.ts), so
-  // neither is charged a major collection of the other's garbage.
-  fullGc();
   referenceSliceRecords.push(nextReferenceSlice());
   if (cpuSliceRecords.length < cpuSlices) {
-    fullGc();
     slice = { delivered: 0, reads: 0, callsAtStart: 0 };
     closeGate();
     say(`BENCH_SLICE ${cpuSliceRecords.length}`);
   } else {
-    // The client leaves; the handler notices at its next write or read.
     enter('cleanup');
     response.destroy();
     process.stdin.destroy();
@@ -257,11 +230,9 @@ response.on('data', (chunk: Buffer) => {
         burstCpuMs = burstCpu === undefined ? 0 : cpuMsSince(burstCpu);
         stopSampling();
         if (cpuSlices > 0) {
-          // The CPU phase starts with a reference slice, after the read that deletes the burst.
           lastEventAt = performance.now();
           continue;
         }
-        // The client leaves; the handler notices at its next write or read.
         enter('cleanup');
         response.destroy();
       }
@@ -285,7 +256,6 @@ const phaseMs: Record<Phase, number> = {
   cleanup: now - phaseStartedAt.cleanup,
 };
 const report: StreamProcessReport = {
-  variant,
   calls,
   phaseMs,
   delivered,

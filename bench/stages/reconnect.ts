@@ -7,21 +7,18 @@
  * release point passed them) and the duplicate deliveries; reported per 1,000 pipelined events
  * and per event. Counts, not times: the round's wall time is this machine's only.
  */
-import type { RunningStack } from '../local/stack.ts';
-import { createDynamoClient } from '../src/store/dynamo-client.ts';
-import { eventKeys, LATE_PREFIX } from '../src/store/keys.ts';
-import { queryAll } from '../src/store/table-access.ts';
-import { localTableNames } from '../local/create-tables.ts';
-import { LOCAL_CREDENTIALS } from '../local/local-credentials.ts';
-import { BenchSocket, createTenant, mintId, sleep, uniqueName } from './clients.ts';
-import type { Frame } from './clients.ts';
+import type { RunningStack } from '../../local/stack.ts';
+import { eventKeys, LATE_PREFIX } from '../../src/store/keys.ts';
+import { queryAll } from '../../src/store/table-access.ts';
+import { localTableNames } from '../../local/create-tables.ts';
+import { BenchSocket, createTenant, localDynamo, mintId, sleep, uniqueName } from '../clients.ts';
+import type { Frame } from '../clients.ts';
 
 export interface ReconnectRound {
   events: number;
   connections: number;
   lateEntries: number;
   duplicates: number;
-  /** Every event reached the consumer within the round's bound. */
   complete: boolean;
   wallMs: number;
 }
@@ -83,7 +80,6 @@ async function oneRound(stack: RunningStack, tenant: string, token: string, coun
           taken += 1;
           if (taken >= take || seen.size >= count) done();
         });
-        // Nothing more coming for a while: drop and resume anyway.
         const poll = setInterval(() => {
           if (performance.now() - startedAt > ROUND_TIMEOUT_MS) {
             clearInterval(poll);
@@ -95,7 +91,6 @@ async function oneRound(stack: RunningStack, tenant: string, token: string, coun
           done();
         }, 2_000);
       });
-      // Abrupt, as a network drop: frames after the moment are not taken.
       consumer.socket.terminate();
     }
   })();
@@ -108,7 +103,7 @@ async function oneRound(stack: RunningStack, tenant: string, token: string, coun
 }
 
 async function lateEntriesOf(stack: RunningStack, tenant: string, session: string): Promise<number> {
-  const client = createDynamoClient({ region: 'us-east-1', endpoint: stack.dynamoEndpoint, credentials: LOCAL_CREDENTIALS });
+  const client = localDynamo(stack.dynamoEndpoint);
   try {
     return (await queryAll(client, localTableNames('aep-local').events, eventKeys.sessionPartition(tenant, session), LATE_PREFIX)).length;
   } finally {
