@@ -21,6 +21,7 @@ import type { ReconnectingConsumerResult } from './stages/reconnect.ts';
 import type { BridgeCostRun } from './stages/bridges.ts';
 import { DEPLOYED_STREAM } from './stages/sse-hour-model.ts';
 import type { SseStreamHour } from './stages/sse-hour-model.ts';
+import type { OverloadResult } from './stages/overload.ts';
 
 export interface BenchResults {
   run: { date: string; commit: string; dirty: boolean; machine: string; runtimeSeconds: number; settings: Record<string, string | number> };
@@ -36,6 +37,8 @@ export interface BenchResults {
   bridges: BridgeCostRun[];
   /** Absent until the lanes stage (the last of a full run) has run. */
   lanes?: LanesStageResult;
+  /** Absent until the overload stage (after the lanes) has run. */
+  overload?: OverloadResult;
 }
 
 const fixed = (value: number | undefined, digits = 2) => (value === undefined || !Number.isFinite(value) ? '–' : value.toFixed(digits));
@@ -165,7 +168,7 @@ export function renderMarkdown(results: BenchResults): string {
 
   push(...standingAndStreamHour(results), ...dollarSection(grid.map(({ row, figures }) => ({ row, usd: figures.usd })), model, floor, referenceUs));
   push(...latencySection(results), ...cpuSection(results.cpu), ...lanesSection(results, referenceUs), ...historySection(results.history));
-  push(...freshSection(results.fresh), ...reconnectSection(results.reconnect), ...bridgesSection(results.bridges));
+  push(...freshSection(results.fresh), ...reconnectSection(results.reconnect), ...bridgesSection(results.bridges), ...overloadSection(results.overload));
   push(
     '## Not measured any more',
     '',
@@ -408,6 +411,28 @@ function bridgesSection(runs: readonly BridgeCostRun[]): string[] {
     "ingest and fan-out do not change with sinks. The bridges function reads a tenant's sink settings once per stream batch.",
     '',
     table(['sinks', 'bridges invocations', 'bridges RRU', 'bridges WRU', 'sink requests'], runs.map((run) => [run.scenario, per1000(run.bridges.invocations, run.events), per1000(run.bridges.readUnits, run.events), per1000(run.bridges.writeUnits, run.events), per1000(run.sinkRequests, run.events)])),
+    '',
+  ];
+}
+
+function overloadSection(result: OverloadResult | undefined): string[] {
+  if (result === undefined) return [];
+  const { flood, canary } = result;
+  const refused = Object.entries(flood.refused).map(([code, count]) => `${grouped(count)} ${code}`).join(', ') || 'none';
+  return [
+    '## Overload, with `npm start`\'s defaults',
+    '',
+    `Tenant A floods: ${flood.sockets} sockets each pipelining ${grouped(flood.framesSent / flood.sockets)} events without waiting (${grouped(flood.framesSent)} frames), ${flood.consumers} live consumers of its own;`,
+    `tenant B's canary POSTs ${canary.events} events 100 ms apart to a WebSocket consumer, first alone, then beside the flood. Each tenant may admit ${result.eventsPerSecondPerTenant} events a second.`,
+    '',
+    table(['', 'B alone', 'B beside the flood'], [
+      ['live p50', ms(canary.alone.p50), ms(canary.beside.p50)],
+      ['live p99', ms(canary.alone.p99), ms(canary.beside.p99)],
+    ]),
+    '',
+    `B beside the flood: p50 ${times(canary.beside.p50 / canary.alone.p50)} B alone, p99 ${times(canary.beside.p99 / canary.alone.p99)} (yardstick: B alone, same run; noisy, it measures one DynamoDB Local's queue as much as the relay).`,
+    `Counted: B's events lost beside the flood **${canary.lostBeside}**; A's frames refused in-band: ${refused}; upgrades answered 5xx: **${flood.upgrades5xx}**;`,
+    `duplicates per delivered event over every consumer: **${fixed(result.duplicates / Math.max(1, result.delivered), 4)}** (${grouped(result.duplicates)} of ${grouped(result.delivered)}).`,
     '',
   ];
 }

@@ -26,8 +26,9 @@ import { runFanoutLanes } from './stages/lanes.ts';
 import { measureCommandRoundTrip, measureDeliveryLatency } from './stages/latency.ts';
 import { measureReconnectingConsumer } from './stages/reconnect.ts';
 import { measureSseStreamHour } from './stages/sse-hour.ts';
+import { measureOverload } from './stages/overload.ts';
 
-const STAGES = ['cost', 'cpu', 'sse-hour', 'latency', 'reconnect', 'fresh', 'history', 'bridges', 'lanes'] as const;
+const STAGES = ['cost', 'cpu', 'sse-hour', 'latency', 'reconnect', 'fresh', 'history', 'bridges', 'lanes', 'overload'] as const;
 type Stage = (typeof STAGES)[number];
 
 const { values } = scriptArguments({
@@ -111,13 +112,19 @@ process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
   return (writeStdout as (...args: unknown[]) => boolean)(chunk, ...rest);
 }) as typeof process.stdout.write;
 
+const OVERLOAD = { sockets: knob('BENCH_FLOOD_SOCKETS', 40, 10), framesPerSocket: knob('BENCH_FLOOD_FRAMES', 100, 50), consumers: 10, canaryEvents: knob('BENCH_CANARY_EVENTS', 100, 30) };
+if (only === 'overload') {
+  const overload = await measureOverload({ ...OVERLOAD, dataDir: join(logDir, 'overload'), log });
+  write({ ...saved(), overload }, true);
+  process.exit(0);
+}
 if (only === 'lanes') {
   const lanes = await runFanoutLanes({ ...LANES, log });
   write({ ...saved(), lanes }, true);
   process.exit(0);
 }
 
-const stages: Record<Exclude<Stage, 'lanes' | 'cpu'>, (stack: RunningStack) => Promise<Partial<BenchResults>>> = {
+const stages: Record<Exclude<Stage, 'lanes' | 'cpu' | 'overload'>, (stack: RunningStack) => Promise<Partial<BenchResults>>> = {
   cost: async (stack) => {
     await runCostGroup(stack, 2, [{ path: 'single', events: 100 }, { path: 'batch100', events: 200 }, { path: 'websocket', events: 100 }]); // warm-up
     const costGrid = [];
@@ -189,7 +196,10 @@ const base = only === undefined || !existsSync(resultsPath) ? {} : saved();
 write({ ...base, ...results, run: only === undefined ? runInfo() : { ...(base as BenchResults).run, settings } } as BenchResults, true);
 log(`done; handler logs in ${logDir}`);
 if (only === undefined) {
-  log('the lanes stage, on stacks of its own');
-  process.exit(spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--only', 'lanes'], { stdio: 'inherit' }).status ?? 1);
+  for (const stage of ['lanes', 'overload']) {
+    log(`the ${stage} stage, on stacks of its own`);
+    const status = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--only', stage], { stdio: 'inherit' }).status;
+    if (status !== 0) process.exit(status ?? 1);
+  }
 }
 process.exit(0);

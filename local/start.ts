@@ -11,8 +11,7 @@ import { startStack } from './stack.ts';
 import type { RunningStack } from './stack.ts';
 import { scriptArguments } from '../bin/cli/script-arguments.ts';
 
-/** Events per second one local tenant may admit unless AEP_DEFAULT_EVENTS_PER_SECOND says otherwise. */
-const LOCAL_EVENTS_PER_SECOND = 200;
+import { LOCAL_EVENTS_PER_SECOND } from './local-defaults.ts';
 
 const USAGE = `Usage: npm start [-- --in-memory]
 
