@@ -81,14 +81,14 @@ export async function dispatchMessage(context: SocketContext, body: string, isBi
 
 /**
  * The one answer a request frame still gets when handling it failed. A frame that failed before
- * the relay's hello went out cannot be answered on its own (the relay's first frame is its hello,
- * AEP-0003 §3.5.1): the connection is refused instead, unless its hello was answered meanwhile.
+ * it knew the relay's hello went out cannot be answered on its own (the relay's first frame is
+ * its hello, AEP-0003 §3.5.1): the connection is ended instead, with no store call (the store may
+ * be what failed), and the client connects again.
  */
 async function answerFailure(context: SocketContext, message: ClientMessage | undefined, pastTheHello: boolean): Promise<void> {
   const detail = 'the relay could not handle this frame now (it is overloaded, or its store is throttled or unavailable); send it again';
-  const unanswerable = message === undefined || answeringOf(message) === undefined;
-  if (!pastTheHello && !unanswerable && message.kind !== 'hello') {
-    if (await refuseConnection(context, refusal('unavailable', `${detail}, on a new connection`, undefined, { endsConnection: true }), ['connected', 'hello-pending'])) return;
+  if (!pastTheHello && message !== undefined && message.kind !== 'hello' && answeringOf(message) !== undefined) {
+    return refuse(context, refusal('unavailable', `${detail} on a new connection`, undefined, { endsConnection: true }), 'connection');
   }
   switch (message?.kind) {
     case 'hello':
