@@ -7,6 +7,8 @@
 import { runAttention } from './cli/attention/run-attention.ts';
 import { runCli } from './cli/run-cli.ts';
 import { runExport } from './cli/export/run-export.ts';
+import { runLogin, runLogout } from './cli/login/run-login.ts';
+import { withStoredCredential } from './cli/login/stored-credential.ts';
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -15,20 +17,27 @@ async function readStdin(): Promise<string> {
 }
 
 const argv = process.argv.slice(2);
+// Without AEP_TOKEN, the credential `aep-relay login` stored (team sign-in) is used.
+const env = argv[0] === 'login' || argv[0] === 'logout' ? process.env : withStoredCredential(process.env);
+const lines = { out: (line: string) => process.stdout.write(`${line}\n`), err: (line: string) => process.stderr.write(`${line}\n`) };
 
-if (argv[0] === 'export') {
-  process.exitCode = await runExport(argv.slice(1), process.env, {
+if (argv[0] === 'login') {
+  process.exitCode = await runLogin(argv.slice(1), env, lines);
+} else if (argv[0] === 'logout') {
+  process.exitCode = await runLogout(env, lines);
+} else if (argv[0] === 'export') {
+  process.exitCode = await runExport(argv.slice(1), env, {
     out: (line) => process.stdout.write(`${line}\n`),
     err: (line) => process.stderr.write(`${line}\n`),
     // Progress only on a terminal: a redirected or piped stderr gets the final line alone.
     ...(process.stderr.isTTY ? { progress: (text: string) => process.stderr.write(`\r\u001b[K${text}`) } : {}),
   });
 } else if (argv[0] === 'attention') {
-  process.exitCode = await runAttention(argv.slice(1), process.env, {
+  process.exitCode = await runAttention(argv.slice(1), env, {
     out: (line) => process.stdout.write(`${line}\n`),
     err: (line) => process.stderr.write(`${line}\n`),
   });
-} else process.exitCode = await runCli(argv, process.env, {
+} else process.exitCode = await runCli(argv, env, {
   out: (line) => process.stdout.write(`${line}\n`),
   err: (line) => process.stderr.write(`${line}\n`),
   readStdin,

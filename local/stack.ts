@@ -77,6 +77,12 @@ import type { SinkRetryWakeUp } from '../src/relay/ports/sink-retry-queue.ts';
 import { SINK_RETRY_MAX_RECEIVES } from '../functions/runtime/create-bridges.ts';
 import { lambdaContext } from './lambda-context.ts';
 import { DEFAULT_LOCAL_POLL_MS } from './stream-poll-default.ts';
+import { DEV_MAPPED_GROUP, startDevIdentityProvider } from './dev-identity-provider.ts';
+import type { DevIdentityProvider } from './dev-identity-provider.ts';
+import { IdentityProviderStore } from '../src/store/identity-provider-store.ts';
+import { aesSecretSealer } from '../src/store/aes-secret-sealer.ts';
+import { CLIENT_SECRET_SEAL_NAME } from '../src/auth/oidc/sign-in-service.ts';
+import { parseIdentityProviderDocument } from '../src/auth/oidc/identity-provider-settings.ts';
 import type { FunctionName, StackUsage } from './usage.ts';
 
 export const LOCAL_TENANT = 'local';
@@ -105,6 +111,8 @@ export interface RunningStack {
   managementCredentials: ManagementCredentials;
   dynamoEndpoint: string;
   devToken: string;
+  /** The embedded development OpenID Connect provider the local tenant signs in with (`dev-identity-provider.ts`). */
+  identityProvider: { issuer: string; displayName: string; tenant: string };
   config: RelayConfig;
   /** What the fan-out mapping's on-failure destination received (each also logged as a JSON line). */
   streamFailures: StreamBatchFailure[];
@@ -147,6 +155,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
   let sinkRetryQueue: LocalRetryQueue | undefined;
   let deadlineSweeps: NodeJS.Timeout | undefined;
   let laneWorkers: LaneWorkers | undefined;
+  let devProvider: DevIdentityProvider | undefined;
   const stopAll = async () => {
     clearInterval(deadlineSweeps);
     // Order matters: no new connections; close the sockets (1001; their $disconnect runs against a
@@ -165,6 +174,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     await gateway.close();
     await origins?.close();
     await management?.close();
+    await devProvider?.stop();
     await dynamo.stop();
     dataFolderLock?.release();
   };
@@ -211,6 +221,8 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     const client = createDynamoClient({ region: config.region, endpoint: dynamo.endpoint });
     await createTables(client, names);
     const devToken = await bootstrapDevToken(tenantTableStores(client, names.tenants, Date.now), options);
+    devProvider = await startDevIdentityProvider({ port: nonNegativeInteger('AEP_LOCAL_OIDC_PORT', 0), redirectUris: [`${baseUrl}/console/`] });
+    await configureLocalSignIn(new IdentityProviderStore(client, names.tenants, Date.now), config, devProvider, baseUrl);
     client.destroy();
     // Test-only fault injection, loaded only when AEP_FAULTS is set (see local/faults/fault-layer.ts).
     const faultPlan = process.env.AEP_FAULTS;
@@ -366,6 +378,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       managementCredentials,
       dynamoEndpoint: dynamo.endpoint,
       devToken,
+      identityProvider: { issuer: devProvider.issuer, displayName: LOCAL_PROVIDER_NAME, tenant: LOCAL_TENANT },
       config,
       streamFailures,
       usage: () => usage.snapshot(),
@@ -443,6 +456,34 @@ async function bootstrapDevToken({ tenants, tokens }: TenantTableStores, options
     writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
   }
   return token;
+}
+
+/** What the console's button says for the local tenant's provider. */
+const LOCAL_PROVIDER_NAME = 'Local dev provider';
+
+/**
+ * Sets the local tenant's identity provider to the embedded dev provider (fresh at every start:
+ * its port, keys and client secret are), with a rule set giving the mapped group consume and
+ * control at full capture: enough to watch the tail and answer attention requests.
+ */
+async function configureLocalSignIn(store: IdentityProviderStore, config: RelayConfig, provider: DevIdentityProvider, baseUrl: string): Promise<void> {
+  const parsed = parseIdentityProviderDocument(
+    {
+      issuer: provider.issuer,
+      clientId: provider.clientId,
+      displayName: LOCAL_PROVIDER_NAME,
+      redirectUris: [`${baseUrl}/console/`],
+      scopes: ['profile', 'email', 'groups'],
+      ruleSet: { name: 'local demo rules', rules: [{ claim: 'groups', equals: DEV_MAPPED_GROUP, scopes: ['consume', 'control'], maxCapture: 'full' }] },
+    },
+    { allowLoopback: true },
+  );
+  if (!parsed.ok) throw new Error(`the local identity provider settings do not parse: ${parsed.reason}`);
+  const sealKey = config.bridges.sealKey;
+  if (sealKey === undefined) throw new Error('the local stack has no seal key');
+  const { clientSecret: _unused, ...settings } = parsed.value;
+  const sealedClientSecret = await aesSecretSealer(sealKey).seal(provider.clientSecret, { tenant: LOCAL_TENANT, sink: CLIENT_SECRET_SEAL_NAME });
+  await store.putSettings(LOCAL_TENANT, { ...settings, sealedClientSecret, updatedAtMs: Date.now() });
 }
 
 /** Imports a deployable bundle (`<dir>/<name>/index.mjs`) typed as the source module it was built from. */

@@ -27,6 +27,7 @@ Environment (docs/local-stack.md "Settings" lists every setting):
   AEP_DEFAULT_EVENTS_PER_SECOND  events a tenant may admit per second when its quotas set none
                   (default here ${LOCAL_EVENTS_PER_SECOND}: what one DynamoDB Local serves; 0: no limit)
   AEP_REPLAY_BUFFER   events per session replay serves (default 1000)
+  AEP_LOCAL_OIDC_PORT port of the embedded dev OpenID Connect provider (default 0: a free one)
 
 Exit codes: 0 stopped cleanly, 1 failed, 2 usage, or the port or the data folder is in use.`;
 
@@ -90,6 +91,7 @@ console.log(
   `Admin (direct): AEP_DYNAMODB_ENDPOINT=${stack.dynamoEndpoint} AEP_TENANTS_TABLE=${tables.tenants} AEP_EVENTS_TABLE=${tables.events} AEP_CONNECTIONS_TABLE=${tables.connections} AEP_WS_MANAGEMENT_ENDPOINT=${stack.managementEndpoint} AWS_ACCESS_KEY_ID=${accessKeyId} AWS_SECRET_ACCESS_KEY=${secretAccessKey}`,
 );
 console.log(`Console: ${stack.baseUrl}/console/ (sign in with the dev token)`);
+console.log(`Team sign-in (dev provider): ${stack.identityProvider.issuer}: in the console choose tenant ${stack.identityProvider.tenant}, "Sign in with ${stack.identityProvider.displayName}", log in as demo (any password); visitor is outside the mapped group; CLI: AEP_URL=${stack.baseUrl} npx aep-relay login --tenant ${stack.identityProvider.tenant} (docs/team-sign-in.md)`);
 console.log(`Origins (direct, as the execute-api URLs; refused without the edge's origin header): ${stack.originUrl}`);
 console.log(`AEP relay ready: ${stack.baseUrl}`);
 

@@ -100,6 +100,9 @@ ${Object.values(GROUP_USAGE).join('\n')}
 History:
   export --session <id> [--out <file.jsonl>]   (aep-relay export --help for its options)
   export [--sessions <glob>] [--since <t>] [--until <t>] --out <file.jsonl>   (every chosen session; resumable)
+Team sign-in (your identity provider; aep-relay login --help):
+  login --url <base> --tenant <id>              device sign-in; commands then use it when AEP_TOKEN is unset
+  logout                                        revokes and removes the stored credential
 Attention (a consume and control token in AEP_TOKEN; aep-relay attention --help):
   attention list --session <id>                  the session's open attention requests
   attention answer --session <id> <requestId> <option> | --text <text> | --values <json>

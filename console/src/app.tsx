@@ -3,6 +3,8 @@
  * time. Views are named in the location hash only, so a URL never carries the token.
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
+import { finishSignIn, signedInPerson, signOutPerson } from './team-sign-in.ts';
+import type { Callback } from './team-sign-in.ts';
 import { ConsoleSession } from './console-session.ts';
 import { forgetToken, storedToken, storeToken } from './session-token.ts';
 import { useHashRoute, useSessionVersion } from './use-session.ts';
@@ -13,11 +15,27 @@ import { SessionsView } from './views/sessions-view.tsx';
 import { SignIn } from './views/sign-in.tsx';
 import { TailView } from './views/tail-view.tsx';
 
+/** A sign-in the provider sent this tab back from, read (and taken out of the URL) before the first render. */
+const returningFromProvider = new URLSearchParams(location.search).has('state');
+const callback: Promise<Callback> = finishSignIn();
+
 export function App() {
   const [token, setToken] = useState(storedToken);
+  const [returning, setReturning] = useState<Callback | undefined>();
+  useEffect(() => {
+    void callback.then((result) => {
+      if (result.kind === 'signed-in') {
+        storeToken(result.token);
+        setToken(result.token);
+      }
+      setReturning(result);
+    });
+  }, []);
   if (token === undefined) {
+    if (returning === undefined && returningFromProvider) return <p class="notice">Signing in…</p>;
     return (
       <SignIn
+        {...(returning?.kind === 'refused' ? { teamProblem: returning.detail } : {})}
         onSignedIn={(accepted) => {
           storeToken(accepted);
           setToken(accepted);
@@ -29,6 +47,7 @@ export function App() {
     <Console
       token={token}
       onSignOut={() => {
+        void signOutPerson(token);
         forgetToken();
         setToken(undefined);
       }}
@@ -52,6 +71,7 @@ function Console({ token, onSignOut }: { token: string; onSignOut: () => void })
   }, [session]);
   useSessionVersion(session);
   const route = useHashRoute('tail');
+  const person = signedInPerson();
   const openCount = session.attention.open().length;
   const views = VIEWS.filter((view) => view.route !== 'admin' || session.adminAccess === 'admin');
   const current = views.some((view) => view.route === route) ? route : 'tail';
@@ -78,6 +98,11 @@ function Console({ token, onSignOut }: { token: string; onSignOut: () => void })
           <span class={`dot ${session.socketState}`} aria-hidden="true" />
           {session.socketState === 'open' ? 'connected' : session.socketState === 'connecting' ? 'connecting…' : (session.socketDetail ?? 'disconnected')}
         </p>
+        {person !== undefined && (
+          <p class="person" data-testid="signed-in-person">
+            {person.name} ({person.provider})
+          </p>
+        )}
         <button type="button" class="secondary" onClick={onSignOut}>
           Sign out
         </button>

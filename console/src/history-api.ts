@@ -64,6 +64,8 @@ export interface HistoryLine {
   event: AepObject;
   /** The relay found the command's sender verified by this operator's identity card (AEP-0003 §8.3). */
   senderVerified?: { operator: string };
+  /** The signed-in person whose credential sent the command (team sign-in). */
+  sentBy?: { name: string; provider: string };
 }
 
 /**
@@ -78,7 +80,7 @@ export async function loadHistory(client: RelayClient, path: string): Promise<Lo
   if (result.value.contentType === 'application/json') {
     const body = JSON.parse(result.value.text) as { items?: unknown };
     const items = Array.isArray(body.items) ? (body.items as AepObject[]) : [];
-    const events = items.filter((item) => typeof item.raw === 'string').map((item) => lineOf(item.raw as string, item.senderVerified));
+    const events = items.filter((item) => typeof item.raw === 'string').map((item) => lineOf(item.raw as string, item.senderVerified, item.sentBy));
     return { kind: 'ok', value: events, ...(link === undefined ? {} : { next: link }) };
   }
   const lines = result.value.text.split('\n').filter((line) => line.trim() !== '').map((raw) => ({ raw, value: JSON.parse(raw) as AepObject }));
@@ -89,7 +91,15 @@ export async function loadHistory(client: RelayClient, path: string): Promise<Lo
   return { kind: 'ok', value: events, ...(next === undefined ? {} : { next }) };
 }
 
-function lineOf(raw: string, senderVerified: unknown): HistoryLine {
+function lineOf(raw: string, senderVerified: unknown, sentBy: unknown): HistoryLine {
   const operator = typeof senderVerified === 'object' && senderVerified !== null ? text((senderVerified as AepObject).operator) : undefined;
-  return { raw, event: JSON.parse(raw) as AepObject, ...(operator === undefined ? {} : { senderVerified: { operator } }) };
+  const person = typeof sentBy === 'object' && sentBy !== null ? (sentBy as AepObject) : undefined;
+  const name = text(person?.name);
+  const provider = text(person?.provider);
+  return {
+    raw,
+    event: JSON.parse(raw) as AepObject,
+    ...(operator === undefined ? {} : { senderVerified: { operator } }),
+    ...(name === undefined || provider === undefined ? {} : { sentBy: { name, provider } }),
+  };
 }

@@ -73,6 +73,7 @@ async function authorize(runtime: RelayRuntime, event: APIGatewayRequestAuthoriz
       ...(principal.maxCapture === undefined ? {} : { maxCapture: principal.maxCapture }),
       ...(principal.lineage === undefined ? {} : { lineage: principal.lineage }),
       ...(principal.operator === undefined ? {} : { operator: principal.operator }),
+      ...(principal.person === undefined ? {} : { person: JSON.stringify(principal.person) }),
     },
   };
 }

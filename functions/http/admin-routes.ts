@@ -14,6 +14,7 @@ import { BridgeAdmin } from '../../src/admin/bridge-admin.ts';
 import type { AdminService } from '../../src/admin/admin-service.ts';
 import { issueRequestFromBody } from '../../src/admin/issue-request.ts';
 import { OperatorAdmin } from '../../src/admin/operator-admin.ts';
+import { IdentityProviderAdmin } from '../../src/admin/identity-provider-admin.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import type { Principal } from '../../src/auth/principal.ts';
 import { jsonResponse } from '../../src/middleware/json-response.ts';
@@ -33,6 +34,8 @@ interface AdminRequest {
   bridges: BridgeAdmin;
   /** The operators the tenant trusts to sign identity cards (AEP-0003 §8.3). */
   operators: OperatorAdmin;
+  /** The tenant's OpenID Connect provider and role rules (team sign-in). */
+  identityProviders: IdentityProviderAdmin;
   operatorTenant: string;
   params: Record<string, string>;
   /** The `tenant` query parameter: the operator names another tenant with it. */
@@ -119,6 +122,16 @@ const ADMIN_ROUTES: readonly Route<AdminHandler>[] = [
       return noContent({});
     },
   },
+  { method: 'GET', path: 'identity-provider', handler: async (request) => jsonResponse(200, await request.identityProviders.getIdentityProvider(tenantOf(request))) },
+  { method: 'PUT', path: 'identity-provider', handler: async (request) => jsonResponse(200, await request.identityProviders.putIdentityProvider(tenantOf(request), request.body(), { actor: request.principal })) },
+  {
+    method: 'DELETE',
+    path: 'identity-provider',
+    handler: async (request) => {
+      await request.identityProviders.removeIdentityProvider(tenantOf(request), { actor: request.principal });
+      return noContent({});
+    },
+  },
   { method: 'GET', path: 'tenants', handler: operatorOnly(async (request) => jsonResponse(200, { tenants: await request.admin.listTenants() })) },
   { method: 'POST', path: 'tenants', handler: operatorWide(async (request) => jsonResponse(201, await request.admin.createTenant(tenantNameOf(request.body())))) },
   { method: 'POST', path: 'tenants/:tenant/enable', handler: operatorWide(async (request) => jsonResponse(200, await request.admin.enableTenant(request.params.tenant as string))) },
@@ -143,6 +156,14 @@ export async function adminRoute(runtime: RelayRuntime, principal: Principal, ev
     admin: adminServiceFor(runtime),
     bridges: new BridgeAdmin(runtime.bridges, runtime.tenants),
     operators: new OperatorAdmin({ ...runtime.identity, tenants: runtime.tenants, now: runtime.now, audit: (entry) => adminAuditLog.info('admin change', { audit: entry }) }),
+    identityProviders: new IdentityProviderAdmin({
+      providers: runtime.teamSignIn.providers,
+      tenants: runtime.tenants,
+      sealer: runtime.bridges.sealer,
+      addresses: runtime.identity.addresses,
+      now: runtime.now,
+      audit: (entry) => adminAuditLog.info('admin change', { audit: entry }),
+    }),
     operatorTenant: runtime.config.operatorTenant,
     params,
     tenantQuery: event.queryStringParameters?.tenant,

@@ -4,7 +4,7 @@
  * `GET /sessions` also carries it in its body as `next`.
  *
  * `GET /history` with `Accept: application/json` answers the same page as JSON instead,
- * `{"items":[{"raw":"<event text>","senderVerified":{"operator":"..."}}],"next":"..."}`: each
+ * `{"items":[{"raw":"<event text>","senderVerified":{"operator":"..."},"sentBy":{"subject":"...","name":"...","provider":"..."}}],"next":"..."}`: each
  * event's text as a string (byte for byte the NDJSON line) with the relay's findings beside
  * it. NDJSON lines carry the text alone, so an export stays what `POST /events` takes back.
  */
@@ -27,7 +27,8 @@ export async function getHistory(runtime: RelayRuntime, event: APIGatewayProxyEv
   if (json) {
     const items = page.lines.map((raw, index) => {
       const senderVerified = page.verifiedSenders.get(index);
-      return senderVerified === undefined ? { raw } : { raw, senderVerified };
+      const sentBy = page.signedInSenders.get(index);
+      return { raw, ...(senderVerified === undefined ? {} : { senderVerified }), ...(sentBy === undefined ? {} : { sentBy }) };
     });
     return jsonResponse(200, page.next === undefined ? { items } : { items, next: page.next }, { ...link, vary: 'accept' });
   }

@@ -13,6 +13,7 @@ import { discoveryDocument, servedSurface } from '../../src/relay/discovery/disc
 import { ingest } from '../../src/relay/ingest/ingest.ts';
 import type { RelayRuntime } from '../runtime/relay-runtime.ts';
 import { adminRoute } from './admin-routes.ts';
+import { signInRoute } from './sign-in-routes.ts';
 import { getHistory, getSessions } from './history-routes.ts';
 import { matchRoute } from './route-table.ts';
 import type { Route } from './route-table.ts';
@@ -51,6 +52,7 @@ const PUBLIC_ROUTES: readonly Route<RouteHandler>[] = [
 
 export async function route(runtime: RelayRuntime, event: APIGatewayProxyEventV2, context: AuthenticatedContext): Promise<Response> {
   if (event.rawPath.startsWith('/admin/')) return adminRoute(runtime, requirePrincipal(context), event);
+  if (event.rawPath.startsWith('/signin/')) return signInRoute(runtime, event, context);
   const { handler } = matchRoute(PUBLIC_ROUTES, event.requestContext.http.method.toUpperCase(), event.rawPath);
   return handler(runtime, event, context);
 }

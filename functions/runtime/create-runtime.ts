@@ -48,6 +48,8 @@ import type { IdentityRuntime } from '../../src/relay/identity/identity-runtime.
 import { OperatorKeyCache } from '../../src/relay/identity/operator-keys.ts';
 import { StandingCheck } from '../../src/relay/identity/standing-check.ts';
 import { OperatorStore } from '../../src/store/operator-store.ts';
+import { IdentityProviderStore } from '../../src/store/identity-provider-store.ts';
+import { oidcProviderClient } from '../../src/gateway/oidc-provider-client.ts';
 
 export interface RuntimeDependencies {
   config: RelayConfig;
@@ -142,6 +144,8 @@ export function createRuntime(dependencies: RuntimeDependencies): RelayRuntime {
       ...(dependencies.sinkRetryQueue === undefined ? {} : { retryQueue: dependencies.sinkRetryQueue }),
     }),
     identity: identityRuntimeFor(dynamo, config, now),
+    // Providers' addresses follow the sinks' rule too (loopback only on the local stack).
+    teamSignIn: { providers: new IdentityProviderStore(dynamo, config.tables.tenants, now), client: oidcProviderClient({ addresses: { allowLoopback: config.bridges.allowLoopbackSinks }, now }) },
     metrics: dependencies.metrics ?? noMetrics,
     mintId,
     now,

@@ -3,6 +3,7 @@
  * per-process state some use cases keep. Entry points hand each use case only what it picks
  * from it; nothing under `src/relay` sees this type.
  */
+import type { IdentityProvidersPort, ProviderClientPort } from '../../src/auth/oidc/sign-in-ports.ts';
 import type { BridgeRuntime } from '../../src/relay/bridges/bridge-runtime.ts';
 import type { KnownClaims } from '../../src/relay/control/known-claims.ts';
 import type { KnownOwners } from '../../src/relay/control/session-ownership.ts';
@@ -30,4 +31,6 @@ export interface RelayRuntime extends RelayPorts {
   bridges: BridgeRuntime;
   /** Identity cards (AEP-0003 §8.3): the operators each tenant trusts, and their keys. */
   identity: IdentityRuntime;
+  /** Team sign-in (OpenID Connect): the tenants' provider settings and sign-ins in flight, and the providers themselves. */
+  teamSignIn: { providers: IdentityProvidersPort; client: ProviderClientPort };
 }

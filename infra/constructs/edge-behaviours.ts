@@ -9,7 +9,7 @@ export const STREAM_PATH = '/stream';
 export const SOCKET_PATH = '/socket';
 
 /** The path prefixes CloudFront sends to the HTTP API (besides its default behaviour). */
-export const HTTP_PATH_PATTERNS = ['/events', '/.well-known/aep', '/healthz', '/admin/*'] as const;
+export const HTTP_PATH_PATTERNS = ['/events', '/.well-known/aep', '/healthz', '/admin/*', '/signin/*'] as const;
 
 /**
  * The socket's patterns. A CloudFront path pattern without a wildcard matches only that exact

@@ -5,6 +5,7 @@
  */
 import type { Principal } from '../auth/principal.ts';
 import type { Scope } from '../auth/scopes.ts';
+import type { Person } from '../auth/oidc/person.ts';
 import type { CaptureLevel } from '../protocol/levels.ts';
 import type { ControlPolicy } from '../relay/domain/control-policy.ts';
 import type { TenantQuotas } from '../relay/domain/tenant-quotas.ts';
@@ -38,6 +39,8 @@ export interface TokenView {
   status: 'active' | 'expired' | 'revoked';
   /** `{tenant}/{tokenId}` of the token that issued this one; absent when AWS credentials did. */
   issuedBy?: string;
+  /** The person a team sign-in issued it to. */
+  person?: Person;
 }
 
 /** A freshly issued token: the one time its secret is ever shown. */

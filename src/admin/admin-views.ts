@@ -20,6 +20,7 @@ export function tokenViewOf(record: TokenRecord, nowMs: number): TokenView {
     ...(record.revokedAtMs === undefined ? {} : { revokedAt: new Date(record.revokedAtMs).toISOString() }),
     status,
     ...(record.issuedBy === undefined ? {} : { issuedBy: `${record.issuedBy.tenant}/${record.issuedBy.tokenId}` }),
+    ...(record.person === undefined ? {} : { person: record.person }),
   };
 }
 

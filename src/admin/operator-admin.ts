@@ -7,6 +7,7 @@
  * admin token of the tenant may list it. Every change is written to the audit log (`AdminAudit`).
  */
 import type { Principal } from '../auth/principal.ts';
+import type { Person } from '../auth/oidc/person.ts';
 import type { AddressRule } from '../relay/domain/outbound-address.ts';
 import { isTenantId } from '../relay/domain/tenant-id.ts';
 import { MAX_OPERATORS, isOperatorName, parseOperatorSettings } from '../relay/identity/operator-settings.ts';
@@ -30,6 +31,8 @@ export interface AdminAuditEntry {
   /** The acting token's `{tenant}/{tokenId}`; `aws-credentials` in the CLI's direct mode. */
   actor: string;
   operator: string;
+  /** The signed-in person behind the acting token, when there is one. */
+  person?: Person;
 }
 
 export type AdminAudit = (entry: AdminAuditEntry) => void;
@@ -59,7 +62,7 @@ export class OperatorAdmin implements OperatorOperations {
     const existing = await this.deps.operators.listOperators(tenant);
     if (existing.length >= MAX_OPERATORS && !existing.some((operator) => operator.name === name)) throw invalidAdminRequest(`a tenant trusts at most ${MAX_OPERATORS} operators`);
     await this.deps.operators.putOperator(tenant, parsed.operator);
-    this.deps.audit({ action: 'operator.put', tenant, actor: actorOf(options.actor), operator: name });
+    this.deps.audit({ action: 'operator.put', tenant, actor: actorOf(options.actor), operator: name, ...personOf(options.actor) });
     return operatorViewOf(parsed.operator);
   }
 
@@ -67,12 +70,16 @@ export class OperatorAdmin implements OperatorOperations {
     if (options.actor !== undefined) requireTenantWideAdmin(options.actor, "changing the tenant's trusted operators");
     await this.requireTenant(tenant);
     if (!isOperatorName(name) || !(await this.deps.operators.deleteOperator(tenant, name))) throw operatorNotFound(name);
-    this.deps.audit({ action: 'operator.delete', tenant, actor: actorOf(options.actor), operator: name });
+    this.deps.audit({ action: 'operator.delete', tenant, actor: actorOf(options.actor), operator: name, ...personOf(options.actor) });
   }
 
   private async requireTenant(tenant: string): Promise<void> {
     if (!isTenantId(tenant) || (await this.deps.tenants.getTenant(tenant)) === undefined) throw tenantNotFound(tenant);
   }
+}
+
+function personOf(actor: Principal | undefined): { person?: Person } {
+  return actor?.person === undefined ? {} : { person: actor.person };
 }
 
 function actorOf(actor: Principal | undefined): string {

@@ -7,6 +7,7 @@
  */
 import type { Principal } from './principal.ts';
 import { SCOPES } from './scopes.ts';
+import type { Person } from './oidc/person.ts';
 
 export interface GrantView {
   tenant: string;
@@ -17,6 +18,8 @@ export interface GrantView {
   expiresAt?: string;
   /** The token's capture ceiling: what every read it makes is gated at, at most. */
   maxCapture: string;
+  /** The signed-in person, for a credential a team sign-in issued. */
+  person?: Person;
 }
 
 export function grantViewOf(principal: Principal): GrantView {
@@ -27,5 +30,6 @@ export function grantViewOf(principal: Principal): GrantView {
     ...(principal.agents === undefined ? {} : { agents: [...principal.agents].sort() }),
     ...(principal.expiresAtMs === undefined ? {} : { expiresAt: new Date(principal.expiresAtMs).toISOString() }),
     maxCapture: principal.maxCapture ?? 'full',
+    ...(principal.person === undefined ? {} : { person: principal.person }),
   };
 }

@@ -1,4 +1,5 @@
 import type { CaptureLevel } from '../protocol/levels.ts';
+import type { Person } from './oidc/person.ts';
 import type { Scope } from './scopes.ts';
 
 /** Who is speaking, as established by a token (AEP-0003 §8.1). */
@@ -16,6 +17,8 @@ export interface Principal {
   operator?: string;
   /** The token's rotation lineage (`TokenGrant.lineage`); absent: its own id. */
   lineage?: string;
+  /** The signed-in person the token was issued to (team sign-in), when it was. */
+  person?: Person;
 }
 
 /** The name control policy rules match the token by: stable through rotation. */

@@ -1,6 +1,8 @@
 /** Rebuilds the principal from the authorizer context API Gateway attaches to every route. */
 import type { Principal } from '../auth/principal.ts';
 import { isScope } from '../auth/scopes.ts';
+import { isPerson } from '../auth/oidc/person.ts';
+import type { Person } from '../auth/oidc/person.ts';
 import { isCaptureLevel } from '../protocol/levels.ts';
 import { isTenantId } from '../relay/domain/tenant-id.ts';
 import type { RelayAuthorizerContext } from './websocket-event.ts';
@@ -20,6 +22,7 @@ export function principalFromAuthorizer(context: RelayAuthorizerContext | undefi
   if (expiresAtMs !== undefined && !Number.isSafeInteger(expiresAtMs)) return undefined;
   // An unknown ceiling fails closed: the connection reads nothing above `none`.
   const maxCapture = context.maxCapture === undefined ? undefined : isCaptureLevel(context.maxCapture) ? context.maxCapture : 'none';
+  const person = personOf(context.person);
   return {
     tenant: context.tenant,
     tokenId: context.tokenId,
@@ -29,5 +32,16 @@ export function principalFromAuthorizer(context: RelayAuthorizerContext | undefi
     ...(maxCapture === undefined ? {} : { maxCapture }),
     ...(typeof context.lineage === 'string' && context.lineage !== '' ? { lineage: context.lineage } : {}),
     ...(typeof context.operator === 'string' && context.operator !== '' ? { operator: context.operator } : {}),
+    ...(person === undefined ? {} : { person }),
   };
+}
+
+function personOf(text: string | undefined): Person | undefined {
+  if (typeof text !== 'string') return undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return isPerson(parsed) ? { subject: parsed.subject, name: parsed.name, provider: parsed.provider } : undefined;
+  } catch {
+    return undefined;
+  }
 }

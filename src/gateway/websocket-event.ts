@@ -20,6 +20,8 @@ export interface RelayAuthorizerContext {
   maxCapture?: string;
   /** The token's rotation lineage, when it was rotated (`TokenGrant.lineage`). */
   lineage?: string;
+  /** JSON `{ subject, name, provider }` of the signed-in person, for a team sign-in credential. */
+  person?: string;
   /** The operator the token's identity cards must be from (`TokenGrant.operator`). */
   operator?: string;
   /**

@@ -38,6 +38,7 @@ import type { EventLogPort } from '../relay/ports/event-log.ts';
 import type { IdMinter } from '../relay/ports/ids.ts';
 import { isConditionFailure, num, readString, str } from './attribute-values.ts';
 import { senderVerifiedValue } from './sender-verified.ts';
+import { personValue } from './person-attribute.ts';
 import type { Item } from './attribute-values.ts';
 import { eventKeys, sourceDigest } from './keys.ts';
 import { readHistoryPage } from './history-reader.ts';
@@ -102,6 +103,7 @@ export class EventLog implements EventLogPort {
       expiresAt: num(expiresAfter(nowMs, agentScoped ? this.options.liveOnlySeconds : retentionDays * SECONDS_PER_DAY)),
       // Written by the same conditional put as the text, so a retransmit neither adds nor changes it.
       ...(annotations.senderVerified === undefined ? {} : { senderVerified: senderVerifiedValue(annotations.senderVerified) }),
+      ...(annotations.sentBy === undefined ? {} : { sentBy: personValue(annotations.sentBy) }),
       ...(annotations.via === undefined ? {} : { via: str(annotations.via) }),
     };
     // The registry write (replay-all's list) runs beside the put rather than before it: awaiting

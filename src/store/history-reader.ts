@@ -17,6 +17,7 @@ import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient, QueryCommandOutput } from '@aws-sdk/client-dynamodb';
 import type { HistoryBudget, HistoryPage, HistoryRange } from '../relay/domain/history.ts';
 import type { HistoryItem, SenderVerified } from '../relay/domain/stored-event.ts';
+import type { Person } from '../auth/oidc/person.ts';
 import { num, readString, str } from './attribute-values.ts';
 import type { Item } from './attribute-values.ts';
 import { eventKeys, POSITIONED_END, POSITIONED_PREFIX } from './keys.ts';
@@ -33,6 +34,7 @@ interface KeyedText {
   raw: string;
   key: string;
   senderVerified?: SenderVerified;
+  sentBy?: Person;
 }
 
 /** Open key interval of one page: position keys strictly between `low` and `high` (absent: unbounded). */
@@ -64,7 +66,7 @@ export async function readHistoryPage(context: HistoryReadContext, tenant: strin
     const size = Buffer.byteLength(item.raw, 'utf8');
     // Cut before an item that would pass the byte budget; the next page starts with it.
     if (items.length > 0 && bytes + size > budget.maxBytes) return { items, cursor: (merged[items.length - 1] as KeyedText).key };
-    items.push(item.senderVerified === undefined ? { raw: item.raw } : { raw: item.raw, senderVerified: item.senderVerified });
+    items.push({ raw: item.raw, ...(item.senderVerified === undefined ? {} : { senderVerified: item.senderVerified }), ...(item.sentBy === undefined ? {} : { sentBy: item.sentBy }) });
     bytes += size;
   }
   return positioned.end === undefined ? { items } : { items, cursor: positioned.end };
@@ -134,7 +136,7 @@ async function readSeqLess(context: HistoryReadContext, partition: string, span:
     ...(span.high === undefined ? {} : { ':high': str(span.high) }),
   };
   const items = await querySeqLess(context.client, context.tableName, partition, { expression: conditions.join(' AND '), values });
-  return items.map((item) => ({ raw: item.raw, key: item.positionKey, ...(item.senderVerified === undefined ? {} : { senderVerified: item.senderVerified }) }));
+  return items.map((item) => ({ raw: item.raw, key: item.positionKey, ...(item.senderVerified === undefined ? {} : { senderVerified: item.senderVerified }), ...(item.sentBy === undefined ? {} : { sentBy: item.sentBy }) }));
 }
 
 /** Unexpired, and inside the admission window when one is asked for. */

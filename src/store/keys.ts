@@ -100,6 +100,10 @@ export const tenantKeys = {
   /** The operators the tenant trusts to sign identity cards (AEP-0003 §8.3), one item each. */
   operatorPrefix: 'OPERATOR#',
   operatorRecord: (name: string) => `OPERATOR#${name}`,
+  /** The tenant's OpenID Connect provider settings (team sign-in), beside its tenant record. */
+  identityProviderRecord: 'IDP',
+  /** A team sign-in in flight, by the SHA-256 of its state or device handle; expires by TTL. */
+  pendingSignInRecord: (digest: string) => `SIGNIN#${digest}`,
   /** The tenant's bridge dead letters, sorted by a time-ordered id. */
   deadLetterPartition: (tenant: string) => `T#${tenant}#BRIDGEDLQ`,
   /** Deployment-wide secrets (not tenant data): the key that signs paged-read cursors. */

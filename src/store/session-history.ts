@@ -14,6 +14,8 @@ import type { Item } from './attribute-values.ts';
 import { eventKeys, POSITIONED_END, POSITIONED_PREFIX, UNPOSITIONED_PREFIX } from './keys.ts';
 import type { SenderVerified } from '../relay/domain/stored-event.ts';
 import { readSenderVerified, SENDER_VERIFIED } from './sender-verified.ts';
+import { readPerson } from './person-attribute.ts';
+import type { Person } from '../auth/oidc/person.ts';
 
 /** One event read back, with the key it sorts under (`position-key.ts`). */
 export interface PositionedItem {
@@ -23,6 +25,8 @@ export interface PositionedItem {
   storedAtMs?: number;
   /** A command's `senderVerified` (seq-less items only: commands are never sequenced). */
   senderVerified?: SenderVerified;
+  /** A command's signed-in sender (`StoredAnnotations.sentBy`). */
+  sentBy?: Person;
 }
 
 function storedAtOf(record: Item): { storedAtMs?: number } {
@@ -139,7 +143,7 @@ export async function querySeqLess(client: DynamoDBClient, tableName: string, pa
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
         ...(filter === undefined ? {} : { FilterExpression: filter.expression }),
         ExpressionAttributeValues: { ':pk': str(partition), ':prefix': str(UNPOSITIONED_PREFIX), ...filter?.values },
-        ProjectionExpression: '#raw, pos, #verified',
+        ProjectionExpression: '#raw, pos, #verified, sentBy',
         ExpressionAttributeNames: { '#raw': 'raw', '#verified': SENDER_VERIFIED },
         ConsistentRead: true,
         ExclusiveStartKey: startKey,
@@ -147,7 +151,8 @@ export async function querySeqLess(client: DynamoDBClient, tableName: string, pa
     );
     for (const record of page.Items ?? []) {
       const senderVerified = readSenderVerified(record);
-      items.push({ raw: readString(record, 'raw') ?? '', positionKey: readString(record, 'pos') ?? '', ...(senderVerified === undefined ? {} : { senderVerified }) });
+      const sentBy = readPerson(record, 'sentBy');
+      items.push({ raw: readString(record, 'raw') ?? '', positionKey: readString(record, 'pos') ?? '', ...(senderVerified === undefined ? {} : { senderVerified }), ...(sentBy === undefined ? {} : { sentBy }) });
     }
     startKey = page.LastEvaluatedKey;
   } while (startKey !== undefined);

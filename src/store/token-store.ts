@@ -20,6 +20,7 @@ import type { TokenGrant, TokenRecord, TokenRef } from '../relay/domain/tenant.t
 import type { Clock } from '../relay/ports/clock.ts';
 import type { TenantsPort } from '../relay/ports/tenants.ts';
 import type { TokenLookup, TokensPort } from '../relay/ports/tokens.ts';
+import { personValue, readPerson } from './person-attribute.ts';
 import { isConditionFailure, num, readNumber, readString, readStringSet, str } from './attribute-values.ts';
 import type { Item } from './attribute-values.ts';
 import { tenantKeys } from './keys.ts';
@@ -63,6 +64,7 @@ export class TokenStore implements TokensPort {
       ...(grant.lineage !== undefined ? { lineage: str(grant.lineage) } : {}),
       ...(grant.operator !== undefined ? { operator: str(grant.operator) } : {}),
       ...(grant.issuedBy !== undefined ? { issuedBy: str(`${grant.issuedBy.tenant}/${grant.issuedBy.tokenId}`) } : {}),
+      ...(grant.person !== undefined ? { person: personValue(grant.person) } : {}),
     };
     await this.client.send(
       new TransactWriteItemsCommand({
@@ -135,6 +137,7 @@ export class TokenStore implements TokensPort {
     const maxCapture = maxCaptureOf(item);
     const lineage = readString(item, 'lineage');
     const operator = readString(item, 'operator');
+    const person = readPerson(item);
     const principal: Principal = {
       tenant,
       tokenId,
@@ -144,6 +147,7 @@ export class TokenStore implements TokensPort {
       ...(maxCapture === undefined ? {} : { maxCapture }),
       ...(lineage === undefined ? {} : { lineage }),
       ...(operator === undefined ? {} : { operator }),
+      ...(person === undefined ? {} : { person }),
     };
     return { principal };
   }
@@ -261,6 +265,7 @@ function tokenRecordOf(item: Item): TokenRecord {
   const maxCapture = maxCaptureOf(item);
   const lineage = readString(item, 'lineage');
   const operator = readString(item, 'operator');
+  const person = readPerson(item);
   return {
     tenant: readString(item, 'tenant') ?? '',
     tokenId: readString(item, 'tokenId') ?? '',
@@ -274,6 +279,7 @@ function tokenRecordOf(item: Item): TokenRecord {
     ...(lineage !== undefined ? { lineage } : {}),
     ...(operator !== undefined ? { operator } : {}),
     ...(issuer === null ? {} : { issuedBy: { tenant: issuer[1] as string, tokenId: issuer[2] as string } }),
+    ...(person === undefined ? {} : { person }),
   };
 }
 

@@ -122,6 +122,11 @@ function Timeline({ session, name, onBack }: { session: ConsoleSession; name: st
                       verified sender (operator {line.senderVerified.operator})
                     </span>
                   )}
+                  {line.sentBy !== undefined && (
+                    <span class="sent-by" data-testid="sent-by">
+                      by {line.sentBy.name} ({line.sentBy.provider})
+                    </span>
+                  )}
                 </button>
               </li>
             ))}

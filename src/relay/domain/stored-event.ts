@@ -2,6 +2,7 @@
  * Events on their way into and out of the log: admitted (validated, with the exact text they
  * arrived as) and read back for replay.
  */
+import type { Person } from '../../auth/oidc/person.ts';
 import type { AepEvent } from '../../protocol/event.ts';
 
 /** An event that passed validation, with the exact text it arrived as (AEP-0004 §4.4 byte identity). */
@@ -41,6 +42,8 @@ export interface SenderVerified {
 /** The relay's own findings stored beside an event's text. */
 export interface StoredAnnotations {
   senderVerified?: SenderVerified;
+  /** The signed-in person whose credential sent a command (team sign-in), beside its text, never in it. */
+  sentBy?: Person;
   /**
    * The WebSocket connection an emitter's sequenced event came on: fan-out records the
    * connection's claim of the session from it (`fanout/session-claims.ts`).
@@ -53,6 +56,8 @@ export interface HistoryItem {
   raw: string;
   /** A command sent by a verified connection (`StoredAnnotations`). */
   senderVerified?: SenderVerified;
+  /** A command sent with a signed-in person's credential (`StoredAnnotations`). */
+  sentBy?: Person;
 }
 
 export interface Page<T> {

@@ -3,6 +3,7 @@
  * is never held: only its digest, by the store, and never in these records.
  */
 import type { Scope } from '../../auth/scopes.ts';
+import type { Person } from '../../auth/oidc/person.ts';
 import type { CaptureLevel } from '../../protocol/levels.ts';
 
 export interface TenantRecord {
@@ -43,6 +44,8 @@ export interface TokenGrant {
    * revokes this one too. Absent for tokens issued with AWS credentials (the CLI's direct mode).
    */
   issuedBy?: TokenRef;
+  /** The person a team sign-in issued this credential to (OpenID Connect), recorded beside what it does. */
+  person?: Person;
 }
 
 /** A token named across tenants (the operator issues into other tenants). */

@@ -17,6 +17,7 @@ import { compileFilter } from '../../protocol/attr-match.ts';
 import { deliveryText, parseStored } from '../domain/delivery-text.ts';
 import { readCeilingOf } from '../domain/read-ceiling.ts';
 import type { SenderVerified } from '../domain/stored-event.ts';
+import type { Person } from '../../auth/oidc/person.ts';
 import type { RelayPorts } from '../ports/relay-ports.ts';
 import { parseHistoryQuery, HISTORY_QUERY_PARAMS } from './history-request.ts';
 import { pagedRequest } from './paged-request.ts';
@@ -36,6 +37,8 @@ export interface HistoryPageResult {
   lines: string[];
   /** By index into `lines`: the commands sent by a verified connection, and its operator. */
   verifiedSenders: ReadonlyMap<number, SenderVerified>;
+  /** By index into `lines`: the commands sent with a signed-in person's credential, and the person. */
+  signedInSenders: ReadonlyMap<number, Person>;
   /** Signed cursor of the next page; absent when the range is read to its end. */
   next?: string;
 }
@@ -54,12 +57,14 @@ export async function readHistory(
   const ceiling = readCeilingOf(query.ceiling, principal);
   const lines: string[] = [];
   const verifiedSenders = new Map<number, SenderVerified>();
+  const signedInSenders = new Map<number, Person>();
   for (const item of page.items) {
     const event = parseStored(item.raw);
     if (event === undefined || (matches !== undefined && !matches(event))) continue;
     if (item.senderVerified !== undefined) verifiedSenders.set(lines.length, item.senderVerified);
+    if (item.sentBy !== undefined) signedInSenders.set(lines.length, item.sentBy);
     lines.push(deliveryText(item.raw, event, ceiling));
   }
   const next = request.nextCursor(page.cursor);
-  return next === undefined ? { lines, verifiedSenders } : { lines, verifiedSenders, next };
+  return next === undefined ? { lines, verifiedSenders, signedInSenders } : { lines, verifiedSenders, signedInSenders, next };
 }

@@ -75,7 +75,10 @@ export async function routeCommand(context: SocketContext, connection: Connectio
   // Whether the sender's card held when it sent: stored beside the text, never in it (history
   // shows it; the text stays byte-identical, AEP-0004 §4.4).
   const standing = connection.hello?.verified;
-  const annotations = standing !== undefined && (await standings.holds(tenant, standing)) ? { senderVerified: { operator: standing.operator } } : {};
+  const verified = standing !== undefined && (await standings.holds(tenant, standing)) ? { senderVerified: { operator: standing.operator } } : {};
+  // Who answered: the signed-in person behind the sending token, also beside the text.
+  const person = context.principal.person;
+  const annotations = person === undefined ? verified : { ...verified, sentBy: person };
   try {
     await eventLog.append(tenant, command, anchor, annotations);
   } catch (error) {
