@@ -61,9 +61,12 @@ export async function dispatchMessage(context: SocketContext, body: string, isBi
   const frame = { pastTheHello: pastTheirHello.get(runtime)?.has(context.connectionId) === true };
   // The answer gets a bound of its own, so the invocation ends inside its timeout either way.
   const answer = () =>
-    withinDeadline(runtime.now() + ANSWER_BUDGET_MS, runtime.now, () => answerFailure(context, message, frame.pastTheHello)).catch((answerError: unknown) =>
-      context.logger.error('could not answer a failed frame', { error: answerError, kind: message?.kind }),
-    );
+    withinDeadline(runtime.now() + ANSWER_BUDGET_MS, runtime.now, () => answerFailure(context, message, frame.pastTheHello)).catch(async (answerError: unknown) => {
+      context.logger.error('could not answer a failed frame', { error: answerError, kind: message?.kind });
+      // Never left unanswered in silence: a connection whose frame can be neither handled nor
+      // refused in time is closed, and the client resends what it did not hear about.
+      await runtime.poster.close(context.connectionId).catch(() => undefined);
+    });
   if (inFlight >= MAX_FRAMES_IN_FLIGHT) {
     await answer();
     return;
