@@ -227,7 +227,7 @@ function cpuSection(cpu: CpuResult): string[] {
     '',
     `Over the golden corpus (${cpu.corpusEvents} events) with the functions the handlers call: \`JSON.parse\` + \`validateEnvelope\`; ${cpu.filters} compiled filters;`,
     `and \`deliveryText\` for every match (${fixed(cpu.matchesPerEvent, 1)} a event, ${fixed(cpu.downlevelsPerEvent, 1)} down-leveled).`,
-    'Each is timed in alternating slices with the yardstick, the reference pipeline (`bench/stages/cpu.ts`: JSON parse, walk and serialize of the same corpus), and its ratio is the median pair.',
+    'Each is timed once beside the yardstick, the reference pipeline (`bench/stages/cpu.ts`: JSON parse, walk and serialize of the same corpus).',
     "The stages' own ratios are **noisy**: a process settles into one of a few compiled forms of the matchers, and the match ratio moved by a fifth between processes.",
     '',
     table(['stage', '÷ reference (same run)', 'this machine: µs per event'], [
@@ -244,7 +244,7 @@ function cpuSection(cpu: CpuResult): string[] {
 function standingAndStreamHour(results: BenchResults): string[] {
   const hour = results.sseHour;
   const row = hour.hour;
-  const s = { ...DEPLOYED_STREAM, idleSeconds: 0, burstEvents: 0, cpuSlices: 0, sliceEvents: 0, streamsPerHour: 12, ...hour.settings };
+  const s = { ...DEPLOYED_STREAM, idleSeconds: 0, burstEvents: 0, streamsPerHour: 12, ...hour.settings };
   const setup = results.costGrid.find((one) => one.ingest === 'single' && one.subscribers > 0 && one.subscribers === Math.max(...results.costGrid.map((r) => r.subscribers)));
   const n = setup?.subscribers ?? 0;
   // An abandoned stream (a closed tab) polls on unaware until its idle end: its setup and cleanup, and the idle loop for that long.
@@ -275,8 +275,8 @@ function standingAndStreamHour(results: BenchResults): string[] {
     table(['idle-phase call', 'calls per hour', 'units per hour'], row.byCommand.map((call) => [call.call, grouped(call.callsPerHour), grouped(call.unitsPerHour)])),
     '',
     `- **Memory, measured:** peak RSS ${fixed(hour.peakRssMb, 1)} MB up to the burst's last delivery; sized at ${hour.sizedMb} MB (the peak and half again, 64 MB steps); the stack sets ${hour.setMb} MB.`,
-    `- **CPU per delivery:** ${times(hour.cpuRatioToReference)} the reference pipeline's CPU per event (noisy: one process keeps one compiled form of each side, and this moved by a third between processes).`,
-    `  The median of ${s.cpuSlices} slices of ${s.sliceEvents} deliveries ÷ the median of the reference slices they alternate with, same process; this machine: ${fixed(hour.cpuMsPerDelivery, 3)} ms per delivery.`,
+    `- **CPU per delivery** (**noisy**): ${times(hour.cpuRatioToReference)} the reference pipeline's CPU per event over the same events in the same process;`,
+    `  the burst's CPU, its reads included, ÷ its deliveries; this machine: ${fixed(hour.cpuMsPerDelivery, 3)} ms per delivery.`,
     `- **An abandoned stream** (a closed tab; Lambda is not told the client left) runs on to its idle end: about ${dollars(abandonedUsd)} each.`,
     `- Setup and cleanup per stream: ${fixed(row.setupAndCleanup.readUnits, 1)} RRU, ${fixed(row.setupAndCleanup.writeUnits, 1)} WRU; heartbeats cost no call (${grouped(row.heartbeatsPerHour)} an hour).`,
     '',

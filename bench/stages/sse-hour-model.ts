@@ -3,7 +3,6 @@
  * burst: sse-stream-process.ts), turned into an hour held open, every periodic cost in it, priced.
  */
 import { PRICES } from '../pricing.ts';
-import { median } from '../stats.ts';
 
 /**
  * The stream settings the stack deploys (infra/constructs/relay-functions.ts sets the poll and
@@ -54,8 +53,7 @@ export interface StreamProcessReport {
   idleBytes?: number;
   rss: { atStartMb: number; beforeStreamMb: number; peakMb: number; peakHeapUsedMb: number };
   burstCpuMs: number;
-  cpuSlices?: Array<{ deliveries: number; cpuMs: number; reads?: number; calls?: number }>;
-  referenceSlices?: Array<{ events: number; cpuMs: number }>;
+  referenceMsPerEvent: number;
 }
 
 /**
@@ -135,9 +133,6 @@ export function sizeFromPeak(peakMb: number): number {
   return Math.max(128, Math.ceil((peakMb * 1.5) / 64) * 64);
 }
 
-/** Lambda allots CPU in proportion to memory: one vCPU at 1,769 MB. */
-export const MB_PER_VCPU = 1769;
-
 /** The SSE stream-hour stage's results. */
 export interface SseStreamHour {
   settings: Record<string, number>;
@@ -153,17 +148,15 @@ export interface SseStreamHour {
 }
 
 export function streamHourOf(report: StreamProcessReport, setMb: number, settings: Record<string, number>): SseStreamHour {
-  const slices = (report.cpuSlices ?? []).filter((slice) => slice.deliveries > 0).map((slice) => slice.cpuMs / slice.deliveries);
-  const references = (report.referenceSlices ?? []).map((slice) => slice.cpuMs / slice.events);
-  const cpuMsPerDelivery = slices.length > 0 ? median(slices) : report.burstCpuMs / Math.max(1, report.delivered);
-  const referenceMsPerEvent = references.length > 0 ? median(references) : undefined;
+  const cpuMsPerDelivery = report.burstCpuMs / Math.max(1, report.delivered);
   return {
     settings: { ...DEPLOYED_STREAM, ...settings, streamsPerHour: STREAMS_PER_HOUR },
     peakRssMb: report.rss.peakMb,
     sizedMb: sizeFromPeak(report.rss.peakMb),
     setMb,
-    ...(referenceMsPerEvent === undefined || slices.length === 0 ? {} : { cpuRatioToReference: cpuMsPerDelivery / referenceMsPerEvent, referenceMsPerEvent }),
+    cpuRatioToReference: cpuMsPerDelivery / report.referenceMsPerEvent,
     cpuMsPerDelivery,
+    referenceMsPerEvent: report.referenceMsPerEvent,
     hour: hourOf(report, setMb),
     heartbeats: report.heartbeats,
     websocketIdleHourUsd: (60 * PRICES.websocketConnectionMinute.usd) / 1e6,
