@@ -98,6 +98,7 @@ response.on('data', (chunk: Buffer) => {
       burstCpuMs = (used.user + used.system) / 1000;
       clearInterval(sampler);
       sample();
+      referenceSlice(burstTexts, 20); // warm-up
       const reference = referenceSlice(burstTexts, 20);
       if (reference.sink === 0) throw new Error('the reference pipeline computed nothing');
       referenceMsPerEvent = reference.cpuMs / reference.events;
