@@ -1,10 +1,4 @@
-/**
- * Handler CPU per event, in-process with the protocol functions fan-out and ingest use: JSON
- * parse + envelope validation, matching against 100 compiled filters, and the delivery text
- * (down-leveled where the subscriber's capture ceiling is below the event's level) for every
- * filter that matches, over the official golden corpus; each a ratio to a fixed reference
- * pipeline (the yardstick) timed in the same run.
- */
+/** Handler CPU per event over the golden corpus (parse + validate, 100 compiled filters, delivery text), each a ratio to the reference pipeline timed in the same run. */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,18 +12,14 @@ import { matcherOf } from '../workload.ts';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** The golden corpus, found the way the tests find it (AEP_FIXTURES, else ../shared/aep/conformance/fixtures). */
-export function goldenCorpusPath(): string {
+/** The golden corpus (AEP_FIXTURES, else ../shared/aep/conformance/fixtures), as the tests find it. */
+function goldenCorpusPath(): string {
   const file = join(resolve(repoRoot, process.env.AEP_FIXTURES ?? '../shared/aep/conformance/fixtures'), 'golden', 'golden.jsonl');
   if (!existsSync(file)) throw new Error(`golden corpus not found at ${file} (set AEP_FIXTURES to the conformance/fixtures folder)`);
   return file;
 }
 
-/**
- * The CPU yardstick: parse each event's text, walk the parsed value (every key and string), and
- * serialize it again; the relay's pipeline in kind, with none of its code. Do not change it: a
- * changed reference makes every earlier ratio incomparable.
- */
+/** The CPU yardstick: parse, walk (every key and string) and serialize each event; do not change it, or earlier ratios become incomparable. */
 export function referencePipeline(texts: readonly string[]): number {
   let sink = 0;
   for (const text of texts) {
@@ -69,14 +59,10 @@ export function msPerRound(body: () => void, minMs: number): number {
   return (performance.now() - started) / rounds;
 }
 
-interface Subscriber {
-  filter: Record<string, unknown>;
-  ceiling: CaptureLevel | undefined;
-  matches: EventMatcher;
-}
+type Subscriber = { filter: Record<string, unknown>; ceiling: CaptureLevel | undefined; matches: EventMatcher };
 
 /** 100 filters of the shapes subscribers use, with a mix of capture ceilings. */
-export function benchFilters(sessions: readonly string[], agents: readonly string[]): Array<{ filter: Record<string, unknown>; ceiling: CaptureLevel | undefined }> {
+function benchFilters(sessions: readonly string[], agents: readonly string[]): Array<{ filter: Record<string, unknown>; ceiling: CaptureLevel | undefined }> {
   const filters: Array<Record<string, unknown>> = [];
   const otherSessions = Array.from({ length: 10 }, (_, index) => `s_nowhere_${index}`);
   for (let index = 0; index < 25; index += 1) filters.push({ session: index < sessions.length ? (sessions[index] as string) : (otherSessions[index % otherSessions.length] as string) });
@@ -123,9 +109,7 @@ export interface CpuResult {
 
 export function runCpuBenchmark(minMsPerStage = 1500): CpuResult {
   const corpus = goldenCorpusPath();
-  const texts = readFileSync(corpus, 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '');
+  const texts = readFileSync(corpus, 'utf8').split('\n').filter((line) => line.trim() !== '');
   const events = texts.map((text) => {
     const validation = validateEnvelope(JSON.parse(text));
     if (!validation.ok) throw new Error(`golden event invalid: ${JSON.stringify(validation.violations[0])}`);

@@ -42,14 +42,7 @@ export interface LanesStageResult {
   runs: LanesRun[];
 }
 
-interface LanesPlan {
-  workers: readonly number[];
-  sizes: readonly number[];
-  deliveriesPerRun: number;
-  postMs: number;
-  laneDeliveries: number;
-  log: (message: string) => void;
-}
+type LanesPlan = { workers: readonly number[]; sizes: readonly number[]; deliveriesPerRun: number; postMs: number; laneDeliveries: number; log: (message: string) => void };
 
 const POLL_MS = 100;
 const RUN_TIMEOUT_MS = 120_000;
@@ -128,14 +121,7 @@ export async function runFanoutLanes(plan: LanesPlan): Promise<LanesStageResult>
   return { settings: { postMs: plan.postMs, laneDeliveries: plan.laneDeliveries, concurrency, deliveriesPerRun: plan.deliveriesPerRun, pollMs: POLL_MS }, runs };
 }
 
-interface BurstContext {
-  stack: Awaited<ReturnType<typeof startStack>>;
-  token: string;
-  session: string;
-  workers: number;
-  samples: SampleFiles;
-  seq: number;
-}
+type BurstContext = { stack: Awaited<ReturnType<typeof startStack>>; token: string; session: string; workers: number; samples: SampleFiles; seq: number };
 
 /** One timed burst: `events` POSTed at once to the session's `subscribers`. */
 async function burst(context: BurstContext, subscribers: number, eventCount: number): Promise<LanesRun> {

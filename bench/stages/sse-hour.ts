@@ -1,11 +1,4 @@
-/**
- * The SSE stream-hour stage: what an SSE stream costs held open for an hour, every periodic cost
- * in it, beside an idle WebSocket; and the stream function's memory measured, not assumed. One
- * stream is served by the stream handler alone in a process of its own (sse-stream-process.ts,
- * bundled as the deployed function is) at the deployed stream settings (`DEPLOYED_STREAM`):
- * opened, left idle `idleSeconds` (121 s: 4 token re-checks, 3 slot renewals), sent a burst of
- * `burstEvents`, then left by its client. The hour is `hourOf`.
- */
+/** The SSE stream-hour stage: one stream served alone in a bundled process at `DEPLOYED_STREAM`, idle `idleSeconds`, then a burst; memory measured, the hour priced. */
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,20 +15,12 @@ import type { SseStreamHour, StreamProcessReport } from './sse-hour-model.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
-export interface SseStreamHourOptions {
-  idleSeconds: number;
-  burstEvents: number;
-  log: (message: string) => void;
-}
+type SseStreamHourOptions = { idleSeconds: number; burstEvents: number; log: (message: string) => void };
 
 /** The stream process, bundled as the deployed function is. */
 async function bundleStreamProcess(): Promise<string> {
   const bundle = join(mkdtempSync(join(tmpdir(), 'aep-sse-hour-')), 'index.mjs');
-  await build({
-    entryPoints: [join(here, 'sse-stream-process.ts')],
-    outfile: bundle,
-    ...LAMBDA_BUILD,
-  });
+  await build({ entryPoints: [join(here, 'sse-stream-process.ts')], outfile: bundle, ...LAMBDA_BUILD });
   return bundle;
 }
 
