@@ -1,8 +1,4 @@
-/**
- * The bench's own relay clients (the test clients read their coordinates from vitest): a
- * WebSocket client that counts and timestamps what it receives, an SSE reader, HTTP posting,
- * tenants with tokens written straight into DynamoDB Local, and waiting for the stack to settle.
- */
+/** The bench's own relay clients: WebSocket and SSE consumers, HTTP posting, tenants written into DynamoDB Local, waiting for the stack to settle. */
 import { randomBytes } from 'node:crypto';
 import { createParser } from 'eventsource-parser';
 import WebSocket from 'ws';
@@ -32,10 +28,7 @@ export async function waitUntil(condition: () => boolean, what: () => string, ti
   }
 }
 
-/**
- * Waits until no handler runs and the counters have not moved for `quietMs`. The stream function
- * is left out: an SSE stream whose client left polls on until its idle end.
- */
+/** Waits until no handler (the stream function apart) runs and the counters have not moved for `quietMs`. */
 export async function settle(stack: RunningStack, quietMs = 300, timeoutMs = 60_000): Promise<void> {
   const busy = (usage: StackUsage) => Object.entries(usage.functions).flatMap(([name, f]) => (name === 'stream' ? [] : [f.invocations, f.completed, f.dynamoCalls, f.invocations - f.completed]));
   const signature = (usage: StackUsage) => JSON.stringify([busy(usage), usage.postToConnection.calls, usage.fanoutRecords]);
@@ -100,14 +93,13 @@ export class BenchSocket {
 
   static async consumer(baseUrl: string, token: string, hello: Frame, subscribe?: Frame): Promise<BenchSocket> {
     const client = await BenchSocket.open(baseUrl, token);
-    const reply = client.next((frame) => frame.type === 'hello' || frame.type === 'error');
-    client.send({ type: 'hello', versions: ['0.1'], identity: {}, capabilities: {}, ...hello });
-    if ((await reply).type !== 'hello') throw new Error(`hello refused: ${JSON.stringify(await reply)}`);
-    if (subscribe !== undefined) {
-      const answer = client.next((frame) => (frame.type === 'subscribed' || frame.type === 'error') && frame.id === subscribe.id);
-      client.send({ type: 'subscribe', ...subscribe });
-      if ((await answer).type !== 'subscribed') throw new Error(`subscribe refused: ${JSON.stringify(await answer)}`);
-    }
+    const ask = async (frame: Frame, answer: string, matches: (reply: Frame) => boolean) => {
+      const reply = client.next((one) => (one.type === answer || one.type === 'error') && matches(one));
+      client.send(frame);
+      if ((await reply).type !== answer) throw new Error(`${String(frame.type)} refused: ${JSON.stringify(await reply)}`);
+    };
+    await ask({ type: 'hello', versions: ['0.1'], identity: {}, capabilities: {}, ...hello }, 'hello', () => true);
+    if (subscribe !== undefined) await ask({ type: 'subscribe', ...subscribe }, 'subscribed', (reply) => reply.id === subscribe.id);
     return client;
   }
 
@@ -143,13 +135,7 @@ export class BenchSocket {
 }
 
 /** An open `GET /stream`: each message's data, parsed, with the arrival time of the chunk that completed it. */
-export interface SseReader {
-  onMessage(listener: (event: Frame, atMs: number) => void): void;
-  opened: Promise<void>;
-  close(): void;
-}
-
-export async function openSse(baseUrl: string, token: string, query: Record<string, string>): Promise<SseReader> {
+export async function openSse(baseUrl: string, token: string, query: Record<string, string>) {
   const controller = new AbortController();
   const response = await fetch(`${baseUrl}/stream?${new URLSearchParams(query).toString()}`, { headers: { accept: 'text/event-stream', authorization: `Bearer ${token}` }, signal: controller.signal });
   if (response.status !== 200 || response.body === null) throw new Error(`GET /stream answered ${response.status}: ${await response.text()}`);
@@ -175,7 +161,7 @@ export async function openSse(baseUrl: string, token: string, query: Record<stri
       parser.feed(decoder.decode(value, { stream: true }));
     }
   })().catch(() => undefined); // aborted by close()
-  return { onMessage: (listener) => listeners.push(listener), opened, close: () => controller.abort() };
+  return { onMessage: (listener: (event: Frame, atMs: number) => void) => listeners.push(listener), opened, close: () => controller.abort() };
 }
 
 export async function postEvents(baseUrl: string, token: string, body: string, contentType: 'application/json' | 'application/x-ndjson'): Promise<void> {

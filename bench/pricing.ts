@@ -1,9 +1,4 @@
-/**
- * Turning measured counts into dollars: published on-demand list prices (US East, N. Virginia,
- * compiled 2026-11-30; DynamoDB on-demand rates since the 2024-11-01 reduction; free tiers and
- * volume tiers ignored: check the pages before relying on them), the function memory sizes, the
- * request units as DynamoDB bills them, and the Lambda duration model.
- */
+/** Measured counts into dollars: on-demand list prices (US East, compiled PRICE_TABLE_DATE; free and volume tiers ignored), memory sizes, billed units, the Lambda duration model. */
 import { STREAM_MEMORY_MB } from '../infra/constructs/stream-memory.ts';
 import type { CapacityTotals } from '../src/store/capacity-meter.ts';
 import type { FunctionUsage, StackUsage } from '../local/usage.ts';
@@ -38,19 +33,10 @@ export const billedWriteUnits = (usage: Metered): number => usage.writeUnits + (
 export const AWS_POST_MS = 20;
 export const AWS_DYNAMO_CALL_MS = 5;
 
-export interface DurationModelInputs {
-  /** Posts fan-out keeps in flight (`AEP_FANOUT_CONCURRENCY`). */
-  concurrency: number;
-  /** Fan-out CPU per delivery (ms), from the lanes stage; 0 when not measured. */
-  cpuMsPerDelivery: number;
-}
+/** Posts fan-out keeps in flight (`AEP_FANOUT_CONCURRENCY`); its CPU ms per delivery from the lanes stage, 0 when not measured. */
+export interface DurationModelInputs { concurrency: number; cpuMsPerDelivery: number }
 
-/**
- * Modelled billed GB-seconds of `usage` (the stream function left out: it is priced by the SSE
- * stream-hour). Fan-out: its DynamoDB calls one after another + its posts `concurrency` in flight,
- * never less than the CPU per delivery × its posts. Every other function: its DynamoDB calls + 1 ms,
- * never more than its local wall time.
- */
+/** Modelled GB-seconds (the stream function apart): DynamoDB calls + 1 ms each invocation, fan-out's posts `concurrency` in flight (at least its CPU), others at most their wall time. */
 export function modelledGbSeconds(usage: StackUsage, inputs: DurationModelInputs): number {
   let gbSeconds = 0;
   for (const name of FUNCTION_NAMES) {
@@ -64,17 +50,7 @@ export function modelledGbSeconds(usage: StackUsage, inputs: DurationModelInputs
   return gbSeconds;
 }
 
-export interface DollarBreakdown {
-  dynamoWrites: number;
-  dynamoReads: number;
-  lambdaRequests: number;
-  lambdaDuration: number;
-  websocketMessages: number;
-  httpRequests: number;
-  total: number;
-}
-
-export function dollarsPerMillion(usage: StackUsage, events: number, model: DurationModelInputs): DollarBreakdown {
+export function dollarsPerMillion(usage: StackUsage, events: number, model: DurationModelInputs) {
   const scale = 1_000_000 / events;
   const delivered = usage.postToConnection.byStatus['200'] ?? 0;
   const breakdown = {

@@ -81,7 +81,7 @@ const EVENTS = knob('BENCH_EVENTS', 1000, 200);
 const SUBSCRIBERS = quick ? [0, 1, 10] : [0, 1, 10, 100];
 const SWEEPS = quick ? [0, 10, 100] : [0, 10, 100, 1000];
 const LATENCY = { events: knob('BENCH_LATENCY_EVENTS', 500, 100), paceMs: 30, commands: knob('BENCH_COMMANDS', 200, 40) };
-const SSE_HOUR = { idleSeconds: knob('BENCH_SSE_IDLE_S', 121, 45), burstEvents: knob('BENCH_SSE_BURST', 300, 100), cpuSlices: knob('BENCH_SSE_CPU_SLICES', 30, 6), sliceEvents: 100 };
+const SSE_HOUR = { idleSeconds: knob('BENCH_SSE_IDLE_S', 121, 45), burstEvents: knob('BENCH_SSE_BURST', 300, 100) };
 const HISTORY = { events: knob('BENCH_HISTORY_EVENTS', 3000, 500), sessions: knob('BENCH_HISTORY_SESSIONS', 200, 50) };
 const ROUNDS = { rounds: knob('BENCH_ROUNDS', 5, 2), events: 200 };
 const LANES = { workers: list('BENCH_LANES_WORKERS', '1,2,4'), sizes: list('BENCH_LANES_SIZES', quick ? '1000' : '1000,5000,10000'), deliveriesPerRun: knob('BENCH_LANES_DELIVERIES', 100_000, 20_000), postMs: 20, laneDeliveries: 250 };
@@ -96,7 +96,7 @@ const settings = {
   'events per cost scenario': EVENTS,
   'subscriber counts / unmatchable subscriptions': `${SUBSCRIBERS.join(', ')} / ${SWEEPS.join(', ')}`,
   'latency: events, mean pace, commands': `${LATENCY.events}, ${LATENCY.paceMs} ms, ${LATENCY.commands}`,
-  'SSE stream-hour: idle, burst, CPU slices': `${SSE_HOUR.idleSeconds} s, ${SSE_HOUR.burstEvents}, ${SSE_HOUR.cpuSlices} × ${SSE_HOUR.sliceEvents}`,
+  'SSE stream-hour: idle, burst': `${SSE_HOUR.idleSeconds} s, ${SSE_HOUR.burstEvents}`,
   'history events / sessions': `${HISTORY.events} / ${HISTORY.sessions}`,
   'fresh-session and reconnect rounds × events': `${ROUNDS.rounds} × ${ROUNDS.events}`,
   'lanes: W / S / deliveries per burst': `${LANES.workers.join(', ')} / ${LANES.sizes.join(', ')} / ${LANES.deliveriesPerRun}`,
@@ -138,7 +138,7 @@ const stages: Record<Exclude<Stage, 'lanes' | 'cpu' | 'overload'>, (stack: Runni
     return { costGrid, sweeps, standing: await measureStanding(stack, IDLE_SECONDS) };
   },
   'sse-hour': async (stack) => {
-    log(`SSE stream-hour: ${SSE_HOUR.idleSeconds} s idle, ${SSE_HOUR.burstEvents} events, ${SSE_HOUR.cpuSlices} CPU slices`);
+    log(`SSE stream-hour: ${SSE_HOUR.idleSeconds} s idle, ${SSE_HOUR.burstEvents} events`);
     return { sseHour: await measureSseStreamHour(stack, { ...SSE_HOUR, log }) };
   },
   latency: async (stack) => {

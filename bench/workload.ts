@@ -1,7 +1,4 @@
-/**
- * What the benchmark sends and who listens: the ingested events (a tool-call / progress mix,
- * about the size of the golden corpus's events) and the subscriber mixes of the cost grid.
- */
+/** What the bench sends (a tool-call / progress mix) and who listens (the cost grid's subscriber mixes). */
 import { compileFilter, validateFilter } from '../src/protocol/attr-match.ts';
 import type { EventMatcher } from '../src/protocol/attr-match.ts';
 import { mintId, uniqueName } from './clients.ts';

@@ -1,9 +1,4 @@
-/**
- * What the AEP-0005 bridges add per event: the same 1,000 events (NDJSON batches of 100) posted
- * to a tenant with no sinks, then with one sink of each HTTP kind, then with all three, each
- * sink a local receiver. The bridges function's invocations and request units, and the requests
- * the sinks receive, are counted per 1,000 events.
- */
+/** What the AEP-0005 bridges add per 1,000 events: no sinks, one sink of each HTTP kind, all three (local receivers). */
 import type { RunningStack } from '../../local/stack.ts';
 import type { FunctionUsage } from '../../local/usage.ts';
 import { createServer } from 'node:http';

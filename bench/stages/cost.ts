@@ -1,8 +1,4 @@
-/**
- * Cost scenarios: request units, invocations and PostToConnection calls for 1,000 ingested
- * events, per ingest path and subscriber count, plus the two sweeps that show which
- * subscriptions fan-out reads.
- */
+/** Cost scenarios: units, invocations and posts per ingest path and subscriber count; the sweeps of subscriptions that cannot match; an idle subscriber. */
 import type { RunningStack } from '../../local/stack.ts';
 import type { StackUsage } from '../../local/usage.ts';
 import { BenchSocket, createTenant, inPool, localDynamo, postBatches, postEvents, settle, sleep, uniqueName, waitUntil } from '../clients.ts';
@@ -17,20 +13,14 @@ import type { SubscriberSpec } from '../workload.ts';
 
 export type IngestPath = 'single' | 'batch100' | 'websocket';
 
-export const INGEST_LABELS: Record<IngestPath, string> = {
-  single: 'single POSTs',
-  batch100: 'NDJSON batches of 100',
-  websocket: 'WebSocket emits',
-};
+export const INGEST_LABELS: Record<IngestPath, string> = { single: 'single POSTs', batch100: 'NDJSON batches of 100', websocket: 'WebSocket emits' };
 
 export interface CostRun {
   ingest: IngestPath;
   subscribers: number;
-  mix: { sessionMatching: number; sessionOther: number; typeFiltered: number };
   events: number;
   expectedDeliveries: number;
   receivedDeliveries: number;
-  wallMs: number;
   usage: StackUsage;
   setup: StackUsage;
 }
@@ -89,17 +79,8 @@ async function ingest(stack: RunningStack, token: string, path: IngestPath, even
   }
 }
 
-export interface PhasePlan {
-  path: IngestPath;
-  events: number;
-}
-
-/**
- * One subscriber mix, opened once, then each ingest path in turn on the same session (each
- * phase its own seq range and its own counters): `subscribers` connections, half
- * session-filtered, half type-filtered (see `subscriberMix`).
- */
-export async function runCostGroup(stack: RunningStack, subscribers: number, phases: readonly PhasePlan[]): Promise<CostRun[]> {
+/** One subscriber mix (`subscriberMix`), opened once, then each ingest path in turn on the same session, each with its own counters. */
+export async function runCostGroup(stack: RunningStack, subscribers: number, phases: ReadonlyArray<{ path: IngestPath; events: number }>): Promise<CostRun[]> {
   const tenant = uniqueName('bench-cost');
   const token = await createTenant(stack.dynamoEndpoint, tenant);
   const session = uniqueName('events');
@@ -122,7 +103,6 @@ export async function runCostGroup(stack: RunningStack, subscribers: number, pha
     const before = sockets.map((socket) => socket.events);
     const receivedNow = () => sockets.reduce((sum, socket, index) => sum + socket.events - (before[index] ?? 0), 0);
     stack.resetUsage();
-    const startedAt = performance.now();
     await ingest(stack, token, phase.path, events, emitter);
     await waitUntil(
       () => stack.usage().fanoutRecords >= phase.events && sockets.every((socket, index) => socket.events - (before[index] ?? 0) >= (expected[index] ?? 0)),
@@ -134,15 +114,9 @@ export async function runCostGroup(stack: RunningStack, subscribers: number, pha
     runs.push({
       ingest: phase.path,
       subscribers,
-      mix: {
-        sessionMatching: specs.filter((spec) => spec.kind === 'session-match').length,
-        sessionOther: specs.filter((spec) => spec.kind === 'session-other').length,
-        typeFiltered: specs.filter((spec) => spec.kind === 'type').length,
-      },
       events: phase.events,
       expectedDeliveries: expectedTotal,
       receivedDeliveries: receivedNow(),
-      wallMs: performance.now() - startedAt,
       usage: stack.usage(),
       setup,
     });
@@ -152,13 +126,8 @@ export async function runCostGroup(stack: RunningStack, subscribers: number, pha
 }
 
 /**
- * One WebSocket subscriber on the events' session plus `unmatched` subscriptions that cannot
- * match: on other sessions (`session-unmatched`, indexed by session, so fan-out never reads
- * them) or on a type no event has (`type-unmatched`, indexed under `attention`, which a batch of
- * `tool`/`progress` events never reads). To keep setup fast, the unmatchable ones are written with the relay's
- * own `recordSubscription` and handed to live, exactly as the socket handler
- * does on `subscribe`, on connection records that have no socket (32 subscriptions each, the
- * per-connection limit); they never match, so nothing is ever posted to them.
+ * One subscriber on the events' session plus `unmatched` subscriptions on other sessions or on
+ * `attention.*`, recorded with the relay's own `recordSubscription` on socketless connections.
  */
 export async function runSweepScenario(stack: RunningStack, kind: SweepRun['kind'], unmatched: number, eventCount: number): Promise<SweepRun> {
   const tenant = uniqueName('bench-sweep');
@@ -205,11 +174,7 @@ export async function runSweepScenario(stack: RunningStack, kind: SweepRun['kind
   }
 }
 
-/**
- * One idle WebSocket subscriber held open for `seconds`: what just staying open costs. The idle
- * SSE stream's standing cost is the SSE stream-hour stage's (bench/sse-stream-hour.ts), which
- * serves its stream as a Lambda execution environment does, at the deployed stream settings.
- */
+/** One idle WebSocket subscriber held open for `seconds` (an idle SSE stream is the SSE stream-hour's). */
 export async function measureStanding(stack: RunningStack, seconds: number): Promise<{ seconds: number; usage: StackUsage }> {
   const token = await createTenant(stack.dynamoEndpoint, uniqueName('bench-idle'));
   const session = uniqueName('quiet');

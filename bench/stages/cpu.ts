@@ -1,10 +1,4 @@
-/**
- * Handler CPU per event, in-process with the protocol functions fan-out and ingest use: JSON
- * parse + envelope validation, matching against 100 compiled filters, and the delivery text
- * (down-leveled where the subscriber's capture ceiling is below the event's level) for every
- * filter that matches, over the official golden corpus; each timed in alternating slices with a
- * fixed reference pipeline (the yardstick), so the figure is a same-run ratio.
- */
+/** Handler CPU per event over the golden corpus (parse + validate, 100 compiled filters, delivery text), each a ratio to the reference pipeline timed in the same run. */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,23 +8,18 @@ import { validateEnvelope } from '../../src/protocol/envelope.ts';
 import type { CaptureLevel } from '../../src/protocol/levels.ts';
 import { needsDownlevel } from '../../src/protocol/downlevel.ts';
 import { deliveryText } from '../../src/relay/domain/delivery-text.ts';
-import { median } from '../stats.ts';
 import { matcherOf } from '../workload.ts';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** The golden corpus, found the way the tests find it (AEP_FIXTURES, else ../shared/aep/conformance/fixtures). */
-export function goldenCorpusPath(): string {
+/** The golden corpus (AEP_FIXTURES, else ../shared/aep/conformance/fixtures), as the tests find it. */
+function goldenCorpusPath(): string {
   const file = join(resolve(repoRoot, process.env.AEP_FIXTURES ?? '../shared/aep/conformance/fixtures'), 'golden', 'golden.jsonl');
   if (!existsSync(file)) throw new Error(`golden corpus not found at ${file} (set AEP_FIXTURES to the conformance/fixtures folder)`);
   return file;
 }
 
-/**
- * The CPU yardstick: parse each event's text, walk the parsed value (every key and string), and
- * serialize it again; the relay's pipeline in kind, with none of its code. Do not change it: a
- * changed reference makes every earlier ratio incomparable.
- */
+/** The CPU yardstick: parse, walk (every key and string) and serialize each event; do not change it, or earlier ratios become incomparable. */
 export function referencePipeline(texts: readonly string[]): number {
   let sink = 0;
   for (const text of texts) {
@@ -62,40 +51,18 @@ export function referenceSlice(texts: readonly string[], leastMs: number): { eve
   return { events, cpuMs, sink };
 }
 
-/**
- * Times `subject` and `reference` in `slices` alternating pairs of about `sliceMs` each (the
- * order swapped every pair), so both see the same machine; answers each one's ms per round and
- * the median pair's subject ÷ reference (a burst of other work spoils a pair, not the median).
- */
-export function alternate(subject: () => void, reference: () => void, sliceMs: number, slices: number) {
-  const totals = { subject: { ms: 0, rounds: 0 }, reference: { ms: 0, rounds: 0 } };
-  const slice = (which: 'subject' | 'reference'): number => {
-    const body = which === 'subject' ? subject : reference;
-    const started = performance.now();
-    let rounds = 0;
-    for (; rounds < 10 || performance.now() - started < sliceMs; rounds += 1) body();
-    const ms = performance.now() - started;
-    totals[which].ms += ms;
-    totals[which].rounds += rounds;
-    return ms / rounds;
-  };
-  const ratios: number[] = [];
-  for (let index = 0; index < slices; index += 1) {
-    const [first, second] = index % 2 === 0 ? (['subject', 'reference'] as const) : (['reference', 'subject'] as const);
-    const times = { [first]: slice(first), [second]: slice(second) } as Record<'subject' | 'reference', number>;
-    ratios.push(times.subject / times.reference);
-  }
-  return { subjectMsPerRound: totals.subject.ms / totals.subject.rounds, referenceMsPerRound: totals.reference.ms / totals.reference.rounds, medianPairRatio: median(ratios) };
+/** Wall ms per call of `body`, called for at least `minMs` (and 10 times). */
+export function msPerRound(body: () => void, minMs: number): number {
+  const started = performance.now();
+  let rounds = 0;
+  for (; rounds < 10 || performance.now() - started < minMs; rounds += 1) body();
+  return (performance.now() - started) / rounds;
 }
 
-interface Subscriber {
-  filter: Record<string, unknown>;
-  ceiling: CaptureLevel | undefined;
-  matches: EventMatcher;
-}
+type Subscriber = { filter: Record<string, unknown>; ceiling: CaptureLevel | undefined; matches: EventMatcher };
 
 /** 100 filters of the shapes subscribers use, with a mix of capture ceilings. */
-export function benchFilters(sessions: readonly string[], agents: readonly string[]): Array<{ filter: Record<string, unknown>; ceiling: CaptureLevel | undefined }> {
+function benchFilters(sessions: readonly string[], agents: readonly string[]): Array<{ filter: Record<string, unknown>; ceiling: CaptureLevel | undefined }> {
   const filters: Array<Record<string, unknown>> = [];
   const otherSessions = Array.from({ length: 10 }, (_, index) => `s_nowhere_${index}`);
   for (let index = 0; index < 25; index += 1) filters.push({ session: index < sessions.length ? (sessions[index] as string) : (otherSessions[index % otherSessions.length] as string) });
@@ -140,16 +107,9 @@ export interface CpuResult {
   ratio: { parseAndValidate: number; match100: number; deliveryText: number; pipeline: number };
 }
 
-function timeRounds(minMs: number, minRounds: number, body: () => void): void {
-  const started = performance.now();
-  for (let rounds = 0; rounds < minRounds || performance.now() - started < minMs; rounds += 1) body();
-}
-
 export function runCpuBenchmark(minMsPerStage = 1500): CpuResult {
   const corpus = goldenCorpusPath();
-  const texts = readFileSync(corpus, 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '');
+  const texts = readFileSync(corpus, 'utf8').split('\n').filter((line) => line.trim() !== '');
   const events = texts.map((text) => {
     const validation = validateEnvelope(JSON.parse(text));
     if (!validation.ok) throw new Error(`golden event invalid: ${JSON.stringify(validation.violations[0])}`);
@@ -188,20 +148,17 @@ export function runCpuBenchmark(minMsPerStage = 1500): CpuResult {
     }
   };
   const reference = () => (sink += referencePipeline(texts));
-  for (const body of [pipeline, parseAndValidate, matchAll, deliver, reference]) timeRounds(300, 50, body);
-  const stageSlices = 15;
-  const stageA = alternate(parseAndValidate, reference, minMsPerStage / stageSlices, stageSlices);
-  const stageB = alternate(matchAll, reference, minMsPerStage / stageSlices, stageSlices);
-  const stageC = alternate(deliver, reference, minMsPerStage / stageSlices, stageSlices);
-  const whole = alternate(pipeline, reference, minMsPerStage / 30, 30);
+  for (const body of [pipeline, parseAndValidate, matchAll, deliver, reference]) msPerRound(body, 300);
+  const ms = { parseAndValidate: msPerRound(parseAndValidate, minMsPerStage), match100: msPerRound(matchAll, minMsPerStage), deliveryText: msPerRound(deliver, minMsPerStage), pipeline: msPerRound(pipeline, minMsPerStage), reference: msPerRound(reference, minMsPerStage) };
   if (sink === 0) throw new Error('nothing was computed');
-  const perEvent = (msPerRound: number) => (msPerRound * 1000) / texts.length;
+  const perEvent = (msPerCall: number) => (msPerCall * 1000) / texts.length;
+  const ratio = (key: keyof CpuResult['ratio']) => ms[key] / ms.reference;
   return {
     corpusEvents: texts.length,
     filters: subscribers.length,
     matchesPerEvent: matches / texts.length,
     downlevelsPerEvent: downlevels / texts.length,
-    usPerEvent: { parseAndValidate: perEvent(stageA.subjectMsPerRound), match100: perEvent(stageB.subjectMsPerRound), deliveryText: perEvent(stageC.subjectMsPerRound), pipeline: perEvent(whole.subjectMsPerRound), reference: perEvent(whole.referenceMsPerRound) },
-    ratio: { parseAndValidate: stageA.medianPairRatio, match100: stageB.medianPairRatio, deliveryText: stageC.medianPairRatio, pipeline: whole.medianPairRatio },
+    usPerEvent: { parseAndValidate: perEvent(ms.parseAndValidate), match100: perEvent(ms.match100), deliveryText: perEvent(ms.deliveryText), pipeline: perEvent(ms.pipeline), reference: perEvent(ms.reference) },
+    ratio: { parseAndValidate: ratio('parseAndValidate'), match100: ratio('match100'), deliveryText: ratio('deliveryText'), pipeline: ratio('pipeline') },
   };
 }

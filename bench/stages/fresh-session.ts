@@ -1,11 +1,4 @@
-/**
- * A fresh session against a warm one (issue 45, point 1): a consumer subscribes to a session
- * that does not exist yet; an emitter with an agent name the relay has never seen says `hello`
- * and pipelines `seq` 0..N-1 over one socket without waiting; then, on the same socket, the now
- * warm session's next N. Each burst's first delivery is timed from its first event frame's
- * send, and given in stream polls (the local stream poll interval) so the two compare within the
- * same run; with the write units each burst cost per event, refused conditional writes counted.
- */
+/** A fresh session beside a warm one: first delivery in stream polls, and write units per event (refused writes counted). */
 import type { RunningStack } from '../../local/stack.ts';
 import type { StackUsage } from '../../local/usage.ts';
 import { billedWriteUnits } from '../pricing.ts';

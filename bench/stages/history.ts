@@ -1,10 +1,4 @@
-/**
- * History costs (`GET /history`, `GET /sessions`) on the local stack: read units per 1,000
- * history events at two page sizes, per `GET /sessions` page, and the write units fan-out
- * spends keeping session summaries (per event, NDJSON batch ingest, no subscribers).
- * Units are what DynamoDB Local reports through the handlers' meters; each HTTP request also
- * pays its token lookup.
- */
+/** History reads: RRU per 1,000 events through `GET /history` at two page sizes, per `GET /sessions` page, and fan-out's session-summary WRU per event. */
 import type { RunningStack } from '../../local/stack.ts';
 import { createTenant, mintId, settle, uniqueName } from '../clients.ts';
 

@@ -1,14 +1,8 @@
 /**
- * Fan-out with delivery lanes (`npm run bench -- --only lanes`, and the last stage of a full run):
- * one tenant's session with S subscribers, a burst of events POSTed at once, delivered by W
- * processes: W = 1 is the fan-out invocation alone (`AEP_FANOUT_MAX_LANES=1`); W = 2 and 4 add
- * W − 1 lane worker processes (`AEP_LOCAL_LANE_WORKERS`), at most W lanes per batch. Each W runs
- * on a fresh stack, a discarded warm-up burst first, then one burst per S. Posts go to the
- * stand-in poster (`local/stand-in-poster.ts`: a simulated round trip, each completion recorded),
- * since real sockets by the thousand would make the local gateway the limit at every W. The
- * subscriptions are written straight into the connections table as live index entries. The
- * yardstick of every timed figure is W = 1 at the same S in the same run. Also the AWS model
- * (`lanesModel`): lanes, p99 and dollars for 10,000 subscribers at 50 events/s.
+ * Fan-out with delivery lanes: one tenant's session with S subscribers (seeded as live index
+ * entries), a burst POSTed at once, delivered by W processes (W = 1 the fan-out invocation alone,
+ * W − 1 lane workers beside it), each W on a fresh stack, posting to the stand-in poster
+ * (`local/stand-in-poster.ts`). The yardstick is W = 1 at the same S. Also the AWS model.
  */
 import { BatchWriteItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient, WriteRequest } from '@aws-sdk/client-dynamodb';
@@ -48,21 +42,13 @@ export interface LanesStageResult {
   runs: LanesRun[];
 }
 
-export interface LanesPlan {
-  workers: readonly number[];
-  sizes: readonly number[];
-  deliveriesPerRun: number;
-  postMs: number;
-  laneDeliveries: number;
-  log: (message: string) => void;
-}
+type LanesPlan = { workers: readonly number[]; sizes: readonly number[]; deliveriesPerRun: number; postMs: number; laneDeliveries: number; log: (message: string) => void };
 
 const POLL_MS = 100;
 const RUN_TIMEOUT_MS = 120_000;
 const SUBSCRIPTION_ID = 's1';
 
-/** Events per burst at `subscribers`: the plan's deliveries, at least one event. */
-export const eventsFor = (deliveriesPerRun: number, subscribers: number) => Math.max(1, Math.round(deliveriesPerRun / subscribers));
+const eventsFor = (deliveriesPerRun: number, subscribers: number) => Math.max(1, Math.round(deliveriesPerRun / subscribers));
 
 /** CPU milliseconds a process has used so far, from /proc (Linux; USER_HZ 100); 0 once it is gone. */
 function processCpuMs(pid: number): number {
@@ -135,14 +121,7 @@ export async function runFanoutLanes(plan: LanesPlan): Promise<LanesStageResult>
   return { settings: { postMs: plan.postMs, laneDeliveries: plan.laneDeliveries, concurrency, deliveriesPerRun: plan.deliveriesPerRun, pollMs: POLL_MS }, runs };
 }
 
-interface BurstContext {
-  stack: Awaited<ReturnType<typeof startStack>>;
-  token: string;
-  session: string;
-  workers: number;
-  samples: SampleFiles;
-  seq: number;
-}
+type BurstContext = { stack: Awaited<ReturnType<typeof startStack>>; token: string; session: string; workers: number; samples: SampleFiles; seq: number };
 
 /** One timed burst: `events` POSTed at once to the session's `subscribers`. */
 async function burst(context: BurstContext, subscribers: number, eventCount: number): Promise<LanesRun> {
@@ -188,11 +167,7 @@ async function burst(context: BurstContext, subscribers: number, eventCount: num
   };
 }
 
-/**
- * The session's subscriptions, connections `from` to `to`, as the live index entries the
- * subscribe path leaves once its replay handed off (`src/store/subscription-store.ts`, then
- * `parking-store.ts` flips `state` to live): the only items fan-out reads to deliver.
- */
+/** Subscriptions `from` to `to` as the live index entries a handed-off subscribe leaves (`src/store/subscription-store.ts`). */
 async function seedSubscriptions(client: DynamoDBClient, tenant: string, session: string, from: number, to: number): Promise<void> {
   const filter = { session };
   if (!validateFilter(filter).ok) throw new Error('the seeded filter does not validate');
@@ -201,19 +176,8 @@ async function seedSubscriptions(client: DynamoDBClient, tenant: string, session
   const requests: WriteRequest[] = [];
   for (let index = from; index < to; index += 1) {
     const connectionId = connectionIdOf(index);
-    requests.push({
-      PutRequest: {
-        Item: {
-          pk: { S: connectionKeys.sessionSubscriptions(tenant, session) },
-          sk: { S: connectionKeys.subscriptionIndexSort(connectionId, SUBSCRIPTION_ID) },
-          connectionId: { S: connectionId },
-          subscriptionId: { S: SUBSCRIPTION_ID },
-          filter: { S: JSON.stringify(filter) },
-          state: { S: 'live' },
-          expiresAt: { N: expiresAt },
-        },
-      },
-    });
+    const item = { pk: connectionKeys.sessionSubscriptions(tenant, session), sk: connectionKeys.subscriptionIndexSort(connectionId, SUBSCRIPTION_ID), connectionId, subscriptionId: SUBSCRIPTION_ID, filter: JSON.stringify(filter), state: 'live' };
+    requests.push({ PutRequest: { Item: { ...Object.fromEntries(Object.entries(item).map(([key, value]) => [key, { S: value }])), expiresAt: { N: expiresAt } } } });
   }
   const chunks: WriteRequest[][] = [];
   for (let offset = 0; offset < requests.length; offset += 25) chunks.push(requests.slice(offset, offset + 25));
@@ -233,11 +197,7 @@ function connectionIdOf(index: number): string {
   return `L${index.toString(36).padStart(10, '0')}=`;
 }
 
-/**
- * The stand-in posters' sample files of one stack, read as they grow: `mark()` starts a run
- * (what the files hold so far is skipped), `poll()` reads what was appended since (whole lines
- * only) and answers the run's samples so far, `take()` parses them.
- */
+/** The stand-in posters' sample files, read as they grow: `mark()` starts a run, `poll()` counts its samples, `take()` parses them. */
 class SampleFiles {
   private offsets = new Map<string, number>();
   private chunks = new Map<string, string[]>();
@@ -285,23 +245,20 @@ class SampleFiles {
   }
 }
 
-// ---- the AWS model, for one tenant's session of S subscribers fed λ events/s ----
-// deliveries/s = S × λ; one post at a time per connection (its order), so each connection is busy
-// λ × post latency of the time (at 1 or more no number of lanes keeps up); a lane carries
-// min(posts in flight ÷ post latency, its vCPU ÷ CPU per delivery); lanes = twice what carries
-// the rate; a batch lasts D = F ÷ (1 − the busier of connection and lane), and p99 ≈ 2D.
+// The AWS model, S subscribers fed λ events/s: each connection busy λ × post latency (one post at
+// a time, its order); a lane carries min(posts in flight ÷ post latency, its vCPU ÷ CPU per
+// delivery); lanes = twice what carries S × λ; a batch lasts D = F ÷ (1 − the busier), p99 ≈ 2D.
 
-/** Lambda gives a function one vCPU at 1,769 MB, and CPU in proportion to memory (Lambda Developer Guide, "Configure Lambda function memory"). */
-export const MB_PER_VCPU = 1769;
-/** API Gateway's throttle per account and Region across REST, HTTP, WebSocket and WebSocket callback (`@connections`) APIs; adjustable. */
-export const API_GATEWAY_ACCOUNT_RPS = 10_000;
+/** One vCPU at 1,769 MB (Lambda); API Gateway's adjustable account throttle (requests/s). */
+const MB_PER_VCPU = 1769;
+const API_GATEWAY_ACCOUNT_RPS = 10_000;
 /** Records per fan-out batch at most (`FANOUT_BATCH_SIZE`, infra/constructs/fanout.ts). */
 export const MAX_RECORDS_PER_BATCH = 100;
 
 /** The issue's target: 10,000 subscribers of one tenant, a 50 events/s stream, p99 under 1 s. */
 export const TARGET = { subscribers: 10_000, eventsPerSecond: 50, p99Ms: 1000 } as const;
 
-export interface LaneModelInputs {
+interface LaneModelInputs {
   subscribers: number;
   eventsPerSecond: number;
   postMs: number;
@@ -311,40 +268,15 @@ export interface LaneModelInputs {
   batchFixedMs: number;
 }
 
-export interface LaneModel {
-  deliveriesPerSecond: number;
-  postsInFlight: number;
-  connectionBusy: number;
-  laneVcpu: number;
-  latencyBoundPerLane: number;
-  cpuBoundPerLane: number;
-  ratePerLane: number;
-  lanesToCarry: number;
-  lanes: number;
-  sustainable: boolean;
-  batchMs: number;
-  recordsPerBatch: number;
-  p99Ms: number;
-  laneGbSecondsPerMillion: number;
-  laneInvocationsPerMillion: number;
-  dollarsPerMillion: { laneDuration: number; laneRequests: number; websocketMessages: number; total: number };
-  apiGatewayRps: number;
-  apiGatewayQuotaMultiple: number;
-}
-
-export function lanesModel(inputs: LaneModelInputs): LaneModel {
+export function lanesModel(inputs: LaneModelInputs) {
   const postSeconds = inputs.postMs / 1000;
   const deliveriesPerSecond = inputs.subscribers * inputs.eventsPerSecond;
-  const postsInFlight = deliveriesPerSecond * postSeconds;
   const connectionBusy = inputs.eventsPerSecond * postSeconds;
-  const laneVcpu = inputs.laneMemoryMb / MB_PER_VCPU;
   const latencyBoundPerLane = inputs.postsPerLane / postSeconds;
-  const cpuBoundPerLane = inputs.cpuMsPerDelivery > 0 ? laneVcpu / (inputs.cpuMsPerDelivery / 1000) : Number.POSITIVE_INFINITY;
+  const cpuBoundPerLane = inputs.cpuMsPerDelivery > 0 ? inputs.laneMemoryMb / MB_PER_VCPU / (inputs.cpuMsPerDelivery / 1000) : Number.POSITIVE_INFINITY;
   const ratePerLane = Math.min(latencyBoundPerLane, cpuBoundPerLane);
-  const lanesToCarry = Math.ceil(deliveriesPerSecond / ratePerLane);
-  const lanes = 2 * lanesToCarry;
-  const laneBusy = deliveriesPerSecond / (lanes * ratePerLane);
-  const busy = Math.max(connectionBusy, laneBusy);
+  const lanes = 2 * Math.ceil(deliveriesPerSecond / ratePerLane);
+  const busy = Math.max(connectionBusy, deliveriesPerSecond / (lanes * ratePerLane));
   const fixedSeconds = inputs.batchFixedMs / 1000;
   let batchSeconds = busy < 1 ? fixedSeconds / (1 - busy) : Number.POSITIVE_INFINITY;
   let recordsPerBatch = inputs.eventsPerSecond * batchSeconds;
@@ -354,41 +286,20 @@ export function lanesModel(inputs: LaneModelInputs): LaneModel {
     batchSeconds = fixedSeconds + (MAX_RECORDS_PER_BATCH * busy) / inputs.eventsPerSecond;
     sustainable = sustainable && MAX_RECORDS_PER_BATCH / batchSeconds >= inputs.eventsPerSecond;
   }
-  const deliveriesPerBatch = recordsPerBatch * inputs.subscribers;
-  const laneGbSecondsPerMillion = (1e6 / ratePerLane) * (inputs.laneMemoryMb / 1024);
-  const laneInvocationsPerMillion = ((lanes - 1) * 1e6) / deliveriesPerBatch;
-  const laneDuration = laneGbSecondsPerMillion * PRICES.lambdaArmGbSecond.usd;
-  const laneRequests = (laneInvocationsPerMillion * PRICES.lambdaRequest.usd) / 1e6;
+  const laneDuration = (1e6 / ratePerLane) * (inputs.laneMemoryMb / 1024) * PRICES.lambdaArmGbSecond.usd;
+  const laneRequests = (((lanes - 1) * 1e6) / (recordsPerBatch * inputs.subscribers)) * PRICES.lambdaRequest.usd / 1e6;
   const websocketMessages = PRICES.websocketMessage.usd;
   return {
-    deliveriesPerSecond,
-    postsInFlight,
-    connectionBusy,
-    laneVcpu,
-    latencyBoundPerLane,
-    cpuBoundPerLane,
-    ratePerLane,
-    lanesToCarry,
-    lanes,
-    sustainable,
+    deliveriesPerSecond, connectionBusy, latencyBoundPerLane, cpuBoundPerLane, ratePerLane, lanes, sustainable, recordsPerBatch,
     batchMs: batchSeconds * 1000,
-    recordsPerBatch,
     p99Ms: sustainable ? 2 * batchSeconds * 1000 : Number.POSITIVE_INFINITY,
-    laneGbSecondsPerMillion,
-    laneInvocationsPerMillion,
     dollarsPerMillion: { laneDuration, laneRequests, websocketMessages, total: laneDuration + laneRequests + websocketMessages },
     apiGatewayRps: deliveriesPerSecond,
     apiGatewayQuotaMultiple: deliveriesPerSecond / API_GATEWAY_ACCOUNT_RPS,
   };
 }
 
-/**
- * The rate a run would reach if, from its first delivery on, every delivering process kept
- * `concurrency` posts in flight, bounded by each connection's own posts one after another
- * (events × post latency): deliveries ÷ (first delivery + max(deliveries ÷ (W × concurrency ÷
- * post latency), events × post latency)). What is left between it and the run is the batch
- * barrier (a second batch waits for the first), lanes that end unevenly, and CPU.
- */
+/** The rate had every process kept `concurrency` posts in flight from the first delivery on, no connection faster than its posts in a row. */
 export function postingBound(run: LanesRun, settings: Pick<LanesStageResult['settings'], 'concurrency' | 'postMs'>): number {
   const postSeconds = settings.postMs / 1000;
   const posting = Math.max(run.deliveries / ((run.workers * settings.concurrency) / postSeconds), run.events * postSeconds);

@@ -1,9 +1,4 @@
-/**
- * Latency on the local stack: POST → WebSocket and POST → SSE delivery (one paced stream of
- * POSTs per binding, to one WebSocket consumer, then to SSE_STREAMS SSE streams, of a session of
- * their own, each latency taken from the POST's start to the consumer's receipt), and the command
- * round trip through the simulated agent.
- */
+/** Latency on the local stack: POST → WebSocket, POST → SSE (SSE_STREAMS streams pooled) and the command round trip through the simulated agent. */
 import { SimulatedAgent } from '../../local/agent/simulated-agent.ts';
 import type { RunningStack } from '../../local/stack.ts';
 import { BenchSocket, createTenant, mintId, openSse, postEvents, settle, sleep, uniqueName, waitUntil } from '../clients.ts';
@@ -18,19 +13,16 @@ export interface DeliveryLatency {
 }
 
 /** SSE streams, opened at staggered moments so that they sample the phases between the stream poll and each inbox poll. */
-export const SSE_STREAMS = 5;
+const SSE_STREAMS = 5;
 const STAGGER_MS = 37;
 
 /** The gap before the next POST: exponential with mean `meanMs` (Poisson arrivals sample every phase of the poll), capped at 5× the mean. */
-export function poissonGapMs(meanMs: number, random: () => number = Math.random): number {
+function poissonGapMs(meanMs: number, random: () => number = Math.random): number {
   return Math.min(5 * meanMs, -meanMs * Math.log(1 - random()));
 }
 
 /** The consumers of one delivery measurement: each records when it received an event, by id. */
-interface Receivers {
-  at: Array<Map<string, number>>;
-  close: () => Promise<void>;
-}
+type Receivers = { at: Array<Map<string, number>>; close: () => Promise<void> };
 
 async function openWebSocketReceiver(stack: RunningStack, token: string, session: string): Promise<Receivers> {
   const ws = await BenchSocket.consumer(stack.baseUrl, token, { role: 'consumer' }, { id: 'watch', filter: { session } });
@@ -53,12 +45,7 @@ async function openSseReceivers(stack: RunningStack, token: string, session: str
     });
     streams.push({ close: () => sse.close(), at });
   }
-  return {
-    at: streams.map((stream) => stream.at),
-    close: async () => {
-      for (const stream of streams) stream.close();
-    },
-  };
+  return { at: streams.map((stream) => stream.at), close: async () => streams.forEach((stream) => stream.close()) };
 }
 
 /** POST → delivery on one binding, its consumers alone on the session (the SSE streams' inbox polls would weigh on the WebSocket tail). */
@@ -92,10 +79,7 @@ export async function measureDeliveryLatency(stack: RunningStack, binding: 'webs
   return distribution(receivers.at.flatMap((at) => ids.map((id) => (at.get(id) as number) - (sentAt.get(id) as number))));
 }
 
-/**
- * Commands go one at a time, each after a random pause of up to `spreadMs`, so send times are
- * spread over the stream poller's cycle instead of locking to it.
- */
+/** Commands one at a time, each after a random pause of up to `spreadMs` (send times spread over the poll cycle). */
 export async function measureCommandRoundTrip(stack: RunningStack, count: number, spreadMs: number): Promise<Distribution> {
   const token = await createTenant(stack.dynamoEndpoint, uniqueName('bench-control'));
   const session = uniqueName('controlled');

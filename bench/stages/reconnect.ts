@@ -1,12 +1,4 @@
-/**
- * The reconnecting consumer (session order, README "Session order"): an emitter pipelines a
- * session's events over one socket (the local gateway's invocation jitter on, so they are
- * stored out of order), and a consumer drops after every 5 to 40 events and resumes after the
- * last position it received, as the official client does on a flaky network. Counts, per
- * round, the connections it took, the late entries the session got (events released after the
- * release point passed them) and the duplicate deliveries; reported per 1,000 pipelined events
- * and per event. Counts, not times: the round's wall time is this machine's only.
- */
+/** The reconnecting consumer: drops after every 5 to 40 events and resumes from its last position; counts connections, late entries and duplicates. */
 import type { RunningStack } from '../../local/stack.ts';
 import { eventKeys, LATE_PREFIX } from '../../src/store/keys.ts';
 import { queryAll } from '../../src/store/table-access.ts';

@@ -1,16 +1,7 @@
-/**
- * The SSE stream-hour from one measured stream (a stream served alone in a process, idle then a
- * burst: sse-stream-process.ts), turned into an hour held open, every periodic cost in it, priced.
- */
+/** The SSE stream-hour from one measured stream (sse-stream-process.ts): its idle phase scaled to an hour held open, priced. */
 import { PRICES } from '../pricing.ts';
-import { median } from '../stats.ts';
 
-/**
- * The stream settings the stack deploys (infra/constructs/relay-functions.ts sets the poll and
- * the flush padding; infra/relay-settings.ts the pool of 180 streams and a tenant's quarter of it;
- * the rest are the relay's defaults, src/config/relay-config.ts). The stage serves its streams at
- * these; test/infra/relay-stack.test.ts checks the stream function's environment says the same.
- */
+/** The stream settings the stack deploys (test/infra/relay-stack.test.ts checks the stream function's environment says the same). */
 export const DEPLOYED_STREAM = {
   pollMs: 250,
   idlePollMs: 2_000,
@@ -45,7 +36,7 @@ export interface CallRecord {
   billedUnits: number;
 }
 
-/** What the process serving one stream reports (bench/sse-stream-process.ts). */
+/** What sse-stream-process.ts reports. */
 export interface StreamProcessReport {
   calls: CallRecord[];
   phaseMs: Record<StreamPhase, number>;
@@ -54,16 +45,10 @@ export interface StreamProcessReport {
   idleBytes?: number;
   rss: { atStartMb: number; beforeStreamMb: number; peakMb: number; peakHeapUsedMb: number };
   burstCpuMs: number;
-  cpuSlices?: Array<{ deliveries: number; cpuMs: number; reads?: number; calls?: number }>;
-  referenceSlices?: Array<{ events: number; cpuMs: number }>;
+  referenceMsPerEvent: number;
 }
 
-/**
- * What an idle-phase call is for, by the stream's loop (src/relay/sse/serve-stream.ts): the
- * inbox probe and read (connections table, eventually and strongly consistent), the slot
- * renewal (a lease update in the connections table per slot held: the tenant's, its share of
- * the pool, the pool's), the token re-check (tenants table).
- */
+/** What an idle-phase call is for in the stream's loop (src/relay/sse/serve-stream.ts). */
 export function callPurpose(call: Pick<CallRecord, 'command' | 'table' | 'kind' | 'consistent'>): string {
   const command = call.command.replace('Command', '');
   const raw = `${command}${call.kind === 'read' ? (call.consistent ? ', strong' : ', eventual') : ''}`;
@@ -73,26 +58,10 @@ export function callPurpose(call: Pick<CallRecord, 'command' | 'table' | 'kind' 
   return raw;
 }
 
-export interface StreamHourRow {
-  memoryMb: number;
-  readUnits: number;
-  writeUnits: number;
-  idleCallsPerHour: number;
-  byCommand: Array<{ call: string; callsPerHour: number; unitsPerHour: number }>;
-  heartbeatsPerHour: number;
-  idleBytesPerHour?: number;
-  setupAndCleanup: { readUnits: number; writeUnits: number };
-  usd: { lambdaDuration: number; lambdaRequests: number; dynamoReads: number; dynamoWrites: number; total: number };
-}
-
 const sumUnits = (calls: readonly CallRecord[], kind: 'read' | 'write') => calls.filter((call) => call.kind === kind).reduce((total, call) => total + call.billedUnits, 0);
 
-/**
- * One stream held open an hour: the idle phase's calls scaled to 3,600 s, plus the setup and
- * cleanup of each of the `STREAMS_PER_HOUR` streams an idle client opens in it (each a Lambda
- * request), plus Lambda duration for the whole hour at `memoryMb`.
- */
-export function hourOf(report: StreamProcessReport, memoryMb: number): StreamHourRow {
+/** One stream held open an hour: the idle calls scaled to 3,600 s, the setup and cleanup of each of `STREAMS_PER_HOUR` streams, duration at `memoryMb`. */
+export function hourOf(report: StreamProcessReport, memoryMb: number) {
   const idle = report.calls.filter((call) => call.phase === 'idle');
   const once = report.calls.filter((call) => call.phase === 'setup' || call.phase === 'cleanup');
   const idleSeconds = report.phaseMs.idle / 1000;
@@ -126,17 +95,10 @@ export function hourOf(report: StreamProcessReport, memoryMb: number): StreamHou
   };
 }
 
-/**
- * The memory size for a measured peak RSS: half again as much (a Lambda environment adds the
- * runtime client, and a bigger replay or burst than the bench's needs room), rounded up to a
- * multiple of 64 MB, at least Lambda's 128 MB.
- */
+/** The memory for a measured peak RSS: half again (the runtime client, bigger bursts), in 64 MB steps, at least 128 MB. */
 export function sizeFromPeak(peakMb: number): number {
   return Math.max(128, Math.ceil((peakMb * 1.5) / 64) * 64);
 }
-
-/** Lambda allots CPU in proportion to memory: one vCPU at 1,769 MB. */
-export const MB_PER_VCPU = 1769;
 
 /** The SSE stream-hour stage's results. */
 export interface SseStreamHour {
@@ -147,23 +109,21 @@ export interface SseStreamHour {
   cpuRatioToReference?: number;
   cpuMsPerDelivery: number;
   referenceMsPerEvent?: number;
-  hour: StreamHourRow;
+  hour: ReturnType<typeof hourOf>;
   heartbeats: number;
   websocketIdleHourUsd: number;
 }
 
 export function streamHourOf(report: StreamProcessReport, setMb: number, settings: Record<string, number>): SseStreamHour {
-  const slices = (report.cpuSlices ?? []).filter((slice) => slice.deliveries > 0).map((slice) => slice.cpuMs / slice.deliveries);
-  const references = (report.referenceSlices ?? []).map((slice) => slice.cpuMs / slice.events);
-  const cpuMsPerDelivery = slices.length > 0 ? median(slices) : report.burstCpuMs / Math.max(1, report.delivered);
-  const referenceMsPerEvent = references.length > 0 ? median(references) : undefined;
+  const cpuMsPerDelivery = report.burstCpuMs / Math.max(1, report.delivered);
   return {
     settings: { ...DEPLOYED_STREAM, ...settings, streamsPerHour: STREAMS_PER_HOUR },
     peakRssMb: report.rss.peakMb,
     sizedMb: sizeFromPeak(report.rss.peakMb),
     setMb,
-    ...(referenceMsPerEvent === undefined || slices.length === 0 ? {} : { cpuRatioToReference: cpuMsPerDelivery / referenceMsPerEvent, referenceMsPerEvent }),
+    cpuRatioToReference: cpuMsPerDelivery / report.referenceMsPerEvent,
     cpuMsPerDelivery,
+    referenceMsPerEvent: report.referenceMsPerEvent,
     hour: hourOf(report, setMb),
     heartbeats: report.heartbeats,
     websocketIdleHourUsd: (60 * PRICES.websocketConnectionMinute.usd) / 1e6,
