@@ -4,6 +4,7 @@
  * from it; nothing under `src/relay` sees this type.
  */
 import type { BridgeRuntime } from '../../src/relay/bridges/bridge-runtime.ts';
+import type { PushRuntime } from './create-push.ts';
 import type { KnownClaims } from '../../src/relay/control/known-claims.ts';
 import type { KnownOwners } from '../../src/relay/control/session-ownership.ts';
 import type { RefusedTokens } from '../../src/relay/connections/refused-tokens.ts';
@@ -28,6 +29,8 @@ export interface RelayRuntime extends RelayPorts {
   refusedTokens: RefusedTokens;
   /** AEP-0005 bridges: the tenants' sinks, their dead letters, and how requests reach them. */
   bridges: BridgeRuntime;
+  /** Web Push for attention requests: subscriptions, the VAPID-signing transport, the lane's circuits. */
+  push: PushRuntime;
   /** Identity cards (AEP-0003 §8.3): the operators each tenant trusts, and their keys. */
   identity: IdentityRuntime;
 }

@@ -259,7 +259,7 @@ describe('HTTP API', () => {
   it('routes the relay\'s HTTP paths to the http function with payload format 2.0', () => {
     const { stack, template } = defaults;
     const routes = Object.values(resourcesOfType(template, 'AWS::ApiGatewayV2::Route')).filter((route) => refersTo(route.Properties?.ApiId, logicalIdOf(stack.httpApi.api)));
-    expect(routes.map((route) => route.Properties?.RouteKey).sort()).toEqual(['ANY /admin/{proxy+}', 'GET /.well-known/aep', 'GET /events', 'GET /healthz', 'GET /history', 'GET /sessions', 'GET /token', 'POST /events']);
+    expect(routes.map((route) => route.Properties?.RouteKey).sort()).toEqual(['ANY /admin/{proxy+}', 'ANY /push/{proxy+}', 'GET /.well-known/aep', 'GET /events', 'GET /healthz', 'GET /history', 'GET /sessions', 'GET /token', 'POST /events']);
     const integrations = resourcesOfType(template, 'AWS::ApiGatewayV2::Integration');
     for (const route of routes) {
       const [integrationId] = render(route.Properties?.Target).match(/(?<=\$\{)[^}]+/) ?? [];
