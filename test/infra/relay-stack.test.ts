@@ -38,7 +38,7 @@ import { DEFAULT_SETTINGS } from '../../infra/relay-settings.ts';
 import { readRelayConfig } from '../../src/config/relay-config.ts';
 import { ACTIVITY_INDEX, CONNECTIONS_TABLE, EVENTS_TABLE, TABLE_DEFINITIONS, TENANTS_TABLE } from '../../src/store/table-definitions.ts';
 import type { TableDefinition } from '../../src/store/table-definitions.ts';
-import { RELAY_VARIABLES } from '../../src/config/relay-environment.ts';
+import { PUSH_VARIABLES, RELAY_VARIABLES } from '../../src/config/relay-environment.ts';
 import { actionsOf, logicalIdOf, propertiesOf, refersTo, render, resourceOf, resourcesOf, resourcesOfType, statementsOfRole } from './template-queries.ts';
 import type { Json, Statement } from './template-queries.ts';
 
@@ -62,6 +62,8 @@ const PRODUCTION_CONTEXT = {
   alarmEmail: 'ops@example.com',
   tracing: 'true',
   originSecretRotation: 'true',
+  vapidRotation: 'true',
+  pushContact: 'mailto:ops@example.com',
 };
 
 interface Scenario {
@@ -853,6 +855,32 @@ describe('origin guard', () => {
     for (const fn of [stack.functions.http, stack.functions.authorizer]) {
       const variables = (propertiesOf(template, fn).Environment as { Variables: Json }).Variables;
       expect(render(variables[RELAY_VARIABLES.originSecrets])).toBe(`${secretReference(production, 'AWSCURRENT')},${secretReference(production, 'AWSPREVIOUS')}`);
+    }
+  });
+});
+
+describe('Web Push VAPID seed', () => {
+  const seedReference = (scenario: Scenario, stage = '') => `{{resolve:secretsmanager:\${${logicalIdOf(scenario.stack.vapidSecret.secret)}}:SecretString::${stage}:}}`;
+  const signers: readonly FunctionName[] = ['bridges', 'sinkretry', 'http'];
+
+  it('generates the seed in Secrets Manager and gives it to the functions that sign or publish the key, and to no other', () => {
+    const { stack, template } = defaults;
+    expect(propertiesOf(template, stack.vapidSecret.secret).GenerateSecretString).toMatchObject({ PasswordLength: 64, ExcludePunctuation: true });
+    for (const name of FUNCTION_NAMES) {
+      const variables = (propertiesOf(template, stack.functions[name]).Environment as { Variables: Json }).Variables;
+      if (signers.includes(name)) expect(render(variables[PUSH_VARIABLES.vapidSeed]), name).toBe(seedReference(defaults));
+      else expect(variables[PUSH_VARIABLES.vapidSeed], name).toBeUndefined();
+      expect(variables[PUSH_VARIABLES.vapidPreviousSeed], name).toBeUndefined();
+    }
+  });
+
+  it('during a rotation (-c vapidRotation=true) signs with AWSCURRENT and keeps AWSPREVIOUS, with the configured contact', () => {
+    const { stack, template } = production;
+    for (const name of signers) {
+      const variables = (propertiesOf(template, stack.functions[name]).Environment as { Variables: Json }).Variables;
+      expect(render(variables[PUSH_VARIABLES.vapidSeed]), name).toBe(seedReference(production, 'AWSCURRENT'));
+      expect(render(variables[PUSH_VARIABLES.vapidPreviousSeed]), name).toBe(seedReference(production, 'AWSPREVIOUS'));
+      expect(variables[PUSH_VARIABLES.vapidSubject], name).toBe('mailto:ops@example.com');
     }
   });
 });
