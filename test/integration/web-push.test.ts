@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startPushServiceStandIn } from '../support/push-service-stand-in.ts';
 import type { PushServiceStandIn, ReceivedPush, StandInSubscription } from '../support/push-service-stand-in.ts';
 import { eventually } from '../support/history-fixtures.ts';
+import { cli } from '../support/cli-run.ts';
 import { postEvents, sessionEvent, tenantWithToken, uniqueName } from '../support/relay-fixtures.ts';
 
 const PROMPT = 'Drop the production customers table? It holds 2.1M rows.';
@@ -131,6 +132,18 @@ describe('Web Push for attention requests, end to end', () => {
     // The form-only subscription got neither the request nor its follow-up.
     expect(standIn.received.filter(to(otherKind))).toEqual([]);
     expect(standIn.refusals).toEqual([]);
+  });
+
+  it('lists and deletes a subscription with the CLI (aep-relay push list / push delete)', async () => {
+    const token = await tenantWithToken(uniqueName('push'), ['consume']);
+    const created = await register(token, standIn.subscribe(uniqueName('cli')), { label: 'cli phone' });
+    const env = { AEP_URL: inject('baseUrl'), AEP_ADMIN_TOKEN: token };
+    const listed = await cli(['push', 'list', '--json'], env);
+    expect([listed.code, (JSON.parse(listed.stdout) as { subscriptions: Array<{ id: string }> }).subscriptions.map((entry) => entry.id)]).toEqual([0, [created.id]]);
+    expect((await cli(['push', 'delete', created.id], env)).code).toBe(0);
+    const again = await cli(['push', 'list'], env);
+    expect([again.code, again.stdout.trim()]).toEqual([0, 'no push subscriptions']);
+    expect((await cli(['push', 'delete', created.id], env)).code).toBe(4);
   });
 
   it('removes a subscription whose push service answers 410', async () => {
