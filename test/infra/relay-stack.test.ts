@@ -475,7 +475,7 @@ describe('CloudFront edge', () => {
     expect(refersTo((reads[0]?.Condition as Json).StringEquals, logicalIdOf(stack.edge.distribution))).toBe(true);
   });
 
-  it('uploads the built console under console/: the page revalidated on every load, hashed assets cached for good', () => {
+  it('uploads the built console under console/: the page, its manifest and service worker revalidated on every load, hashed assets cached for good', () => {
     const { stack, template } = defaults;
     const deployments = Object.values(resourcesOfType(template, 'Custom::CDKBucketDeployment')).map((deployment) => deployment.Properties as Json);
     expect(deployments).toHaveLength(2);
@@ -486,8 +486,8 @@ describe('CloudFront edge', () => {
       // No invalidation, so the upload function holds no cloudfront:* permission.
       expect(properties.DistributionId).toBeUndefined();
     }
-    const page = deployments.find((properties) => JSON.stringify(properties.Include) === '["index.html"]');
-    const assets = deployments.find((properties) => JSON.stringify(properties.Exclude) === '["index.html"]');
+    const page = deployments.find((properties) => JSON.stringify(properties.Include) === '["index.html","manifest.webmanifest","sw.js"]');
+    const assets = deployments.find((properties) => JSON.stringify(properties.Exclude) === '["index.html","manifest.webmanifest","sw.js"]');
     expect(page?.SystemMetadata).toEqual({ 'cache-control': 'no-cache' });
     expect(assets?.SystemMetadata).toEqual({ 'cache-control': 'public, max-age=31536000, immutable' });
     expect(existsSync(join(consoleDir, 'index.html'))).toBe(true);
