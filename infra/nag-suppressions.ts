@@ -87,6 +87,8 @@ export function suppressAcceptedFindings(stack: RelayStack, settings: RelaySetti
     'The rule checks legacy standard logging (an ACL-enabled S3 bucket). The distribution logs through standard logging v2 into CloudWatch Logs instead (infra/constructs/edge-access-logs.ts, without the query string, where tokens travel), created where CloudFront\'s delivery API exists (us-east-1); every request is also recorded at its origin (HTTP API access logs, the functions\' JSON logs).');
 
   // --- Secrets Manager -------------------------------------------------------------------
+  acknowledge(stack.vapidSecret.secret, 'AwsSolutions-SMG4',
+    'The VAPID seed signs Web Push: every browser subscription is bound to the key it derives, so an automatic rotation would silently end every notification. It is rotated by a documented step (put-secret-value, a deploy with -c vapidRotation=true that signs with the new key and keeps the old one while consoles subscribe again, then a plain deploy; docs/web-push.md "Rotating the VAPID key").');
   acknowledge(stack.originSecret.secret, 'AwsSolutions-SMG4',
     'CloudFormation resolves the dynamic references to this secret only when their text changes, so an automatic rotation would leave CloudFront sending a value the functions no longer accept. It is rotated by a documented step instead (put-secret-value, then a deploy with -c originSecretRotation=true that accepts both values while CloudFront switches, then a plain deploy; docs/deploy-and-upgrade.md "Rotating the origin secret").');
   if (settings.domainName === undefined) {

@@ -53,6 +53,13 @@ export interface RelaySettings {
    * (`-c originSecretRotation=true`, for the one deploy between the rotation and the next).
    */
   originSecretRotation: boolean;
+  /**
+   * During a rotation of the VAPID seed (docs/web-push.md): the functions keep the previous key
+   * too (`-c vapidRotation=true`, for the deploy right after the `put-secret-value`).
+   */
+  vapidRotation: boolean;
+  /** The VAPID contact push services may write to (`-c pushContact=mailto:ops@example.com`). */
+  pushContact?: string;
   /** A WAFv2 web ACL (scope CLOUDFRONT, ARN) to attach to the distribution. */
   webAclArn?: string;
   /**
@@ -165,6 +172,7 @@ export const DEFAULT_SETTINGS: RelaySettings = {
   tracing: false,
   edgeAccessLogs: true,
   originSecretRotation: false,
+  vapidRotation: false,
   bridgeEventBuses: [],
   corsOrigins: [],
   streamConcurrency: 0,
@@ -257,6 +265,8 @@ export function settingsFromContext(node: Node): RelaySettings {
     tracing: flag(read('tracing'), 'tracing', DEFAULT_SETTINGS.tracing),
     edgeAccessLogs: flag(read('edgeAccessLogs'), 'edgeAccessLogs', DEFAULT_SETTINGS.edgeAccessLogs),
     originSecretRotation: flag(read('originSecretRotation'), 'originSecretRotation', DEFAULT_SETTINGS.originSecretRotation),
+    vapidRotation: flag(read('vapidRotation'), 'vapidRotation', DEFAULT_SETTINGS.vapidRotation),
+    ...pushContactOf(read('pushContact')),
     bridgeEventBuses: eventBusArns(read('bridgeEventBuses')),
     corsOrigins: parseCorsOrigins(read('corsOrigins'), 'context corsOrigins'),
     streamConcurrency,
@@ -328,4 +338,11 @@ function eventBusArns(value: string | undefined): string[] {
     if (!/^arn:aws[a-z-]*:events:[a-z0-9-]+:\d{12}:event-bus\/[A-Za-z0-9._\-/]+$/.test(arn)) throw new Error(`context bridgeEventBuses must be EventBridge bus ARNs, got ${JSON.stringify(arn)}`);
   }
   return arns;
+}
+
+/** `-c pushContact`: a mailto: or https: URL (RFC 8292 §2.1), which web-push refuses otherwise. */
+function pushContactOf(value: unknown): { pushContact?: string } {
+  if (value === undefined) return {};
+  if (typeof value !== 'string' || !/^(?:mailto:[^\s@]+@[^\s@]+|https:\/\/\S+)$/.test(value)) throw new Error(`context pushContact must be a mailto: address or an https: URL, got ${JSON.stringify(value)}`);
+  return { pushContact: value };
 }

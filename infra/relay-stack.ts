@@ -22,6 +22,7 @@ import { OPERATOR_TENANT, RelayFunctions } from './constructs/relay-functions.ts
 import { RelayHttpApi } from './constructs/http-api.ts';
 import { RelayObservability, relayMetricsNamespace } from './constructs/observability.ts';
 import { RelayOriginSecret } from './constructs/origin-secret.ts';
+import { RelayVapidSecret } from './constructs/vapid-secret.ts';
 import { RelayTables } from './constructs/relay-tables.ts';
 import { RelayStreamEndpoint } from './constructs/stream-endpoint.ts';
 import { ITEM_READS, ITEM_WRITES, grantTableActions } from './constructs/table-access.ts';
@@ -53,6 +54,8 @@ export class RelayStack extends Stack {
   public readonly console: ConsoleBucket;
   public readonly alarmTopic: RelayAlarmTopic;
   public readonly originSecret: RelayOriginSecret;
+  /** The seed of the VAPID key that signs Web Push notifications. */
+  public readonly vapidSecret: RelayVapidSecret;
   /** Absent with `-c edgeAccessLogs=false`. */
   public readonly edgeAccessLogs?: RelayEdgeAccessLogs;
   /** `AepRelay/{stage}`: the namespace of this stage's own metrics. */
@@ -114,6 +117,14 @@ export class RelayStack extends Stack {
       metricsNamespace: this.metricsNamespace,
       removalPolicy: settings.removalPolicy,
     });
+
+    this.vapidSecret = new RelayVapidSecret(this, 'VapidSecret', {
+      rotation: settings.vapidRotation,
+      removalPolicy: settings.removalPolicy,
+      ...(settings.pushContact === undefined ? {} : { contact: settings.pushContact }),
+    });
+    // Signing (the push lane and its retries) and publishing the public key (GET /push/key).
+    for (const fn of [this.functions.bridges, this.functions.sinkretry, this.functions.http]) this.vapidSecret.useIn(fn);
 
     this.deadlines = new RelayDeadlines(this, 'Deadlines', {
       handler: this.functions.deadline,
@@ -222,6 +233,7 @@ export class RelayStack extends Stack {
     new CfnOutput(this, 'ConsoleUrl', { description: 'The tenant console (sign in with a token)', value: `${baseUrl}${CONSOLE_PATH}/` });
     new CfnOutput(this, 'WebSocketUrl', { description: 'WebSocket binding through CloudFront', value: `wss://${this.edge.domainName}${SOCKET_PATH}` });
     new CfnOutput(this, 'DistributionId', { description: 'The CloudFront distribution (aws cloudfront wait distribution-deployed --id …)', value: this.edge.distribution.distributionId });
+    new CfnOutput(this, 'VapidSecretArn', { description: 'The seed of the Web Push VAPID key (docs/web-push.md "Rotating the VAPID key")', value: this.vapidSecret.secret.secretArn });
     new CfnOutput(this, 'OriginSecretArn', { description: 'The secret CloudFront sends to the HTTP and WebSocket APIs (docs/deploy-and-upgrade.md "Rotating the origin secret")', value: this.originSecret.secret.secretArn });
     if (this.edgeAccessLogs !== undefined) {
       // Only where the logs exist: a stack outside us-east-1 has none (edge-access-logs.ts).

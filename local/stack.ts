@@ -26,7 +26,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { RelayConfig } from '../src/config/relay-config.ts';
 import { readRelayConfig } from '../src/config/relay-config.ts';
-import { BRIDGE_VARIABLES, PLATFORM_VARIABLES, RELAY_VARIABLES, relayEnvironment } from '../src/config/relay-environment.ts';
+import { BRIDGE_VARIABLES, PLATFORM_VARIABLES, PUSH_VARIABLES, RELAY_VARIABLES, relayEnvironment } from '../src/config/relay-environment.ts';
 import { startLaneWorkers } from './lane-workers.ts';
 import { standInPosterFromEnv } from './stand-in-poster.ts';
 import type { LaneWorkers } from './lane-workers.ts';
@@ -200,6 +200,8 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
         // listen on loopback, which a deployed stack refuses.
         // (A starter that set AEP_BRIDGE_ALLOW_LOOPBACK_SINKS keeps its choice: tests of the deployed rule.)
         bridges: { sealKeyBase64: localSealKey(options), ...(process.env[BRIDGE_VARIABLES.allowLoopbackSinks] === undefined ? { allowLoopbackSinks: true } : {}) },
+        // The VAPID key pair of Web Push, derived from a seed made at the first start (a Secrets Manager value in AWS).
+        push: { vapidSeed: localVapidSeed(options) },
       }),
       ...options.env,
     });
@@ -439,6 +441,24 @@ function localSealKey(options: StackOptions): string {
     writeFileSync(keyFile, `${key}\n`, { mode: 0o600 });
   }
   return key;
+}
+
+/**
+ * The seed of the relay's VAPID keys (`src/gateway/vapid-keys.ts`): AEP_PUSH_VAPID_SEED when set,
+ * else one made at the first start and kept in the data folder (git-ignored, mode 600), so the
+ * browsers' push subscriptions outlive a restart; an in-memory stack makes a fresh one.
+ */
+function localVapidSeed(options: StackOptions): string {
+  const given = process.env[PUSH_VARIABLES.vapidSeed];
+  if (given !== undefined && given !== '') return given;
+  const seedFile = join(options.dataDir, 'vapid-seed');
+  if (!options.inMemory && existsSync(seedFile)) return readFileSync(seedFile, 'utf8').trim();
+  const seed = randomBytes(32).toString('base64url');
+  if (!options.inMemory) {
+    mkdirSync(options.dataDir, { recursive: true });
+    writeFileSync(seedFile, `${seed}\n`, { mode: 0o600 });
+  }
+  return seed;
 }
 
 async function bootstrapDevToken({ tenants, tokens }: TenantTableStores, options: StackOptions): Promise<string> {

@@ -27,6 +27,8 @@ export interface AdminBackend {
   operations: AdminOperations;
   /** HTTP mode only: the relay holds the key that seals sink secrets, so bridges are set through it. */
   bridges?: BridgeOperations;
+  /** HTTP mode only: the token's Web Push subscriptions. */
+  push?: Pick<HttpAdminClient, 'listPushSubscriptions' | 'removePushSubscription'>;
   /** HTTP mode only: trusted operators (identity-card keys), set through the relay's admin routes (audited there). */
   operators?: OperatorOperations;
   /** Direct mode creates a missing tenant on `tokens issue` (bootstrap); HTTP mode never does. */
@@ -47,6 +49,7 @@ export function adminBackend(invocation: Invocation, env: Environment): AdminBac
       operations: client,
       bridges: client,
       operators: client,
+      push: client,
       issueOptions: {},
       unreachableConnectionsHint: `this relay cannot reach WebSocket connections from its HTTP function (no ${RELAY_VARIABLES.managementEndpoint})`,
       close: () => undefined,

@@ -24,7 +24,9 @@ export type Command =
   | { kind: 'bridges list' | 'bridges clear' | 'bridges dead-letters' | 'bridges redrive'; tenant?: string }
   | { kind: 'operators list'; tenant?: string }
   | { kind: 'operators add'; tenant?: string; name: string; jwks?: string; jwksUrl?: string }
-  | { kind: 'operators remove'; tenant?: string; name: string };
+  | { kind: 'operators remove'; tenant?: string; name: string }
+  | { kind: 'push list' }
+  | { kind: 'push delete'; id: string };
 
 export interface Invocation {
   command: Command;
@@ -76,6 +78,9 @@ const GROUP_USAGE = {
   operators list --tenant <id>
   operators add --tenant <id> <name> (--jwks <public-jwks.json | -> | --jwks-url <https URL>)
   operators remove --tenant <id> <name>`,
+  push: `Web Push subscriptions (HTTP mode; the token's own, an admin token's: its whole tenant's; docs/web-push.md):
+  push list
+  push delete <subscriptionId>`,
 } as const;
 
 type CommandGroup = keyof typeof GROUP_USAGE;
@@ -164,6 +169,8 @@ const COMMAND_OPTIONS: Record<string, readonly string[]> = {
   'operators list': ['tenant'],
   'operators add': ['tenant', 'jwks', 'jwks-url'],
   'operators remove': ['tenant'],
+  'push list': [],
+  'push delete': [],
 };
 
 export function parseInvocation(argv: readonly string[]): Invocation {
@@ -231,6 +238,11 @@ export function parseInvocation(argv: readonly string[]): Invocation {
     }
     case 'operators remove':
       return { command: { kind, ...tenant, name: operand('operator name') }, ...global };
+    case 'push list':
+      noOperands();
+      return { command: { kind }, ...global };
+    case 'push delete':
+      return { command: { kind, id: operand('subscription id') }, ...global };
     case 'bridges set':
       return { command: { kind, ...tenant, source: operand('sinks file (or - for standard input)') }, ...global };
     default:

@@ -152,6 +152,18 @@ async function execute(command: Exclude<Command, { kind: 'help' }>, backend: Adm
       await operatorsOf(backend).removeOperator(tenantOf(command.tenant), command.name);
       return { value: { removed: command.name }, lines: [`no longer trusting operator ${command.name}`] };
     }
+    case 'push list': {
+      const subscriptions = await pushOf(backend).listPushSubscriptions();
+      const lines = subscriptions.map((entry) => {
+        const subscription = entry as { id: string; label?: string; maxCapture: string; owner: { token: string } };
+        return `${subscription.id}  ${subscription.maxCapture}  ${subscription.label ?? ''}  (token ${subscription.owner.token})`;
+      });
+      return { value: { subscriptions }, lines: lines.length === 0 ? ['no push subscriptions'] : lines };
+    }
+    case 'push delete': {
+      await pushOf(backend).removePushSubscription(command.id);
+      return { value: { removed: command.id }, lines: [`removed push subscription ${command.id}`] };
+    }
     case 'bridges redrive': {
       const schedule = await bridgesOf(backend).redrive(tenantOf(command.tenant));
       return {
@@ -165,6 +177,11 @@ async function execute(command: Exclude<Command, { kind: 'help' }>, backend: Adm
 function operatorsOf(backend: AdminBackend): OperatorOperations {
   if (backend.operators === undefined) throw new UsageError('operators commands need HTTP mode (--url and an admin token): changes are audited by the relay');
   return backend.operators;
+}
+
+function pushOf(backend: AdminBackend): NonNullable<AdminBackend['push']> {
+  if (backend.push === undefined) throw new UsageError('push commands need HTTP mode (--url and a token)');
+  return backend.push;
 }
 
 function bridgesOf(backend: AdminBackend): BridgeOperations {

@@ -55,6 +55,17 @@ export function App() {
   );
 }
 
+/** `inbox/{id}` → the view and the request it opens at (a notification's link). */
+function splitRoute(route: string): [string, string | undefined] {
+  const slash = route.indexOf('/');
+  if (slash === -1) return [route, undefined];
+  try {
+    return [route.slice(0, slash), decodeURIComponent(route.slice(slash + 1))];
+  } catch {
+    return [route.slice(0, slash), undefined];
+  }
+}
+
 const VIEWS = [
   { route: 'tail', label: 'Live tail' },
   { route: 'inbox', label: 'Attention' },
@@ -70,7 +81,7 @@ function Console({ token, onSignOut }: { token: string; onSignOut: () => void })
     return () => session.stop();
   }, [session]);
   useSessionVersion(session);
-  const route = useHashRoute('tail');
+  const [route, focus] = splitRoute(useHashRoute('tail'));
   const person = signedInPerson();
   const openCount = session.attention.open().length;
   const views = VIEWS.filter((view) => view.route !== 'admin' || session.adminAccess === 'admin');
@@ -109,7 +120,7 @@ function Console({ token, onSignOut }: { token: string; onSignOut: () => void })
       </header>
       <main id="main" tabIndex={-1}>
         {current === 'tail' && <TailView session={session} />}
-        {current === 'inbox' && <InboxView session={session} />}
+        {current === 'inbox' && <InboxView session={session} focus={focus} />}
         {current === 'sessions' && <SessionsView session={session} />}
         {current === 'agents' && <AgentsView session={session} />}
         {current === 'admin' && <AdminView session={session} />}

@@ -8,7 +8,10 @@ export function useSessionVersion(session: ConsoleSession): number {
   return version;
 }
 
-/** The view named in the location hash (`#/inbox`); the hash never holds anything else. */
+/**
+ * The view named in the location hash (`#/inbox`), and what it is focused on (`#/inbox/{request
+ * id}`, where a notification leads); the hash never holds anything else.
+ */
 export function useHashRoute(fallback: string): string {
   const read = () => location.hash.replace(/^#\/?/, '') || fallback;
   const [route, setRoute] = useState(read);

@@ -5,6 +5,9 @@
  * attempt each within the live budget; what a sink does not accept in it goes to the sink-retry
  * worker (`functions/sinkretry`), what it refuses for good is dead-lettered. A throw (sink
  * settings or letter store unreachable) makes the mapping retry the batch: at-least-once.
+ * The push lane (Web Push for attention requests, `src/relay/push/deliver-pushes.ts`) runs on
+ * the same batch at the same moment, with its own circuits and the same live budget, so neither
+ * lane waits for the other.
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
@@ -14,6 +17,7 @@ import { flushMetrics } from '../../src/middleware/flush-metrics.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { createRelayMetrics } from '../../src/observability/relay-metrics.ts';
 import { deliverToBridges } from '../../src/relay/bridges/deliver-to-sinks.ts';
+import { deliverPushes } from '../../src/relay/push/deliver-pushes.ts';
 import type { RelayRuntime } from '../runtime/relay-runtime.ts';
 import { deliverablesOf } from '../../src/store/event-stream.ts';
 import { createRuntime } from '../runtime/create-runtime.ts';
@@ -26,7 +30,13 @@ export function createHandler(runtime: RelayRuntime) {
     .use(injectLambdaContext(logger.powertools))
     .use(flushMetrics(runtime.metrics))
     .handler(async (event) => {
-      const reports = await deliverToBridges(runtime.bridges, deliverablesOf(event.Records));
+      const deliverables = deliverablesOf(event.Records);
+      const [reports, pushes] = await Promise.all([deliverToBridges(runtime.bridges, deliverables), deliverPushes(runtime.push, deliverables)]);
+      for (const push of pushes) {
+        // Counts and the subscription's id only: an endpoint is a capability URL, never logged.
+        if (push.retrying > 0 || push.dropped > 0 || push.gone) logger.info('push notifications not all accepted', { ...push });
+        else logger.debug('push notifications sent', { ...push });
+      }
       for (const report of reports) {
         // Counts and names only: targets and headers of sinks are never logged.
         if (report.parked > 0) logger.warn('bridge events dead-lettered', { ...report });

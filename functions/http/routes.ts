@@ -1,6 +1,6 @@
 /**
  * The HTTP API routes (AEP-0003 §3.2 emit, §3.4 discovery), history (`history-routes.ts`), the health probe, the caller's
- * own grant (`GET /token`), and the admin
+ * own grant (`GET /token`), Web Push subscriptions (`push-routes.ts`), and the admin
  * routes under `/admin/` (`admin-routes.ts`). Each route maps the request onto a use case.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
@@ -14,12 +14,13 @@ import { ingest } from '../../src/relay/ingest/ingest.ts';
 import type { RelayRuntime } from '../runtime/relay-runtime.ts';
 import { adminRoute } from './admin-routes.ts';
 import { signInRoute } from './sign-in-routes.ts';
+import { PUSH_ROUTES } from './push-routes.ts';
 import { getHistory, getSessions } from './history-routes.ts';
 import { matchRoute } from './route-table.ts';
 import type { Route } from './route-table.ts';
 
 type Response = APIGatewayProxyStructuredResultV2;
-type RouteHandler = (runtime: RelayRuntime, event: APIGatewayProxyEventV2, context: AuthenticatedContext) => Promise<Response>;
+type RouteHandler = (runtime: RelayRuntime, event: APIGatewayProxyEventV2, context: AuthenticatedContext, params: Record<string, string>) => Promise<Response>;
 
 const health: RouteHandler = async () => jsonResponse(200, { ok: true });
 
@@ -48,13 +49,14 @@ const PUBLIC_ROUTES: readonly Route<RouteHandler>[] = [
   { method: 'GET', path: 'history', handler: getHistory },
   { method: 'GET', path: 'sessions', handler: getSessions },
   { method: 'GET', path: 'token', handler: ownToken },
+  ...PUSH_ROUTES,
 ];
 
 export async function route(runtime: RelayRuntime, event: APIGatewayProxyEventV2, context: AuthenticatedContext): Promise<Response> {
   if (event.rawPath.startsWith('/admin/')) return adminRoute(runtime, requirePrincipal(context), event);
   if (event.rawPath.startsWith('/signin/')) return signInRoute(runtime, event, context);
-  const { handler } = matchRoute(PUBLIC_ROUTES, event.requestContext.http.method.toUpperCase(), event.rawPath);
-  return handler(runtime, event, context);
+  const { handler, params } = matchRoute(PUBLIC_ROUTES, event.requestContext.http.method.toUpperCase(), event.rawPath);
+  return handler(runtime, event, context, params);
 }
 
 /**

@@ -20,7 +20,7 @@ import { sqsWakeUps } from '../../src/gateway/sqs-wake-ups.ts';
 import type { BridgeRuntime } from '../../src/relay/bridges/bridge-runtime.ts';
 import { retryLetter } from '../../src/relay/bridges/retry-lane.ts';
 import { SinkCircuits } from '../../src/relay/bridges/sink-circuit.ts';
-import type { Clock, IdMinter, SecretSealer, SinkRetryQueuePort } from '../../src/relay/ports/index.ts';
+import type { Clock, IdMinter, SecretSealer, SinkRetryQueuePort, SinkRetryWakeUp } from '../../src/relay/ports/index.ts';
 import { aesSecretSealer } from '../../src/store/aes-secret-sealer.ts';
 import { BridgeSinkStore } from '../../src/store/bridge-sink-store.ts';
 import { DeadLetterStore } from '../../src/store/dead-letter-store.ts';
@@ -35,6 +35,8 @@ export interface BridgeDependencies {
   eventBridge?: EventBridgeClient;
   /** The sink-retry queue (the local stack's, shared by its functions); built from the configuration when absent. */
   retryQueue?: SinkRetryQueuePort;
+  /** Works a push letter's wake-up, for the in-process queue built here (the push lane shares the retry worker). */
+  retryPush?: (wakeUp: SinkRetryWakeUp) => Promise<unknown>;
 }
 
 /** Receives of one wake-up before it goes to the failure queue (the retry queue's redrive policy). */
@@ -55,7 +57,7 @@ export function createBridges(dependencies: BridgeDependencies): BridgeRuntime {
     transport: { postHttp, putEvents: (busArn, entries, timeoutMs) => putEvents(eventBridgeClient(), busArn, entries, timeoutMs) },
     now,
     retry: settings.retry,
-    retryQueue: dependencies.retryQueue ?? retryQueueFor(config, () => bridges),
+    retryQueue: dependencies.retryQueue ?? retryQueueFor(config, () => bridges, dependencies.retryPush),
     circuits: new SinkCircuits(settings.circuitOpenMs, now),
     liveBudgetMs: settings.liveBudgetMs,
     requestTimeoutMs: settings.retryTimeoutMs,
@@ -65,13 +67,13 @@ export function createBridges(dependencies: BridgeDependencies): BridgeRuntime {
   return bridges;
 }
 
-function retryQueueFor(config: RelayConfig, bridges: () => BridgeRuntime): SinkRetryQueuePort {
+function retryQueueFor(config: RelayConfig, bridges: () => BridgeRuntime, retryPush: ((wakeUp: SinkRetryWakeUp) => Promise<unknown>) | undefined): SinkRetryQueuePort {
   const { retryQueueUrl, retryConcurrency } = config.bridges;
   if (retryQueueUrl !== undefined) return sqsWakeUps(new SQSClient({ region: config.region, maxAttempts: 3 }), retryQueueUrl);
   // No queue named and none injected (a process of its own, e.g. a test): the retry lane runs here.
   const queue = localRetryQueue({ concurrency: retryConcurrency, visibilityTimeoutMs: SINK_RETRY_TIMEOUT_SECONDS * 1000, maxReceives: SINK_RETRY_MAX_RECEIVES });
   queue.consumeWith(async (wakeUps) => {
-    const settled = await Promise.allSettled(wakeUps.map((wakeUp) => retryLetter(bridges(), wakeUp)));
+    const settled = await Promise.allSettled(wakeUps.map((wakeUp) => (wakeUp.lane === 'push' ? (retryPush?.(wakeUp) ?? Promise.resolve()) : retryLetter(bridges(), wakeUp))));
     return wakeUps.filter((_, index) => settled[index]?.status === 'rejected');
   });
   return queue;

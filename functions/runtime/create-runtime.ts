@@ -43,6 +43,10 @@ import { SessionOwnerStore } from '../../src/store/session-owner-store.ts';
 import { SessionSummaryStore } from '../../src/store/session-summaries.ts';
 import { tenantTableStores } from '../../src/store/tenant-table.ts';
 import { createBridges } from './create-bridges.ts';
+import { createPush } from './create-push.ts';
+import type { PushRuntime } from './create-push.ts';
+import { retryPushLetter } from '../../src/relay/push/push-retry.ts';
+import type { PushTransport } from '../../src/relay/push/push-transport-port.ts';
 import { jwksFetcher } from '../../src/gateway/jwks-fetcher.ts';
 import type { IdentityRuntime } from '../../src/relay/identity/identity-runtime.ts';
 import { OperatorKeyCache } from '../../src/relay/identity/operator-keys.ts';
@@ -67,6 +71,8 @@ export interface RuntimeDependencies {
   deliveryLanes?: DeliveryLanesPort;
   /** Per-tenant metrics; records nothing when absent (tests, the CLI). The handlers pass the EMF adapter. */
   metrics?: RelayMetrics;
+  /** Sends Web Push messages; built from `config.push` when absent. */
+  pushTransport?: PushTransport;
   /** The clock every part reads; the system clock when absent (the delivery simulation runs its own). */
   now?: Clock;
   /** Mints event and entry ids; ULIDs from the clock and the system's randomness when absent. */
@@ -93,6 +99,19 @@ export function createRuntime(dependencies: RuntimeDependencies): RelayRuntime {
     onConnectionRemoved: (tenant, connectionId) => quotas.releaseConnection(tenant, connectionId),
   });
   const deadlineIndex = new DeadlineStore(dynamo, { tableName: config.tables.connections });
+  const metrics = dependencies.metrics ?? noMetrics;
+  // The push lane shares the bridges' retry worker; its letters are worked by the push runtime, built next.
+  let push: PushRuntime | undefined;
+  const bridges = createBridges({
+    config,
+    dynamo,
+    now,
+    mintId,
+    ...(dependencies.eventBridge === undefined ? {} : { eventBridge: dependencies.eventBridge }),
+    ...(dependencies.sinkRetryQueue === undefined ? {} : { retryQueue: dependencies.sinkRetryQueue }),
+    retryPush: async (wakeUp) => (push === undefined ? undefined : retryPushLetter(push, wakeUp)),
+  });
+  push = createPush({ config, dynamo, now, metrics, bridges, ...(dependencies.pushTransport === undefined ? {} : { transport: dependencies.pushTransport }) });
   const runtime: RelayRuntime = {
     config,
     eventLog: new EventLog(dynamo, {
@@ -135,18 +154,12 @@ export function createRuntime(dependencies: RuntimeDependencies): RelayRuntime {
           ? timerDeadlines((deadline) => closeAtDeadline(runtime, deadline), now)
           : queuedDeadlines({ client: new SQSClient({ region: config.region, maxAttempts: 3 }), queueUrl: config.deadlineQueueUrl, now }),
     }),
-    bridges: createBridges({
-      config,
-      dynamo,
-      now,
-      mintId,
-      ...(dependencies.eventBridge === undefined ? {} : { eventBridge: dependencies.eventBridge }),
-      ...(dependencies.sinkRetryQueue === undefined ? {} : { retryQueue: dependencies.sinkRetryQueue }),
-    }),
+    bridges,
+    push,
     identity: identityRuntimeFor(dynamo, config, now),
     // Providers' addresses follow the sinks' rule too (loopback only on the local stack).
     teamSignIn: { providers: new IdentityProviderStore(dynamo, config.tables.tenants, now), client: oidcProviderClient({ addresses: { allowLoopback: config.bridges.allowLoopbackSinks }, now }) },
-    metrics: dependencies.metrics ?? noMetrics,
+    metrics,
     mintId,
     now,
   };

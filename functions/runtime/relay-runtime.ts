@@ -5,6 +5,7 @@
  */
 import type { IdentityProvidersPort, ProviderClientPort } from '../../src/auth/oidc/sign-in-ports.ts';
 import type { BridgeRuntime } from '../../src/relay/bridges/bridge-runtime.ts';
+import type { PushRuntime } from './create-push.ts';
 import type { KnownClaims } from '../../src/relay/control/known-claims.ts';
 import type { KnownOwners } from '../../src/relay/control/session-ownership.ts';
 import type { RefusedTokens } from '../../src/relay/connections/refused-tokens.ts';
@@ -29,6 +30,8 @@ export interface RelayRuntime extends RelayPorts {
   refusedTokens: RefusedTokens;
   /** AEP-0005 bridges: the tenants' sinks, their dead letters, and how requests reach them. */
   bridges: BridgeRuntime;
+  /** Web Push for attention requests: subscriptions, the VAPID-signing transport, the lane's circuits. */
+  push: PushRuntime;
   /** Identity cards (AEP-0003 §8.3): the operators each tenant trusts, and their keys. */
   identity: IdentityRuntime;
   /** Team sign-in (OpenID Connect): the tenants' provider settings and sign-ins in flight, and the providers themselves. */

@@ -4,7 +4,8 @@
  * the worker makes that letter's next attempt with the full request timeout, then removes,
  * reschedules (a delayed message) or buries it (`src/relay/bridges/retry-lane.ts`). A message
  * whose work threw (DynamoDB or the queue unreachable) is reported failed and comes back after
- * the visibility timeout; an unreadable one is dropped (it names nothing).
+ * the visibility timeout; an unreadable one is dropped (it names nothing). A wake-up of the push
+ * lane (`lane: "push"`) is that lane's letter (`src/relay/push/push-retry.ts`).
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
@@ -14,6 +15,7 @@ import { flushMetrics } from '../../src/middleware/flush-metrics.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { createRelayMetrics } from '../../src/observability/relay-metrics.ts';
 import { retryLetter } from '../../src/relay/bridges/retry-lane.ts';
+import { retryPushLetter } from '../../src/relay/push/push-retry.ts';
 import type { SinkRetryWakeUp } from '../../src/relay/ports/sink-retry-queue.ts';
 import type { RelayRuntime } from '../runtime/relay-runtime.ts';
 import { createRuntime } from '../runtime/create-runtime.ts';
@@ -35,6 +37,10 @@ export function createHandler(runtime: RelayRuntime) {
             return;
           }
           try {
+            if (wakeUp.lane === 'push') {
+              logger.debug('push retry', { ...(await retryPushLetter(runtime.push, wakeUp)) });
+              return;
+            }
             const report = await retryLetter(runtime.bridges, wakeUp);
             // Counts and names only: targets and headers of sinks are never logged.
             if (report.result === 'dead' || report.parked > 0) logger.warn('bridge events dead-lettered', { ...report });
@@ -52,7 +58,8 @@ export function createHandler(runtime: RelayRuntime) {
 function wakeUpOf(body: string): SinkRetryWakeUp | undefined {
   try {
     const parsed = JSON.parse(body) as Partial<SinkRetryWakeUp>;
-    return typeof parsed.tenant === 'string' && typeof parsed.letter === 'string' ? { tenant: parsed.tenant, letter: parsed.letter } : undefined;
+    if (typeof parsed.tenant !== 'string' || typeof parsed.letter !== 'string') return undefined;
+    return { tenant: parsed.tenant, letter: parsed.letter, ...(parsed.lane === 'push' ? { lane: 'push' as const } : {}) };
   } catch {
     return undefined;
   }

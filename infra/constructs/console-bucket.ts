@@ -50,6 +50,9 @@ export interface ConsoleBucketProps {
   domainName?: string;
 }
 
+/** Files under fixed names that change with a deploy: the page, the web app manifest and the service worker (which a browser checks for updates by refetching). */
+const ALWAYS_FRESH = ['index.html', 'manifest.webmanifest', 'sw.js'] as const;
+
 export class ConsoleBucket extends Construct {
   public readonly bucket: Bucket;
   public readonly indexRewrite: EdgeFunction;
@@ -117,14 +120,14 @@ export class ConsoleBucket extends Construct {
     this.deployment = new BucketDeployment(this, 'UploadAssets', {
       ...destination,
       sources: [source],
-      exclude: ['index.html'],
+      exclude: [...ALWAYS_FRESH],
       cacheControl: [CacheControl.setPublic(), CacheControl.maxAge(Duration.days(365)), CacheControl.immutable()],
     });
     this.pageDeployment = new BucketDeployment(this, 'UploadPage', {
       ...destination,
       sources: [source],
       exclude: ['*'],
-      include: ['index.html'],
+      include: [...ALWAYS_FRESH],
       cacheControl: [CacheControl.noCache()],
     });
     // Each BucketDeployment makes an AWS CLI layer version (a 22 MB asset) for the handler, but the

@@ -25,6 +25,7 @@ export const HTTP_ROUTES: ReadonlyArray<{ method: HttpMethod; path: string }> = 
   { method: HttpMethod.GET, path: '/token' },
   { method: HttpMethod.ANY, path: '/admin/{proxy+}' },
   { method: HttpMethod.ANY, path: '/signin/{proxy+}' },
+  { method: HttpMethod.ANY, path: '/push/{proxy+}' },
 ];
 
 /** The path prefixes CloudFront sends to this API (besides its default behaviour). */

@@ -17,6 +17,7 @@ const CONTENT_TYPES: Record<string, string> = {
   '.png': 'image/png',
   '.ico': 'image/x-icon',
   '.json': 'application/json',
+  '.webmanifest': 'application/manifest+json',
   '.txt': 'text/plain; charset=utf-8',
 };
 
@@ -34,7 +35,8 @@ export async function serveConsoleFile(request: IncomingMessage, response: Serve
     return void response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end(text);
   }
   const body = await readFile(file);
-  const isIndex = file.endsWith('index.html');
+  // The page, its manifest and its service worker must always be fresh (a worker checks for updates by refetching itself).
+  const isIndex = ['index.html', 'sw.js', 'manifest.webmanifest'].some((name) => file.endsWith(name));
   // The page's own host is the relay's origin here (the local gateway serves everything on one port).
   const socketOrigin = socketOriginOf('ws', request.headers.host);
   response.writeHead(200, {

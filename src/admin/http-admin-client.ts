@@ -115,6 +115,16 @@ export class HttpAdminClient implements AdminOperations, BridgeOperations, Opera
     await this.call('DELETE', `/admin/operators/${encodeURIComponent(name)}${tenantQuery(tenant)}`);
   }
 
+  /** The token's Web Push subscriptions (an admin token's: all of its tenant's), without keys. */
+  async listPushSubscriptions(): Promise<unknown[]> {
+    const { json } = await this.call('GET', '/push/subscriptions');
+    return (json as { subscriptions: unknown[] }).subscriptions;
+  }
+
+  async removePushSubscription(id: string): Promise<void> {
+    await this.call('DELETE', `/push/subscriptions/${encodeURIComponent(id)}`);
+  }
+
   private async call(method: string, path: string, body?: unknown): Promise<{ json: unknown; headers: Headers }> {
     const response = await fetch(`${this.baseUrl}${path}`, {
       method,

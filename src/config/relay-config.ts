@@ -8,6 +8,8 @@ import { ConfigurationError, nonNegativeInteger, optionalString, positiveInteger
 import type { Environment } from './env-readers.ts';
 import { FANOUT_VARIABLES, LIMIT_VARIABLES, RELAY_VARIABLES, SSE_VARIABLES, SURFACE_ON } from './relay-environment.ts';
 import { readBridgeConfig } from './bridge-config.ts';
+import { readPushConfig } from './push-config.ts';
+import type { PushConfig } from './push-config.ts';
 import type { BridgeConfig } from './bridge-config.ts';
 
 export interface RelayLimits {
@@ -89,6 +91,8 @@ export interface RelayConfig {
   surface: { stream: boolean; socket: boolean };
   /** AEP-0005 bridges: secret sealing, allowed EventBridge buses, retry budget. */
   bridges: BridgeConfig;
+  /** Web Push for attention requests: the VAPID seeds and subject, and where notifications lead. */
+  push: PushConfig;
   /** CloudWatch namespace of the handlers' embedded metrics: `AepRelay/{stage}` when deployed, so stages in one account share no series. */
   metricsNamespace: string;
   /**
@@ -305,6 +309,7 @@ export function readRelayConfig(env: Environment): RelayConfig {
       socket: optionalString(env, RELAY_VARIABLES.surfaceSocket) === SURFACE_ON,
     },
     bridges: readBridgeConfig(env),
+    push: readPushConfig(env),
     metricsNamespace: optionalString(env, RELAY_VARIABLES.metricsNamespace) ?? DEFAULT_METRICS_NAMESPACE,
     originSecrets: (optionalString(env, RELAY_VARIABLES.originSecrets) ?? '').split(',').map((value) => value.trim()).filter((value) => value !== ''),
   };

@@ -89,6 +89,26 @@ export const BRIDGE_VARIABLES = {
   allowLoopbackSinks: 'AEP_BRIDGE_ALLOW_LOOPBACK_SINKS',
 } as const;
 
+/** Web Push's variables (`push-config.ts`). */
+export const PUSH_VARIABLES = {
+  /** The seed the VAPID key pair is derived from (a Secrets Manager value in AWS, a file in the local data folder). */
+  vapidSeed: 'AEP_PUSH_VAPID_SEED',
+  /** During a rotation: the seed before, so subscriptions made under the old key keep working until renewed. */
+  vapidPreviousSeed: 'AEP_PUSH_VAPID_PREVIOUS_SEED',
+  /** The VAPID `sub` claim: a mailto: or https: URL push services may contact (RFC 8292 §2.1). */
+  vapidSubject: 'AEP_PUSH_VAPID_SUBJECT',
+  /** The console's public URL, which notifications open (`{base}/console/`). */
+  consoleUrl: 'AEP_PUSH_CONSOLE_URL',
+} as const;
+
+/** What a starter may set for Web Push. */
+export interface PushEnvironmentSettings {
+  vapidSeed?: string;
+  vapidPreviousSeed?: string;
+  vapidSubject?: string;
+  consoleUrl?: string;
+}
+
 /** What a starter may set for the bridges (the sealing key is written as base64). */
 export interface BridgeEnvironmentSettings {
   kmsKeyId?: string;
@@ -129,6 +149,7 @@ export type RelayEnvironmentSettings = { tables: TableNames } & Partial<
     sse?: Partial<SseSettings>;
     fanout?: Partial<FanoutSettings>;
     bridges?: BridgeEnvironmentSettings;
+    push?: PushEnvironmentSettings;
     /** The values of the origin header the edge adds (`originSecrets`), written comma-separated. */
     originSecrets?: readonly string[];
   };
@@ -179,6 +200,10 @@ export function relayEnvironment(settings: RelayEnvironmentSettings): Record<str
   put(BRIDGE_VARIABLES.retryConcurrency, bridges?.retryConcurrency);
   put(BRIDGE_VARIABLES.retryTimeoutMs, bridges?.retryTimeoutMs);
   if (bridges?.allowLoopbackSinks !== undefined) put(BRIDGE_VARIABLES.allowLoopbackSinks, bridges.allowLoopbackSinks ? SURFACE_ON : 'off');
+  put(PUSH_VARIABLES.vapidSeed, settings.push?.vapidSeed);
+  put(PUSH_VARIABLES.vapidPreviousSeed, settings.push?.vapidPreviousSeed);
+  put(PUSH_VARIABLES.vapidSubject, settings.push?.vapidSubject);
+  put(PUSH_VARIABLES.consoleUrl, settings.push?.consoleUrl);
   return variables;
 }
 

@@ -68,7 +68,7 @@ export function httpSinkPoster(options: SinkPosterOptions): HttpPoster {
       if (refused !== undefined) return { ok: false, retryable: false, reason: `the sink names a ${refused} address, which sinks may not reach` };
     }
     const secure = url.protocol === 'https:';
-    const body = Buffer.from(delivery.body, 'utf8');
+    const body = typeof delivery.body === 'string' ? Buffer.from(delivery.body, 'utf8') : delivery.body;
     const timeout = (): Error => Object.assign(new Error('timeout'), { name: 'TimeoutError' });
     const answer = await new Promise<{ status: number } | { error: Error }>((resolve) => {
       const outgoing = (secure ? httpsRequest : httpRequest)(
@@ -96,7 +96,7 @@ export function httpSinkPoster(options: SinkPosterOptions): HttpPoster {
     }
     if (answer.status >= 200 && answer.status < 300) return { ok: true };
     const retryable = answer.status === 408 || answer.status === 429 || answer.status >= 500;
-    return { ok: false, retryable, reason: `the receiver answered ${answer.status}` };
+    return { ok: false, retryable, reason: `the receiver answered ${answer.status}`, status: answer.status };
   };
 }
 

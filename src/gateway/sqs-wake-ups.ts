@@ -28,7 +28,7 @@ async function sendBatch(client: SQSClient, queueUrl: string, wakeUps: readonly 
   const answer = await client.send(
     new SendMessageBatchCommand({
       QueueUrl: queueUrl,
-      Entries: wakeUps.map((wakeUp, index) => ({ Id: `m${index}`, MessageBody: JSON.stringify({ tenant: wakeUp.tenant, letter: wakeUp.letter }), DelaySeconds: delaySeconds })),
+      Entries: wakeUps.map((wakeUp, index) => ({ Id: `m${index}`, MessageBody: JSON.stringify({ tenant: wakeUp.tenant, letter: wakeUp.letter, ...(wakeUp.lane === undefined ? {} : { lane: wakeUp.lane }) }), DelaySeconds: delaySeconds })),
     }),
   );
   // A failed entry is reported in a successful answer; a lost wake-up is recoverable (redrive),

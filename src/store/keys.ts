@@ -106,6 +106,12 @@ export const tenantKeys = {
   pendingSignInRecord: (digest: string) => `SIGNIN#${digest}`,
   /** The tenant's bridge dead letters, sorted by a time-ordered id. */
   deadLetterPartition: (tenant: string) => `T#${tenant}#BRIDGEDLQ`,
+  /** The tenant's Web Push subscriptions and the notes of who was sent which request. */
+  pushPartition: (tenant: string) => `T#${tenant}#PUSH`,
+  pushSubscriptionPrefix: 'SUB#',
+  pushSubscriptionRecord: (id: string) => `SUB#${id}`,
+  /** A request's notes share a prefix (a digest: session and id are producer-controlled). */
+  pushNotifiedPrefix: (session: string, requestId: string) => `SENT#${sourceDigest(`${session.length}:${session}#${requestId}`)}#`,
   /** Deployment-wide secrets (not tenant data): the key that signs paged-read cursors. */
   relaySecretsPartition: 'RELAY',
   cursorKeyRecord: 'CURSOR-KEY',

@@ -148,7 +148,7 @@ const RELAY_FLOORS: readonly (readonly string[])[] = [
   ['domain', 'order'],
   ['ports'],
   ['bridges', 'connections', 'control', 'ingest', 'subscribe'],
-  ['fanout', 'history', 'identity', 'sse'],
+  ['fanout', 'history', 'identity', 'push', 'sse'],
   ['discovery'],
   ['socket'],
 ];

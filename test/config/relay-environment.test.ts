@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { readRelayConfig } from '../../src/config/relay-config.ts';
-import { BRIDGE_VARIABLES, FANOUT_VARIABLES, LIMIT_VARIABLES, RELAY_VARIABLES, SSE_VARIABLES, relayEnvironment } from '../../src/config/relay-environment.ts';
+import { BRIDGE_VARIABLES, PUSH_VARIABLES, FANOUT_VARIABLES, LIMIT_VARIABLES, RELAY_VARIABLES, SSE_VARIABLES, relayEnvironment } from '../../src/config/relay-environment.ts';
 
 const tables = { events: 'e-table', connections: 'c-table', tenants: 't-table' };
 
@@ -55,16 +55,18 @@ describe('relayEnvironment', () => {
       allowLoopbackSinks: true,
     };
     const { tables: _tables, ...rest } = settings;
-    expect(readRelayConfig({ ...relayEnvironment({ ...settings, bridges: { ...bridges, sealKeyBase64: sealKey.toString('base64') } }), [RELAY_VARIABLES.region]: 'eu-west-1' })).toEqual({
+    const push = { vapidSeed: 'seed-now', vapidPreviousSeed: 'seed-before', vapidSubject: 'mailto:ops@example.com', consoleUrl: 'https://relay.example.com/console/' };
+    expect(readRelayConfig({ ...relayEnvironment({ ...settings, bridges: { ...bridges, sealKeyBase64: sealKey.toString('base64') }, push }), [RELAY_VARIABLES.region]: 'eu-west-1' })).toEqual({
       region: 'eu-west-1',
       tables,
       ...rest,
       bridges: { ...bridges, sealKey },
+      push: { vapidSeeds: ['seed-now', 'seed-before'], vapidSubject: 'mailto:ops@example.com', consoleUrl: 'https://relay.example.com/console/' },
     });
   });
 
   it('names every variable once: no two settings share one', () => {
-    const names = [...Object.values(RELAY_VARIABLES), ...Object.values(LIMIT_VARIABLES), ...Object.values(SSE_VARIABLES), ...Object.values(FANOUT_VARIABLES), ...Object.values(BRIDGE_VARIABLES)];
+    const names = [...Object.values(RELAY_VARIABLES), ...Object.values(LIMIT_VARIABLES), ...Object.values(SSE_VARIABLES), ...Object.values(FANOUT_VARIABLES), ...Object.values(BRIDGE_VARIABLES), ...Object.values(PUSH_VARIABLES)];
     expect(new Set(names).size).toBe(names.length);
   });
 

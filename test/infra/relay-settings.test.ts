@@ -101,6 +101,8 @@ describe('settingsFromContext', () => {
         tracing: 'true',
         edgeAccessLogs: 'false',
         originSecretRotation: 'true',
+        vapidRotation: 'true',
+        pushContact: 'mailto:ops@example.com',
       }),
     ).toEqual({
       stage: 'prod',
@@ -117,6 +119,8 @@ describe('settingsFromContext', () => {
       tracing: true,
       edgeAccessLogs: false,
       originSecretRotation: true,
+      vapidRotation: true,
+      pushContact: 'mailto:ops@example.com',
       webAclArn: 'arn:aws:wafv2:us-east-1:111111111111:global/webacl/x/y',
       webSocketAccessLogs: true,
       bridgeEventBuses: ['arn:aws:events:eu-west-1:111111111111:event-bus/agents'],
@@ -137,6 +141,7 @@ describe('settingsFromContext', () => {
 
   it.each([
     [{ replayBuffer: '0' }, /replayBuffer must be a positive integer/],
+    [{ pushContact: 'ops@example.com' }, /pushContact must be a mailto: address or an https: URL/],
     [{ retentionDays: 'thirty' }, /retentionDays must be a positive integer/],
     [{ logLevel: 'verbose' }, /logLevel must be one of debug, info, warn, error/],
     [{ removalPolicy: 'snapshot' }, /removalPolicy must be one of retain, destroy/],

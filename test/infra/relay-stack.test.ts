@@ -38,7 +38,7 @@ import { DEFAULT_SETTINGS } from '../../infra/relay-settings.ts';
 import { readRelayConfig } from '../../src/config/relay-config.ts';
 import { ACTIVITY_INDEX, CONNECTIONS_TABLE, EVENTS_TABLE, TABLE_DEFINITIONS, TENANTS_TABLE } from '../../src/store/table-definitions.ts';
 import type { TableDefinition } from '../../src/store/table-definitions.ts';
-import { RELAY_VARIABLES } from '../../src/config/relay-environment.ts';
+import { PUSH_VARIABLES, RELAY_VARIABLES } from '../../src/config/relay-environment.ts';
 import { actionsOf, logicalIdOf, propertiesOf, refersTo, render, resourceOf, resourcesOf, resourcesOfType, statementsOfRole } from './template-queries.ts';
 import type { Json, Statement } from './template-queries.ts';
 
@@ -62,6 +62,8 @@ const PRODUCTION_CONTEXT = {
   alarmEmail: 'ops@example.com',
   tracing: 'true',
   originSecretRotation: 'true',
+  vapidRotation: 'true',
+  pushContact: 'mailto:ops@example.com',
 };
 
 interface Scenario {
@@ -259,7 +261,7 @@ describe('HTTP API', () => {
   it('routes the relay\'s HTTP paths to the http function with payload format 2.0', () => {
     const { stack, template } = defaults;
     const routes = Object.values(resourcesOfType(template, 'AWS::ApiGatewayV2::Route')).filter((route) => refersTo(route.Properties?.ApiId, logicalIdOf(stack.httpApi.api)));
-    expect(routes.map((route) => route.Properties?.RouteKey).sort()).toEqual(['ANY /admin/{proxy+}', 'ANY /signin/{proxy+}', 'GET /.well-known/aep', 'GET /events', 'GET /healthz', 'GET /history', 'GET /sessions', 'GET /token', 'POST /events']);
+    expect(routes.map((route) => route.Properties?.RouteKey).sort()).toEqual(['ANY /admin/{proxy+}', 'ANY /push/{proxy+}', 'ANY /signin/{proxy+}', 'GET /.well-known/aep', 'GET /events', 'GET /healthz', 'GET /history', 'GET /sessions', 'GET /token', 'POST /events']);
     const integrations = resourcesOfType(template, 'AWS::ApiGatewayV2::Integration');
     for (const route of routes) {
       const [integrationId] = render(route.Properties?.Target).match(/(?<=\$\{)[^}]+/) ?? [];
@@ -473,7 +475,7 @@ describe('CloudFront edge', () => {
     expect(refersTo((reads[0]?.Condition as Json).StringEquals, logicalIdOf(stack.edge.distribution))).toBe(true);
   });
 
-  it('uploads the built console under console/: the page revalidated on every load, hashed assets cached for good', () => {
+  it('uploads the built console under console/: the page, its manifest and service worker revalidated on every load, hashed assets cached for good', () => {
     const { stack, template } = defaults;
     const deployments = Object.values(resourcesOfType(template, 'Custom::CDKBucketDeployment')).map((deployment) => deployment.Properties as Json);
     expect(deployments).toHaveLength(2);
@@ -484,8 +486,8 @@ describe('CloudFront edge', () => {
       // No invalidation, so the upload function holds no cloudfront:* permission.
       expect(properties.DistributionId).toBeUndefined();
     }
-    const page = deployments.find((properties) => JSON.stringify(properties.Include) === '["index.html"]');
-    const assets = deployments.find((properties) => JSON.stringify(properties.Exclude) === '["index.html"]');
+    const page = deployments.find((properties) => JSON.stringify(properties.Include) === '["index.html","manifest.webmanifest","sw.js"]');
+    const assets = deployments.find((properties) => JSON.stringify(properties.Exclude) === '["index.html","manifest.webmanifest","sw.js"]');
     expect(page?.SystemMetadata).toEqual({ 'cache-control': 'no-cache' });
     expect(assets?.SystemMetadata).toEqual({ 'cache-control': 'public, max-age=31536000, immutable' });
     expect(existsSync(join(consoleDir, 'index.html'))).toBe(true);
@@ -853,6 +855,32 @@ describe('origin guard', () => {
     for (const fn of [stack.functions.http, stack.functions.authorizer]) {
       const variables = (propertiesOf(template, fn).Environment as { Variables: Json }).Variables;
       expect(render(variables[RELAY_VARIABLES.originSecrets])).toBe(`${secretReference(production, 'AWSCURRENT')},${secretReference(production, 'AWSPREVIOUS')}`);
+    }
+  });
+});
+
+describe('Web Push VAPID seed', () => {
+  const seedReference = (scenario: Scenario, stage = '') => `{{resolve:secretsmanager:\${${logicalIdOf(scenario.stack.vapidSecret.secret)}}:SecretString::${stage}:}}`;
+  const signers: readonly FunctionName[] = ['bridges', 'sinkretry', 'http'];
+
+  it('generates the seed in Secrets Manager and gives it to the functions that sign or publish the key, and to no other', () => {
+    const { stack, template } = defaults;
+    expect(propertiesOf(template, stack.vapidSecret.secret).GenerateSecretString).toMatchObject({ PasswordLength: 64, ExcludePunctuation: true });
+    for (const name of FUNCTION_NAMES) {
+      const variables = (propertiesOf(template, stack.functions[name]).Environment as { Variables: Json }).Variables;
+      if (signers.includes(name)) expect(render(variables[PUSH_VARIABLES.vapidSeed]), name).toBe(seedReference(defaults));
+      else expect(variables[PUSH_VARIABLES.vapidSeed], name).toBeUndefined();
+      expect(variables[PUSH_VARIABLES.vapidPreviousSeed], name).toBeUndefined();
+    }
+  });
+
+  it('during a rotation (-c vapidRotation=true) signs with AWSCURRENT and keeps AWSPREVIOUS, with the configured contact', () => {
+    const { stack, template } = production;
+    for (const name of signers) {
+      const variables = (propertiesOf(template, stack.functions[name]).Environment as { Variables: Json }).Variables;
+      expect(render(variables[PUSH_VARIABLES.vapidSeed]), name).toBe(seedReference(production, 'AWSCURRENT'));
+      expect(render(variables[PUSH_VARIABLES.vapidPreviousSeed]), name).toBe(seedReference(production, 'AWSPREVIOUS'));
+      expect(variables[PUSH_VARIABLES.vapidSubject], name).toBe('mailto:ops@example.com');
     }
   });
 });

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import { hashTokenSecret, mintTokenSecret } from '../../src/auth/token-secret.ts';
 import type { Scope } from '../../src/auth/scopes.ts';
+import type { CaptureLevel } from '../../src/protocol/levels.ts';
 import { ulidFactory } from '../../src/protocol/ulid.ts';
 import { CapacityMeter } from '../../src/store/capacity-meter.ts';
 import { createDynamoClient } from '../../src/store/dynamo-client.ts';
@@ -57,7 +58,7 @@ export function eventLog(options: { meter?: CapacityMeter; replayBuffer?: number
 }
 
 /** Creates a tenant with a token of the given scopes; returns the token secret. */
-export async function tenantWithToken(tenant: string, scopes: Scope[], extra: { agents?: string[]; expiresAtMs?: number } = {}): Promise<string> {
+export async function tenantWithToken(tenant: string, scopes: Scope[], extra: { agents?: string[]; expiresAtMs?: number; maxCapture?: CaptureLevel } = {}): Promise<string> {
   const { tenants, tokens } = tenantTableStores(dynamoClient(), tableNames.tenants, Date.now);
   await tenants.ensureTenant(tenant);
   const secret = mintTokenSecret();

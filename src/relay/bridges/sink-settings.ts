@@ -150,9 +150,10 @@ function parseTypes(value: JsonValue | undefined): string[] | undefined | string
 /**
  * An https URL to an address the deployment allows (a literal disallowed address is refused
  * here; a name is checked on every address it resolves to when a request connects). Plain
- * http only to loopback where loopback is allowed (the local stack's receivers).
+ * http only to loopback where loopback is allowed (the local stack's receivers). Push
+ * subscriptions' endpoints follow the same rule (`push/push-registration.ts`).
  */
-function parseUrl(value: JsonValue | undefined, member: string, addresses: AddressRule): { ok: true; url: string } | { ok: false; reason: string } {
+export function parseUrl(value: JsonValue | undefined, member: string, addresses: AddressRule): { ok: true; url: string } | { ok: false; reason: string } {
   if (typeof value !== 'string') return { ok: false, reason: `"${member}" is an https URL` };
   let url: URL;
   try {

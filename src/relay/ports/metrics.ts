@@ -17,7 +17,13 @@ export type RelayMetricName =
   | 'StreamsOpened'
   | 'StreamsClosed'
   | 'CommandsRouted'
-  | 'CommandsRefused';
+  | 'CommandsRefused'
+  /** Web Push notifications a push service accepted (requests and their follow-ups). */
+  | 'PushesSent'
+  /** Notifications not accepted on an attempt (each failed attempt counts once). */
+  | 'PushesFailed'
+  /** Subscriptions removed because their push service answered 404 or 410. */
+  | 'PushSubscriptionsRemoved';
 
 /**
  * The refusal codes a count may carry: the error codes the relay answers events and commands

@@ -7,6 +7,8 @@
 export interface SinkRetryWakeUp {
   tenant: string;
   letter: string;
+  /** Which lane's letter: absent for a bridge sink's, `push` for a Web Push subscription's. */
+  lane?: 'push';
 }
 
 /** SQS's longest DelaySeconds. */
