@@ -24,9 +24,8 @@ export interface OverloadResult {
 }
 
 /** B's canary: `events` POSTed one by one at `paceMs` to a WebSocket consumer of its own; latency per event. */
-async function canary(stack: RunningStack, token: string, events: number, paceMs: number): Promise<{ latencies: number[]; lost: number }> {
-  const session = uniqueName('canary');
-  const consumer = await BenchSocket.consumer(stack.baseUrl, token, { role: 'consumer' }, { id: 'canary', filter: { session } });
+async function canary(stack: RunningStack, token: string, events: number, paceMs: number, opened?: Promise<{ consumer: BenchSocket; session: string }>): Promise<{ latencies: number[]; lost: number }> {
+  const { consumer, session } = await (opened ?? canaryConsumer(stack, token));
   const sentAt = new Map<number, number>();
   const latencies = new Map<number, number>();
   consumer.on((frame, atMs) => {
@@ -42,6 +41,12 @@ async function canary(stack: RunningStack, token: string, events: number, paceMs
   while (latencies.size < events && performance.now() < deadline) await sleep(100);
   await consumer.close();
   return { latencies: [...latencies.values()], lost: events - latencies.size };
+}
+
+/** B's consumer, subscribed before anything is measured (a hello in the middle of the flood is what the flood refuses first). */
+async function canaryConsumer(stack: RunningStack, token: string): Promise<{ consumer: BenchSocket; session: string }> {
+  const session = uniqueName('canary');
+  return { consumer: await BenchSocket.consumer(stack.baseUrl, token, { role: 'consumer' }, { id: 'canary', filter: { session } }), session };
 }
 
 export async function measureOverload(options: { dataDir: string; sockets: number; framesPerSocket: number; consumers: number; canaryEvents: number; log: (line: string) => void }): Promise<OverloadResult> {
@@ -65,6 +70,8 @@ export async function measureOverload(options: { dataDir: string; sockets: numbe
         if (ids.has(frame.id as string)) duplicates += 1;
         else (ids.add(frame.id as string), (delivered += 1));
       });
+    const besideConsumer = canaryConsumer(stack, b);
+    await besideConsumer;
     const consumers = await Promise.all(Array.from({ length: options.consumers }, () => BenchSocket.consumer(stack.baseUrl, a, { role: 'consumer' }, { id: 'all', filter: {} })));
     consumers.forEach(count);
 
@@ -87,7 +94,7 @@ export async function measureOverload(options: { dataDir: string; sockets: numbe
       await sleep(20_000);
       await socket.close();
     });
-    const [beside] = await Promise.all([canary(stack, b, options.canaryEvents, 100), ...flood]);
+    const [beside] = await Promise.all([canary(stack, b, options.canaryEvents, 100, besideConsumer), ...flood]);
     await Promise.all(consumers.map((consumer) => consumer.close()));
     return {
       eventsPerSecondPerTenant: LOCAL_EVENTS_PER_SECOND,
