@@ -15,7 +15,7 @@ import { awaitOpenConnection } from './hello-gate.ts';
 import { handleEvent } from './handle-event.ts';
 import { handleHello } from './handle-hello.ts';
 import { handleRoster } from './handle-roster.ts';
-import { handleSubscribe, handleUnsubscribe } from './handle-subscribe.ts';
+import { handleSubscribe, handleUnsubscribe, SUBSCRIBE_BUDGET_MS } from './handle-subscribe.ts';
 import { DeadlinePassed, withinDeadline } from '../ports/work-deadline.ts';
 import { send } from './socket-context.ts';
 import type { SocketContext } from './socket-context.ts';
@@ -37,6 +37,8 @@ export const MAX_FRAMES_IN_FLIGHT = 400;
 
 /** How long answering a frame that failed may take, after its budget (the two inside the function's 28 s). */
 const ANSWER_BUDGET_MS = 15_000;
+/** The last moment, from receipt, an answer may still be going out: inside the function's 28 s. */
+const LAST_ANSWER_MS = 27_000;
 
 const framesInFlight = new WeakMap<object, number>();
 
@@ -61,7 +63,8 @@ export async function dispatchMessage(context: SocketContext, body: string, isBi
   const frame = { pastTheHello: pastTheirHello.get(runtime)?.has(context.connectionId) === true };
   // The answer gets a bound of its own, so the invocation ends inside its timeout either way.
   const answer = () =>
-    withinDeadline(runtime.now() + ANSWER_BUDGET_MS, runtime.now, () => answerFailure(context, message, frame.pastTheHello)).catch(async (answerError: unknown) => {
+    // Never past the function's own timeout (28 s from about the receipt).
+    withinDeadline(Math.min(runtime.now() + ANSWER_BUDGET_MS, context.receivedAtMs + LAST_ANSWER_MS), runtime.now, () => answerFailure(context, message, frame.pastTheHello)).catch(async (answerError: unknown) => {
       context.logger.error('could not answer a failed frame', { error: answerError, kind: message?.kind });
       // Never left unanswered in silence: a connection whose frame can be neither handled nor
       // refused in time is closed, and the client resends what it did not hear about.
@@ -73,7 +76,8 @@ export async function dispatchMessage(context: SocketContext, body: string, isBi
   }
   framesInFlight.set(runtime, inFlight + 1);
   try {
-    await withinDeadline(context.receivedAtMs + FRAME_BUDGET_MS, runtime.now, () => dispatchParsed(context, message, body, frame));
+    const budgetMs = message?.kind === 'subscribe' ? SUBSCRIBE_BUDGET_MS : FRAME_BUDGET_MS;
+    await withinDeadline(context.receivedAtMs + budgetMs, runtime.now, () => dispatchParsed(context, message, body, frame));
   } catch (error) {
     context.logger.error(error instanceof DeadlinePassed ? 'frame ran out of time' : 'frame failed', { error, kind: message?.kind });
     await answer();
@@ -90,6 +94,8 @@ export async function dispatchMessage(context: SocketContext, body: string, isBi
  */
 async function answerFailure(context: SocketContext, message: ClientMessage | undefined, pastTheHello: boolean): Promise<void> {
   const detail = 'the relay could not handle this frame now (it is overloaded, or its store is throttled or unavailable); send it again';
+  // Answered already (a subscribe whose replay then failed): it ends the connection itself, never a second answer.
+  if (context.answered === true) return;
   if (!pastTheHello && message !== undefined && message.kind !== 'hello' && answeringOf(message) !== undefined) {
     return refuse(context, refusal('unavailable', `${detail} on a new connection`, undefined, { endsConnection: true }), 'connection');
   }

@@ -49,11 +49,13 @@ export async function handleSubscribe(context: SocketContext, connection: Connec
     return;
   }
   if (!(await send(context, subscribed(parsed.id)))) return;
+  context.answered = true;
   // Answered: from here a failure ends the connection (below), never a second answer.
   const opened = await openSubscription(context.runtime, spec, {
     event: (text) => send(context, text),
     exhausted: (session, earliest) => send(context, JSON.stringify(replayExhausted(parsed.id, session, earliest))),
-    deadlineMs: context.runtime.now() + SOCKET_REPLAY_BUDGET_MS,
+    // Inside the frame's own budget (`dispatch.ts`), so the replay ends itself before the frame's deadline cuts it.
+    deadlineMs: Math.min(context.runtime.now() + SOCKET_REPLAY_BUDGET_MS, context.receivedAtMs + SUBSCRIBE_BUDGET_MS - 2_000),
   }).catch((error: unknown) => {
     context.logger.error('replay failed', { error, subscriptionId: parsed.id });
     return 'failed' as const;
@@ -82,6 +84,12 @@ async function holdsSubscription(context: SocketContext, subscriptionId: string)
  * timeout is 29 s), and the subscription must be removed, and the consumer told, inside it.
  */
 export const SOCKET_REPLAY_BUDGET_MS = 20_000;
+
+/**
+ * A subscribe's budget from API Gateway's receipt (other frames get `FRAME_BUDGET_MS`): its replay
+ * and hand-off to live, then 5 s to say it failed, all inside the function's 28 s.
+ */
+export const SUBSCRIBE_BUDGET_MS = 22_000;
 
 export async function handleUnsubscribe(context: SocketContext, subscriptionId: string): Promise<void> {
   await context.runtime.subscriptions.removeSubscription(context.principal.tenant, context.connectionId, subscriptionId);

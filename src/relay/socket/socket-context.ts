@@ -25,6 +25,8 @@ export interface SocketContext {
   receivedAtMs: number;
   /** This frame's invocation (its request id): marks the state changes it writes (`ConnectionsPort.recordHello`). */
   requestId: string;
+  /** Set once the frame's own answer went out (a `subscribed`): a failure after it never answers it twice. */
+  answered?: boolean;
 }
 
 /**
