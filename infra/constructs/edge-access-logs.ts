@@ -26,7 +26,7 @@ export const EDGE_LOG_DELIVERY_REGION = 'us-east-1';
 
 /**
  * The standard log fields kept, in order (CloudFront Developer Guide, "Standard log file
- * fields"): every one but the query string, the referrer and cookies.
+ * fields"): every one but the query string (tokens travel there), the referrer and cookies.
  */
 export const EDGE_LOG_FIELDS = [
   'date', 'time', 'x-edge-location', 'sc-bytes', 'c-ip', 'cs-method', 'cs(Host)', 'cs-uri-stem', 'sc-status',
@@ -34,9 +34,6 @@ export const EDGE_LOG_FIELDS = [
   'time-taken', 'x-forwarded-for', 'ssl-protocol', 'ssl-cipher', 'x-edge-response-result-type', 'cs-protocol-version',
   'c-port', 'time-to-first-byte', 'x-edge-detailed-result-type', 'sc-content-type', 'sc-content-len',
 ] as const;
-
-/** Fields that must never be delivered: tokens travel in the query string. */
-export const EDGE_LOG_EXCLUDED_FIELDS = ['cs-uri-query', 'cs(Referer)', 'cs(Cookie)'] as const;
 
 export interface RelayEdgeAccessLogsProps {
   distribution: IDistribution;

@@ -11,7 +11,6 @@ export const FRAME_TYPES = [
   'hello', 'subscribe', 'subscribed', 'unsubscribe', 'unsubscribed', 'roster',
   'error', 'replay-exhausted', 'closing', 'ping', 'pong',
 ] as const;
-export type FrameType = (typeof FRAME_TYPES)[number];
 
 /** Connection roles declared in `hello` (AEP-0003 §4 rule 2). */
 export const ROLES = ['emitter', 'consumer', 'both'] as const;
@@ -21,10 +20,6 @@ export type Role = (typeof ROLES)[number];
 export const SUBSCRIBE_ERROR_CODES = ['invalid-filter', 'unknown-dialect', 'unauthorized', 'limit-exceeded'] as const;
 export type SubscribeErrorCode = (typeof SUBSCRIBE_ERROR_CODES)[number];
 
-/** Code for a first frame other than `hello` (AEP-0003 §3.5 rule 1). */
-export const HELLO_REQUIRED = 'hello-required';
-/** Code for a `hello` whose versions miss ours; the frame lists `versions` (AEP-0003 §4 rule 1). */
-export const VERSION_UNSUPPORTED = 'version-unsupported';
 /**
  * Code for any malformed `hello`, including an emitter without `identity.agent` (§4 rule 3).
  * Our choice: outside the closed subscribe set, `error` codes are open strings.

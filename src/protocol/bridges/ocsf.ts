@@ -51,11 +51,6 @@ export const OCSF_SEVERITY_ID: Readonly<Record<Severity, number>> = { debug: 1, 
 /** 16 No Action: what a dismissed attention request closes with (§4.5). */
 const NO_ACTION = 16;
 
-/** The types that project; anything else gives no record (AEP-0005 §4.1). */
-export function projectsToOcsf(type: string): boolean {
-  return CLASS_MAPPING.has(type);
-}
-
 /** AEP-0005 §4.3: the OCSF record of `event` under the ceiling `maxCapture`, or undefined outside the §4.2 families. */
 export function toOcsfRecord(event: AepEvent, maxCapture: CaptureLevel = DEFAULT_EXPORT_CEILING): JsonObject | undefined {
   const mapping = CLASS_MAPPING.get(event.type);
