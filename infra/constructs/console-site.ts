@@ -19,10 +19,9 @@ export const CONSOLE_BUILD_DIR = join(dirname(fileURLToPath(import.meta.url)), '
  * and the `/socket` WebSocket) and to nothing else. `'self'` covers the fetches, and in CSP
  * Level 3 browsers the WebSocket too (`wss:` of the page's own host); `socketOrigins` names the
  * socket's origin explicitly for browsers that match `'self'` to http(s) only (older Safari), as
- * `wss://{domainName}` when deployed with a custom domain, and `ws://{host}` locally. The
- * policy used to allow `ws: wss:` to any host, which let an injected script send the token off
- * over a socket. `frame-ancestors 'none'` keeps the console out of other sites' frames
- * (clickjacking an answer button).
+ * `wss://{domainName}` when deployed with a custom domain, and `ws://{host}` locally (never
+ * `ws: wss:` to any host: an injected script could send the token off over a socket).
+ * `frame-ancestors 'none'` keeps the console out of other sites' frames (clickjacking an answer button).
  */
 export function consoleContentSecurityPolicy(socketOrigins: readonly string[] = []): string {
   return [

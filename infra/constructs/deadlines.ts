@@ -5,9 +5,8 @@
  * and delivered to the deadline function through an event source mapping
  * (`src/gateway/queued-deadlines.ts`). Bounded: the sweeps overlap two or three at a time, the
  * mapping runs at most `DEADLINE_QUEUE_CONCURRENCY` invocations, and none waits for a queued
- * deadline (it arrives when due), where an asynchronous invocation per near deadline used to sleep
- * until it, unbounded; no reservation (a new account's reduced quota could not make one,
- * infra/reserved-concurrency.ts). No invocation runs longer than the horizon plus a margin, and
+ * deadline (it arrives when due); no reservation (a new account's reduced quota could not make
+ * one, infra/reserved-concurrency.ts). No invocation runs longer than the horizon plus a margin, and
  * whatever still fails (a sweep, a message received too often, or an event EventBridge could not
  * deliver) lands in one encrypted queue with an alarm. The deadlines themselves are in the index;
  * the next sweep takes whatever a failed invocation left.

@@ -136,7 +136,7 @@ export async function startGateway(routes: GatewayRoutes, port: number, host = '
 }
 
 function dispatch(routes: GatewayRoutes, request: IncomingMessage, response: ServerResponse, viewerUrl: URL): Promise<void> {
-  // The management API lives on the loopback management listener only (issue 15 point 8).
+  // The management API lives on the loopback management listener only.
   if (viewerUrl.pathname.startsWith(MANAGEMENT_PATH_PREFIX)) {
     response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Not Found' }));
     return Promise.resolve();

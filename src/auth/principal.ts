@@ -9,7 +9,7 @@ export interface Principal {
   scopes: readonly Scope[];
   /** When set, events whose `agent` is not listed are refused (identity binding). */
   agents?: readonly string[];
-  /** When the token expires (epoch ms), if it does: open connections end then (issue 15). */
+  /** When the token expires (epoch ms), if it does: open connections end then. */
   expiresAtMs?: number;
   /** The token's capture ceiling (`TokenGrant.maxCapture`); absent: `full`. */
   maxCapture?: CaptureLevel;

@@ -3,9 +3,7 @@
  * on the deadline queue, delayed until the deadline (SQS DelaySeconds): the deadline function
  * receives it then, through the queue's event source mapping, and closes the connection. Nothing
  * waits in between, and the mapping's maximum concurrency bounds the invocations
- * (infra/constructs/deadlines.ts), where an asynchronous invocation per deadline used to sleep
- * until it, as many at once as connections opened (100 `$connect` a second, each waiting up to
- * 2 minutes, held 12,000 executions). The sweep still finds the deadline in the index whatever
+ * (infra/constructs/deadlines.ts). The sweep still finds the deadline in the index whatever
  * becomes of the message.
  */
 import { SendMessageCommand } from '@aws-sdk/client-sqs';

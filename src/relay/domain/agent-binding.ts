@@ -1,5 +1,5 @@
 /**
- * What an agent-bound token may say about identity (issue 15). AEP 0.1 takes `agent` and
+ * What an agent-bound token may say about identity. AEP 0.1 takes `agent` and
  * `source` as asserted names (AEP-0001 §12, AEP-0003 §8.2); a tenant that hands each agent its
  * own bound token wants those names to hold, so for a bound principal the relay checks them
  * against the token's agents. Pure: no reads, the token's agents travel with the principal.

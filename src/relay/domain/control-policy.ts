@@ -55,7 +55,7 @@ export interface ControlRequest {
   /**
    * The agent owning the target session (`session-ownership.ts`), when it has one. It is
    * decided without looking at live claims, so the verdict cannot tell claimed sessions
-   * from unclaimed ones (issue 15: a denied sender learns nothing about live sessions).
+   * from unclaimed ones (a denied sender learns nothing about live sessions).
    */
   targetAgent?: string;
 }

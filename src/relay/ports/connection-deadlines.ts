@@ -1,6 +1,6 @@
 /**
  * Deadlines of open WebSocket connections: a connection whose token expires while it is open
- * is closed at that moment (issue 15). Nothing in a serverless relay runs at a given time by
+ * is closed at that moment. Nothing in a serverless relay runs at a given time by
  * itself, so whoever holds the clock is an adapter: every deadline goes into the deadline index,
  * which a sweep reads every minute (`deadline-sweep.ts`; an EventBridge rule in AWS, an interval
  * on the local stack), and one nearer than the sweep's horizon also gets an invocation of its

@@ -1,5 +1,5 @@
 /**
- * What a hello may declare (issue 15). Declarations are kept verbatim (AEP-0003 §4.1 rule 4)
+ * What a hello may declare. Declarations are kept verbatim (AEP-0003 §4.1 rule 4)
  * and repeated in every roster entry of each session the connection claims, so an unbounded
  * hello lets one emitter inflate the roster for the whole tenant. The bound is on the
  * serialized `identity` and `capabilities` objects together: far above any real declaration

@@ -22,9 +22,8 @@
  * Gateway's receive time of the waiting frame. A hello-first client's other frames were
  * received no earlier than its hello, so its hello is refused only if its own invocation
  * starts more than the bound after API Gateway received it (a cold start is 0.3 to 1.5 s),
- * while a client that never sends hello hears `hello-required` within 2 s. The bound used to be
- * 10 s, from the invocation's start: safe for slow hellos, but longer than clients and the
- * protocol's checker wait for the refusal.
+ * while a client that never sends hello hears `hello-required` within 2 s (clients and the
+ * protocol's checker wait no longer for the refusal).
  */
 import { helloRequired } from '../../errors/relay-error.ts';
 import type { ConnectionRecord } from '../domain/connection.ts';
