@@ -1,6 +1,4 @@
-/**
- * `npm run agent`: a simulated control-capable agent against a running relay (usage below).
- */
+/** `npm run agent`: a simulated control-capable agent against a running relay (usage below). */
 import { scriptArguments } from '../../bin/cli/script-arguments.ts';
 import { SimulatedAgent } from './simulated-agent.ts';
 

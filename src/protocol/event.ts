@@ -1,7 +1,4 @@
-/**
- * The AEP 0.1 event envelope as the relay sees it (AEP-0001 §5.1).
- * Validation lives in `envelope.ts`; this file only names the shape.
- */
+/** The AEP 0.1 event envelope as the relay sees it (AEP-0001 §5.1). Validation lives in `envelope.ts`; this file only names the shape. */
 
 /** A JSON value as parsed from the wire. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };

@@ -1,7 +1,4 @@
-/**
- * The AEP-0002 §5.2 common payload objects, and member shapes several registered types share,
- * as specs for the payload table.
- */
+/** The AEP-0002 §5.2 common payload objects, and member shapes several registered types share, as specs for the payload table. */
 import type { PayloadField, PayloadProperties } from './payload-field.ts';
 import { count, decimal, flag, integer, list, object, oneOf, opaqueObject, required, text } from './payload-field-builders.ts';
 

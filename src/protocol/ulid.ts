@@ -25,10 +25,7 @@ export function encodeUlidTime(epochMs: number): string {
   return encoded;
 }
 
-/**
- * Returns a ULID generator. Clock and randomness are injected so the core stays pure
- * and tests are deterministic.
- */
+/** Returns a ULID generator. Clock and randomness are injected so the core stays pure and tests are deterministic. */
 export function ulidFactory(now: () => number, randomBytes: RandomBytes): () => string {
   let lastTime = -1;
   let lastRandom: number[] = [];

@@ -1,7 +1,4 @@
-/**
- * A broken protocol rule, named by the spec section it breaks.
- * Validators return these as data; they never throw on hostile input.
- */
+/** A broken protocol rule, named by the spec section it breaks. Validators return these as data; they never throw on hostile input. */
 export interface Violation {
   /** The spec rule, e.g. `AEP-0001 §5.2`. */
   rule: string;

@@ -26,10 +26,7 @@ export class ClaimStore implements ClaimsPort {
     private readonly options: ClaimStoreOptions,
   ) {}
 
-  /**
-   * Conditional, so a repeated event does not rewrite the claim; a second connection's claim
-   * is a second item, never an overwrite.
-   */
+  /** Conditional, so a repeated event does not rewrite the claim; a second connection's claim is a second item, never an overwrite. */
   async claim(tenant: string, connectionId: string, session: string, declarations: ClaimDeclarations): Promise<boolean> {
     const expiresAt = num(expiresAfter(this.options.now(), this.options.connectionLifetimeSeconds));
     let held = false;

@@ -1,7 +1,4 @@
-/**
- * The tenant's registry of sessions it holds history for (`session` items in the events
- * table), which replay-all walks (AEP-0003 §5).
- */
+/** The tenant's registry of sessions it holds history for (`session` items in the events table), which replay-all walks (AEP-0003 §5). */
 import { GetItemCommand, QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Page } from '../relay/domain/stored-event.ts';

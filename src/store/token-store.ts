@@ -101,10 +101,7 @@ export class TokenStore implements TokensPort {
     );
   }
 
-  /**
-   * Resolves a token digest to a principal, or undefined when the token is unknown, revoked,
-   * expired, or its tenant is disabled.
-   */
+  /** Resolves a token digest to a principal, or undefined when the token is unknown, revoked, expired, or its tenant is disabled. */
   async resolve(secretDigest: string): Promise<Principal | undefined> {
     const found = await this.lookUp(secretDigest);
     return 'principal' in found ? found.principal : undefined;

@@ -1,7 +1,4 @@
-/**
- * Events on their way into and out of the log: admitted (validated, with the exact text they
- * arrived as) and read back for replay.
- */
+/** Events on their way into and out of the log: admitted (validated, with the exact text they arrived as) and read back for replay. */
 import type { Person } from '../../auth/oidc/person.ts';
 import type { AepEvent } from '../../protocol/event.ts';
 

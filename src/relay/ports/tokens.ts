@@ -11,10 +11,7 @@ export type TokenLookup = { principal: Principal } | { refused: Exclude<TokenRef
 export interface TokensPort {
   /** The principal a token digest stands for, or why it stands for none. */
   lookUp(secretDigest: string): Promise<TokenLookup>;
-  /**
-   * The principal a token digest stands for, or undefined when the token is unknown, revoked,
-   * expired, or its tenant is disabled.
-   */
+  /** The principal a token digest stands for, or undefined when the token is unknown, revoked, expired, or its tenant is disabled. */
   resolve(secretDigest: string): Promise<Principal | undefined>;
   /** One token of a tenant; undefined when the tenant has no such token. */
   getToken(tenant: string, tokenId: string): Promise<TokenRecord | undefined>;

@@ -1,6 +1,4 @@
-/**
- * What one `$default` invocation knows about its connection, and the one way it talks back.
- */
+/** What one `$default` invocation knows about its connection, and the one way it talks back. */
 import type { Principal } from '../../auth/principal.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { RelayPorts } from '../ports/relay-ports.ts';
