@@ -42,9 +42,9 @@ describe('http sink poster address guard', () => {
     expect(await local(delivery('sink.example.com'), 2000)).toEqual({ ok: true });
     receiver.respondWith(() => 503);
     // The receiver's body ({"error":"receiver down"}) is never part of the reason.
-    expect(await local(delivery('127.0.0.1'), 2000)).toEqual({ ok: false, retryable: true, reason: 'the receiver answered 503' });
+    expect(await local(delivery('127.0.0.1'), 2000)).toEqual({ ok: false, retryable: true, status: 503, reason: 'the receiver answered 503' });
     receiver.respondWith(() => 400);
-    expect(await local(delivery('127.0.0.1'), 2000)).toEqual({ ok: false, retryable: false, reason: 'the receiver answered 400' });
+    expect(await local(delivery('127.0.0.1'), 2000)).toEqual({ ok: false, retryable: false, status: 400, reason: 'the receiver answered 400' });
     receiver.respondWith(() => 200);
   });
 
