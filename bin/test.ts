@@ -4,16 +4,20 @@
  * and every test file for `npm test -- --help`), so the steps are run from here, after the
  * command line was checked: `--help` prints what runs, anything else is refused.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { scriptArguments } from './cli/script-arguments.ts';
 
 /** Files run last and one at a time: each is disturbed by other files on two cores (docs/development.md "The test suite"). */
 const ALONE = ['test/integration/resume-no-loss.test.ts', 'test/integration/live-order.test.ts', 'test/reliability/noisy-'];
 
-const STEPS: ReadonlyArray<readonly string[]> = [
-  ['npm', 'run', 'typecheck'],
-  ['vitest', 'run', '--maxWorkers=2', ...ALONE.flatMap((file) => ['--exclude', file.endsWith('-') ? `${file}*.test.ts` : file])],
-  ['vitest', 'run', '--no-file-parallelism', ...ALONE],
+/** Steps that run at once (a step is its commands, side by side), each after the one before passed. */
+const STEPS: ReadonlyArray<ReadonlyArray<readonly string[]>> = [
+  // The typecheck is one core's work; the files spend much of their time waiting on the local stack.
+  [
+    ['npm', 'run', 'typecheck'],
+    ['vitest', 'run', '--maxWorkers=2', ...ALONE.flatMap((file) => ['--exclude', file.endsWith('-') ? `${file}*.test.ts` : file])],
+  ],
+  [['vitest', 'run', '--no-file-parallelism', ...ALONE]],
 ];
 
 scriptArguments({
@@ -21,12 +25,18 @@ scriptArguments({
   usage: `Usage: npm test
 
 Runs, in order, stopping at the first that fails:
-${STEPS.map((step) => `  ${step.join(' ')}`).join('\n')}
+${STEPS.map((step) => `  ${step.map((command) => command.join(' ')).join('\n    and beside it: ')}`).join('\n')}
 It takes no arguments; run one file with npx vitest run <file>.`,
   config: { options: {} },
 });
 
-for (const [command, ...args] of STEPS) {
-  const { status, signal } = spawnSync(command as string, args, { stdio: 'inherit' });
-  if (status !== 0) process.exit(status ?? (signal === null ? 1 : 128));
+function run([command, ...args]: readonly string[]): Promise<number> {
+  return new Promise((resolve) => {
+    spawn(command as string, args, { stdio: 'inherit' }).once('close', (status, signal) => resolve(status ?? (signal === null ? 1 : 128)));
+  });
+}
+
+for (const step of STEPS) {
+  const failed = (await Promise.all(step.map(run))).find((status) => status !== 0);
+  if (failed !== undefined) process.exit(failed);
 }

@@ -11,6 +11,7 @@
  * arithmetic) is refused with an error rather than guessed.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { copied } from '../kernel/copy.ts';
 
 export type Item = Record<string, AttributeValue>;
 
@@ -426,7 +427,7 @@ export function parseKeyCondition(expression: string, placeholders: Placeholders
 
 /** Applies an update expression to a copy of `item` (an absent item starts empty). */
 export function applyUpdate(expression: string, item: Item | undefined, placeholders: Placeholders): Item {
-  const next: Item = structuredClone(item ?? {});
+  const next: Item = copied(item ?? {});
   const parser = new Parser(tokenize(expression), placeholders, expression);
   // Every operand reads the item as it was before the update (DynamoDB evaluates all actions against the old item).
   const before = item;
@@ -472,13 +473,13 @@ export function applyUpdate(expression: string, item: Item | undefined, placehol
 
 function assignPath(item: Item, path: readonly PathPart[], value: AttributeValue): void {
   if (path.length === 1) {
-    item[path[0] as string] = structuredClone(value);
+    item[path[0] as string] = copied(value);
     return;
   }
   const parent = resolvePath(item, path.slice(0, -1));
   const last = path[path.length - 1] as PathPart;
-  if (typeof last === 'number' && parent?.L !== undefined) parent.L[Math.min(last, parent.L.length)] = structuredClone(value);
-  else if (typeof last === 'string' && parent?.M !== undefined) parent.M[last] = structuredClone(value);
+  if (typeof last === 'number' && parent?.L !== undefined) parent.L[Math.min(last, parent.L.length)] = copied(value);
+  else if (typeof last === 'string' && parent?.M !== undefined) parent.M[last] = copied(value);
   else throw new ExpressionError(`the document path ${path.join('.')} does not exist`);
 }
 

@@ -20,6 +20,7 @@ import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import type { Random } from '../kernel/random.ts';
 import type { VirtualTime } from '../kernel/virtual-time.ts';
 import type { ShardRecord, SimulatedStream, StreamShard } from './simulated-stream.ts';
+import { copied } from '../kernel/copy.ts';
 
 export interface MappingSettings {
   batchSize: number;
@@ -123,10 +124,10 @@ export class EventSourceMapping {
           continue;
         }
       }
-      const outcome = await this.options.invoke(segment.entries.map((entry) => structuredClone(entry.record)));
+      const outcome = await this.options.invoke(segment.entries.map((entry) => copied(entry.record)));
       const failedAt = this.firstFailed(segment.entries, outcome);
       if (failedAt === undefined) {
-        if (faults.duplicateInvocation()) void this.options.invoke(segment.entries.map((entry) => structuredClone(entry.record)));
+        if (faults.duplicateInvocation()) void this.options.invoke(segment.entries.map((entry) => copied(entry.record)));
         queue.shift();
         continue;
       }

@@ -24,6 +24,7 @@ import type { Random } from '../kernel/random.ts';
 import type { VirtualTime } from '../kernel/virtual-time.ts';
 import { applyUpdate, compareValues, itemSizeBytes, matchesCondition, parseKeyCondition, project } from './dynamo-expressions.ts';
 import type { Item, Placeholders } from './dynamo-expressions.ts';
+import { copied } from '../kernel/copy.ts';
 
 export type StreamEventName = 'INSERT' | 'MODIFY' | 'REMOVE';
 
@@ -233,15 +234,15 @@ export class SimulatedDynamo {
         }
         partition.keys.splice(low, 0, sk);
       }
-      partition.items.set(sk, structuredClone(next));
+      partition.items.set(sk, copied(next));
     }
     if (table.stream) {
       this.options.onChange?.({
         table: table.name,
         eventName: old === undefined ? 'INSERT' : next === undefined ? 'REMOVE' : 'MODIFY',
         keys: { pk: { S: pk }, sk: { S: sk } },
-        ...(next === undefined ? {} : { newImage: structuredClone(next) }),
-        ...(old === undefined ? {} : { oldImage: structuredClone(old) }),
+        ...(next === undefined ? {} : { newImage: copied(next) }),
+        ...(old === undefined ? {} : { oldImage: copied(old) }),
         atMs,
       });
     }
@@ -254,14 +255,14 @@ export class SimulatedDynamo {
   private conditionFailure(input: Record<string, unknown>, existing: Item | undefined): Error {
     this.usage.refusedWrites += 1;
     this.usage.writeUnits += this.writeUnits(existing, undefined);
-    return errorNamed('ConditionalCheckFailedException', 'The conditional request failed', input.ReturnValuesOnConditionCheckFailure === 'ALL_OLD' && existing !== undefined ? { Item: structuredClone(existing) } : {});
+    return errorNamed('ConditionalCheckFailedException', 'The conditional request failed', input.ReturnValuesOnConditionCheckFailure === 'ALL_OLD' && existing !== undefined ? { Item: copied(existing) } : {});
   }
 
   private getItem(input: Record<string, unknown>): unknown {
     const table = this.tableNamed(input.TableName);
     const item = this.read(table, input.Key as Item);
     this.usage.readUnits += Math.max(1, Math.ceil((item === undefined ? 0 : itemSizeBytes(item)) / 4096)) * (input.ConsistentRead === true ? 1 : 0.5);
-    return { ...(item === undefined ? {} : { Item: project(structuredClone(item), input.ProjectionExpression as string | undefined, this.placeholders(input)) }) };
+    return { ...(item === undefined ? {} : { Item: project(copied(item), input.ProjectionExpression as string | undefined, this.placeholders(input)) }) };
   }
 
   private putItem(input: Record<string, unknown>): unknown {
@@ -271,7 +272,7 @@ export class SimulatedDynamo {
     if (!matchesCondition(input.ConditionExpression as string | undefined, existing, this.placeholders(input))) return this.conditionFailure(input, existing);
     this.usage.writeUnits += this.writeUnits(existing, item);
     this.write(table, item, item, this.options.time.now());
-    return { ...(input.ReturnValues === 'ALL_OLD' && existing !== undefined ? { Attributes: structuredClone(existing) } : {}) };
+    return { ...(input.ReturnValues === 'ALL_OLD' && existing !== undefined ? { Attributes: copied(existing) } : {}) };
   }
 
   private updateItem(input: Record<string, unknown>): unknown {
@@ -284,7 +285,7 @@ export class SimulatedDynamo {
     this.usage.writeUnits += this.writeUnits(existing, next);
     this.write(table, key, next, this.options.time.now());
     const returned = returnedValues(String(input.ReturnValues ?? 'NONE'), existing, next);
-    return { ...(returned === undefined ? {} : { Attributes: structuredClone(returned) }) };
+    return { ...(returned === undefined ? {} : { Attributes: copied(returned) }) };
   }
 
   private deleteItem(input: Record<string, unknown>): unknown {
@@ -294,7 +295,7 @@ export class SimulatedDynamo {
     if (!matchesCondition(input.ConditionExpression as string | undefined, existing, this.placeholders(input))) return this.conditionFailure(input, existing);
     this.usage.writeUnits += this.writeUnits(existing, undefined);
     this.write(table, key, undefined, this.options.time.now());
-    return { ...(input.ReturnValues === 'ALL_OLD' && existing !== undefined ? { Attributes: structuredClone(existing) } : {}) };
+    return { ...(input.ReturnValues === 'ALL_OLD' && existing !== undefined ? { Attributes: copied(existing) } : {}) };
   }
 
   private query(input: Record<string, unknown>): unknown {
@@ -335,7 +336,7 @@ export class SimulatedDynamo {
     const last = read[read.length - 1];
     const more = read.length < candidates.length && last !== undefined;
     return {
-      Items: kept.map((item) => project(structuredClone(item), input.ProjectionExpression as string | undefined, placeholders)),
+      Items: kept.map((item) => project(copied(item), input.ProjectionExpression as string | undefined, placeholders)),
       Count: kept.length,
       ScannedCount: read.length,
       ...(more ? { LastEvaluatedKey: { pk: last.pk, sk: last.sk, ...(index === undefined ? {} : { [partitionKey]: last[partitionKey], [sortKey]: last[sortKey] }) } } : {}),
@@ -350,7 +351,7 @@ export class SimulatedDynamo {
       responses[tableName] = request.Keys.flatMap((key) => {
         const item = this.read(table, key);
         this.usage.readUnits += Math.max(1, Math.ceil((item === undefined ? 0 : itemSizeBytes(item)) / 4096)) * (request.ConsistentRead === true ? 1 : 0.5);
-        return item === undefined ? [] : [project(structuredClone(item), request.ProjectionExpression, { names: request.ExpressionAttributeNames })];
+        return item === undefined ? [] : [project(copied(item), request.ProjectionExpression, { names: request.ExpressionAttributeNames })];
       });
     }
     return { Responses: responses, UnprocessedKeys: {} };
@@ -386,7 +387,7 @@ export class SimulatedDynamo {
       const placeholders = this.placeholders(request);
       if (!matchesCondition(request.ConditionExpression as string | undefined, existing, placeholders)) {
         cancelled = true;
-        reasons.push({ Code: 'ConditionalCheckFailed', ...(request.ReturnValuesOnConditionCheckFailure === 'ALL_OLD' && existing !== undefined ? { Item: structuredClone(existing) } : {}) });
+        reasons.push({ Code: 'ConditionalCheckFailed', ...(request.ReturnValuesOnConditionCheckFailure === 'ALL_OLD' && existing !== undefined ? { Item: copied(existing) } : {}) });
         continue;
       }
       reasons.push({ Code: 'None' });
