@@ -4,11 +4,8 @@
  * session's attention requests, `cli/attention/`). Run it with `npx aep-relay`
  * (through `bin/aep-relay.mjs`) or `npm run admin --`; `aep-relay --help` lists the commands.
  */
-import { runAttention } from './cli/attention/run-attention.ts';
-import { runCli } from './cli/run-cli.ts';
-import { runExport } from './cli/export/run-export.ts';
-import { runLogin, runLogout } from './cli/login/run-login.ts';
 import { withStoredCredential } from './cli/login/stored-credential.ts';
+// Each command's module is loaded when it runs: a CLI starts in the time its one command needs.
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -22,23 +19,22 @@ const env = argv[0] === 'login' || argv[0] === 'logout' ? process.env : withStor
 const lines = { out: (line: string) => process.stdout.write(`${line}\n`), err: (line: string) => process.stderr.write(`${line}\n`) };
 
 if (argv[0] === 'login') {
+  const { runLogin } = await import('./cli/login/run-login.ts');
   process.exitCode = await runLogin(argv.slice(1), env, lines);
 } else if (argv[0] === 'logout') {
+  const { runLogout } = await import('./cli/login/run-login.ts');
   process.exitCode = await runLogout(env, lines);
 } else if (argv[0] === 'export') {
+  const { runExport } = await import('./cli/export/run-export.ts');
   process.exitCode = await runExport(argv.slice(1), env, {
-    out: (line) => process.stdout.write(`${line}\n`),
-    err: (line) => process.stderr.write(`${line}\n`),
+    ...lines,
     // Progress only on a terminal: a redirected or piped stderr gets the final line alone.
     ...(process.stderr.isTTY ? { progress: (text: string) => process.stderr.write(`\r\u001b[K${text}`) } : {}),
   });
 } else if (argv[0] === 'attention') {
-  process.exitCode = await runAttention(argv.slice(1), env, {
-    out: (line) => process.stdout.write(`${line}\n`),
-    err: (line) => process.stderr.write(`${line}\n`),
-  });
-} else process.exitCode = await runCli(argv, env, {
-  out: (line) => process.stdout.write(`${line}\n`),
-  err: (line) => process.stderr.write(`${line}\n`),
-  readStdin,
-});
+  const { runAttention } = await import('./cli/attention/run-attention.ts');
+  process.exitCode = await runAttention(argv.slice(1), env, lines);
+} else {
+  const { runCli } = await import('./cli/run-cli.ts');
+  process.exitCode = await runCli(argv, env, { ...lines, readStdin });
+}

@@ -9,6 +9,7 @@ import type { Scope } from '../../src/auth/scopes.ts';
 import { CAPTURE_LEVELS, isCaptureLevel } from '../../src/protocol/levels.ts';
 import type { CaptureLevel } from '../../src/protocol/levels.ts';
 import { EXIT_CODES_HELP } from './exit-codes.ts';
+import { UsageError } from './usage-error.ts';
 
 export type Command =
   /** The usage, of one command group when `group` names one. */
@@ -35,9 +36,7 @@ export interface Invocation {
   token?: string;
 }
 
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
+export { UsageError } from './usage-error.ts';
 
 /** `parseArgs`, strict, with what it refuses (an unknown or malformed option) as a UsageError. */
 export function parseCommandLine<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T & { strict: true }>> {

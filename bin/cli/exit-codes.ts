@@ -1,5 +1,5 @@
 import { RelayError } from '../../src/errors/relay-error.ts';
-import { UsageError } from './cli-arguments.ts';
+import { UsageError } from './usage-error.ts';
 
 /**
  * The exit codes every `aep-relay` command shares, so a script can tell "done" from "there was

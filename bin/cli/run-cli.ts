@@ -40,7 +40,7 @@ export async function runCli(argv: readonly string[], env: Environment, io: CliI
       io.out(usageOf(invocation.command.group));
       return EXIT.ok;
     }
-    backend = adminBackend(invocation, env);
+    backend = await adminBackend(invocation, env);
     const outcome = await execute(invocation.command, backend, io);
     for (const warning of outcome.warnings ?? []) io.err(warning);
     if (invocation.json) io.out(JSON.stringify(outcome.value));

@@ -7,8 +7,6 @@
  */
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
-// cli-arguments.ts first: it and exit-codes.ts import each other, and cli-arguments.ts reads
-// exit-codes.ts's help text while it loads.
 import { parseCommandLine, UsageError } from './cli-arguments.ts';
 import { EXIT } from './exit-codes.ts';
 

@@ -121,20 +121,21 @@ describe('work left running for clients that left', () => {
         ),
       );
     }
-    // Right after the burst: every one of the tenant's slots can be taken. An upgrade the relay
-    // is too busy for is told so (503 with Retry-After) and tried again; a 429 is a slot held.
+    // After the burst every one of the tenant's slots can be taken. An upgrade the relay is too
+    // busy for is told so (503 with Retry-After) and tried again; a 429 is a slot still held,
+    // which the burst's last abandoned upgrades may do for a moment (their $disconnect runs after
+    // their $connect), and a leaked one for good: tried again until the poll's 20 s run out.
     const statuses: number[] = [];
     const sockets: WebSocket[] = [];
-    for (let slot = 0; slot < QUOTA; slot += 1) {
-      for (;;) {
-        const { status, socket } = await upgrade(tenantToken);
-        statuses.push(status);
-        if (socket !== undefined) sockets.push(socket);
-        if (status !== 503) break;
-        await new Promise((resolve) => setTimeout(resolve, 500));
-      }
+    const giveUpAt = Date.now() + 20_000;
+    while (sockets.length < QUOTA && Date.now() < giveUpAt) {
+      const { status, socket } = await upgrade(tenantToken);
+      statuses.push(status);
+      if (socket !== undefined) sockets.push(socket);
+      else await new Promise((resolve) => setTimeout(resolve, 500));
     }
-    expect(statuses.filter((status) => status !== 503)).toEqual(Array(QUOTA).fill(101));
+    expect(sockets).toHaveLength(QUOTA);
+    expect(statuses.filter((status) => ![101, 429, 503].includes(status))).toEqual([]);
     for (const socket of sockets) socket.close();
   }, 120_000);
 });
