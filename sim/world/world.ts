@@ -182,9 +182,9 @@ export async function runSchedule(scenario: Scenario, options: { traceAll?: bool
     coldStartMs: 200,
     init: (alive) => {
       const runtime = makeRuntime(alive, lanes);
-      // A gap check reads a few of the emitter's events at a time, so paging past another
+      // A gap check reads one of the emitter's events at a time, so paging past another
       // emitter's events of the same name happens at this scale (deployed: 100).
-      const lane = new OrderLane({ order: runtime.sessionOrder, now: runtime.now, waitMs: runtime.config.fanout.orderWaitMs, adoptAfterMs: runtime.config.fanout.orderAdoptMs, gapReadLimit: 3 });
+      const lane = new OrderLane({ order: runtime.sessionOrder, now: runtime.now, waitMs: runtime.config.fanout.orderWaitMs, adoptAfterMs: runtime.config.fanout.orderAdoptMs, gapReadLimit: 1 });
       if (process.env.SIM_DEBUG === '1') {
         const step = lane.step.bind(lane);
         const environment = ++environments;

@@ -10,7 +10,8 @@ import { injectionNames } from '../../sim/injections/inject.ts';
 describe('the delivery simulation against a known defect', () => {
   // How many schedules each defect may take to show (the seed that found it last, with room).
   // `gap-check-limit-before-filter` needs shared session names, gaps and a discarded record at
-  // once (found at seed 3188 of the long run): the long run's to find, not the suite's.
+  // once (found at seed 2097 of `npm run sim -- --inject gap-check-limit-before-filter`, 2 minutes):
+  // the long run's to find, not the suite's.
   const within: Record<string, number> = { 'first-epoch-released-blind': 1_000 };
   const quick = injectionNames().filter((name) => name !== 'gap-check-limit-before-filter');
   it.each(quick)('finds the injected defect %s', (name) => {

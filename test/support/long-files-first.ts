@@ -8,20 +8,20 @@ import { BaseSequencer } from 'vitest/node';
 import type { TestSpecification } from 'vitest/node';
 
 const LONGEST_FIRST = [
-  'test/cli/walkthrough.test.ts',
-  'test/cli/aep-relay.test.ts',
   'test/sim/delivery-sim-injections.test.ts',
-  'test/reliability/overload.test.ts',
-  'test/sim/delivery-sim.test.ts',
   'test/sim/delivery-sim-second-half.test.ts',
-  'test/cli/help.test.ts',
+  'test/cli/walkthrough.test.ts',
   'test/integration/resume-no-loss.test.ts',
-  'test/infra/relay-stack.test.ts',
-  'test/reliability/hostile-input.test.ts',
-  'test/integration/slow-consumer.test.ts',
-  'test/integration/identity-cards.test.ts',
-  'test/local/graceful-stop.test.ts',
+  'test/sim/delivery-sim.test.ts',
+  'test/reliability/overload.test.ts',
+  'test/browser/console.test.ts',
   'test/reliability/delivery-faults.test.ts',
+  'test/integration/slow-consumer.test.ts',
+  'test/local/graceful-stop.test.ts',
+  'test/integration/slow-hello.test.ts',
+  'test/reliability/crash-recovery.test.ts',
+  'test/cli/aep-relay.test.ts',
+  'test/infra/relay-stack.test.ts',
 ];
 
 export class LongFilesFirst extends BaseSequencer {
