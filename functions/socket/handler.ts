@@ -19,13 +19,19 @@ const logger = createLogger({ service: 'aep-relay-socket' });
 
 /** The socket handler over a runtime (the local stack injects its own; Lambda uses `handler`). */
 export function createHandler(runtime: RelayRuntime) {
-  return middy<WebSocketRouteEvent, WebSocketRouteResult, Error, Context>()
+  // A second before the function's timeout, so a frame that is still running can end its connection (below).
+  return middy<WebSocketRouteEvent, WebSocketRouteResult, Error, Context>({ timeoutEarlyInMillis: 1_000 })
     .use(injectLambdaContext(logger.powertools))
     .use(flushMetrics(runtime.metrics))
     .use({
       onError: async (request) => {
         // The stack counts this exact message (infra/constructs/observability.ts, SocketRouteFailures).
-        logger.error('socket route failed', { error: request.error, routeKey: request.event.requestContext.routeKey, connectionId: request.event.requestContext.connectionId });
+        const { routeKey, connectionId } = request.event.requestContext;
+        logger.error('socket route failed', { error: request.error, routeKey, connectionId });
+        // A frame that got neither its answer nor its refusal (the function ran out of time on a
+        // starved machine): its connection is closed, never left in silence, and the client
+        // resends what it did not hear about (AEP-0003 §3).
+        if (routeKey === '$default') await runtime.poster.close(connectionId).catch(() => undefined);
         request.response = { statusCode: 500 };
       },
     })
