@@ -11,7 +11,6 @@ const LONGEST_FIRST = [
   'test/sim/delivery-sim-injections.test.ts',
   'test/sim/delivery-sim-second-half.test.ts',
   'test/cli/walkthrough.test.ts',
-  'test/integration/resume-no-loss.test.ts',
   'test/sim/delivery-sim.test.ts',
   'test/reliability/overload.test.ts',
   'test/browser/console.test.ts',
