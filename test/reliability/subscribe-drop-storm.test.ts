@@ -47,7 +47,22 @@ describe('a connect-subscribe-drop storm', () => {
     let seq = 0;
     const emit = async (count: number) => {
       const events = Array.from({ length: count }, () => sessionEvent(session, seq++));
-      expect((await postEvents(ndjson(events), { contentType: 'application/x-ndjson', token })).status).toBe(202);
+      // A relay too busy says so (503, Retry-After); the client sends the same events again.
+      for (;;) {
+        const { status } = await postEvents(ndjson(events), { contentType: 'application/x-ndjson', token });
+        if (status !== 503) return expect(status).toBe(202);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    };
+    const connect = async (): Promise<Awaited<ReturnType<typeof openSocket>>> => {
+      for (;;) {
+        try {
+          return await openSocket({ token });
+        } catch (error) {
+          if (!String(error).includes('handshake refused: 503')) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 500));
+        }
+      }
     };
     await emit(50);
 
@@ -63,7 +78,7 @@ describe('a connect-subscribe-drop storm', () => {
     for (let wave = 0; wave < SOCKETS / AT_ONCE; wave += 1) {
       await Promise.all(
         Array.from({ length: AT_ONCE }, async (_unused, index) => {
-          const client = await openSocket({ token });
+          const client = await connect();
           client.send({ type: 'hello', versions: ['0.1'], role: 'consumer', identity: {}, capabilities: {} });
           client.send({ type: 'subscribe', id: `s${wave}-${index}`, filter: { session }, from: [{ session, epoch: 0, seq: -1 }] });
           // Some drop at once, some mid-replay, some right after `subscribed`.
