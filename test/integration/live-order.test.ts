@@ -62,7 +62,7 @@ describe('live order of one emitter', () => {
     byType.send({ type: 'subscribe', id: 'by-type', filter: { type: 'progress.*' } });
     await pinned.next(isType('subscribed'));
     await byType.next(isType('subscribed'));
-    const { emitter } = await pipelineEvents(coordinates, session, EVENTS);
+    const burst = await pipelineEvents(coordinates, session, EVENTS);
     const inSeqOrder = Array.from({ length: EVENTS }, (_, seq) => seq);
     for (const consumer of [pinned, byType]) await waitForCount(consumer, isEvent, EVENTS, 45_000);
     // Give a duplicate time to show up, if one were coming.
@@ -77,9 +77,11 @@ describe('live order of one emitter', () => {
       // ...and in seq order, but for what the promise lets come as backfill.
       expect(received.filter((seq) => !backfill.has(seq))).toEqual(inSeqOrder.filter((seq) => !backfill.has(seq)));
     }
-    expect(emitter.all(isType('error'))).toEqual([]);
+    // A busy relay may refuse an event out loud (the emitter sends it again); nothing else is refused.
+    expect(burst.refusals.filter((frame) => frame.code !== 'unavailable' && frame.code !== 'limit-exceeded')).toEqual([]);
     // The frames really were stored out of order.
     expect(stored.map((event) => event.seq)).not.toEqual(inSeqOrder);
-    for (const client of [emitter, pinned, byType]) await client.close();
+    await burst.close();
+    for (const client of [pinned, byType]) await client.close();
   }, 90_000);
 });

@@ -12,12 +12,68 @@ export interface StackCoordinates {
   token: string;
 }
 
-/** Sends `count` events of `session` (seq 0..count-1) in one tick; resolves with the socket and the events' ids in seq order. */
-export async function pipelineEvents(stack: StackCoordinates, session: string, count: number): Promise<{ emitter: TestSocket; ids: string[] }> {
-  const emitter = await helloSocket({ role: 'emitter', identity: { agent: 'tester', instance: session } }, { baseUrl: stack.baseUrl, token: stack.token });
+export interface PipelinedBurst {
+  /** The events' ids, in seq order. */
+  ids: string[];
+  /** Every `error` frame the emitter received, across its connections. */
+  refusals: Frame[];
+  /** Connections the emitter opened (1 + the ones after the relay closed one). */
+  connections(): number;
+  /** Stops resending and closes the emitter's connection. */
+  close(): Promise<void>;
+}
+
+/** Refusals an emitter answers by sending the event again (AEP-0003 §3: delivery is at-least-once from the emitter's side). */
+const RESEND_CODES = new Set(['unavailable', 'limit-exceeded']);
+
+/**
+ * Sends `count` events of `session` (seq 0..count-1) over one socket in one tick, then acts as
+ * the at-least-once emitter the protocol expects: an event refused with `unavailable` or
+ * `limit-exceeded` is sent again with its id, and when the relay ends the connection (a busy
+ * relay does, 1013 or an `unavailable` that ends it) every event is sent again on a new one (the
+ * relay's `(source, id)` dedupe keeps those already stored once), until `close()`.
+ */
+export async function pipelineEvents(stack: StackCoordinates, session: string, count: number): Promise<PipelinedBurst> {
   const events = Array.from({ length: count }, (_, seq) => sessionEvent(session, seq));
-  for (const event of events) emitter.send(event);
-  return { emitter, ids: events.map((event) => event.id as string) };
+  const byId = new Map(events.map((event) => [event.id as string, event]));
+  const refusals: Frame[] = [];
+  let connections = 0;
+  let stopped = false;
+  let current: TestSocket | undefined;
+  const connect = async (): Promise<void> => {
+    while (!stopped) {
+      try {
+        const emitter = await helloSocket({ role: 'emitter', identity: { agent: 'tester', instance: session } }, { baseUrl: stack.baseUrl, token: stack.token });
+        connections += 1;
+        current = emitter;
+        emitter.socket.on('message', (data) => {
+          const frame = JSON.parse(data.toString()) as Frame;
+          if (frame.type !== 'error') return;
+          refusals.push(frame);
+          const event = byId.get(frame.cause as string);
+          if (event !== undefined && RESEND_CODES.has(frame.code as string)) setTimeout(() => !stopped && emitter.socket.readyState === emitter.socket.OPEN && emitter.send(event), 100);
+        });
+        emitter.socket.once('close', () => {
+          if (!stopped) setTimeout(() => void connect(), 200);
+        });
+        for (const event of events) emitter.send(event);
+        return;
+      } catch {
+        // A busy relay refuses the upgrade (429 or 503) or the hello: connect again shortly.
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    }
+  };
+  await connect();
+  return {
+    ids: events.map((event) => event.id as string),
+    refusals,
+    connections: () => connections,
+    close: async () => {
+      stopped = true;
+      await current?.close();
+    },
+  };
 }
 
 export interface ResumingConsumerOptions {
