@@ -79,7 +79,7 @@ function overSse(error: unknown): { prelude: ResponsePrelude; body: Record<strin
 }
 
 /** A socket whose posts and closes are recorded, its connection in `state`. */
-function socket(state: 'connected' | 'open' = 'open') {
+function socket(state: 'connected' | 'open' = 'open', outcome: 'sent' | 'throttled' = 'sent') {
   const posted: Array<Record<string, unknown>> = [];
   let closed = false;
   let current: string = state;
@@ -90,7 +90,7 @@ function socket(state: 'connected' | 'open' = 'open') {
     logger: quiet,
     runtime: {
       poster: {
-        post: async (_id: string, text: string) => (posted.push(JSON.parse(text) as Record<string, unknown>), 'sent' as const),
+        post: async (_id: string, text: string) => (posted.push(JSON.parse(text) as Record<string, unknown>), outcome),
         close: async () => void (closed = true),
       },
       connections: {
@@ -124,6 +124,13 @@ describe('the refusal family', () => {
     // A connection that ends is told why, with `closing`, before the close (AEP-0003 §3.5.4).
     expect(asked.closed()).toBe(endsConnection);
     expect(asked.posted.slice(1)).toEqual(endsConnection ? [expect.objectContaining({ type: 'closing', reason: code })] : []);
+  });
+
+  it('ends the connection when the gateway could not take a refusal, so the client is never left waiting in silence', async () => {
+    const asked = socket('open', 'throttled');
+    await refuse(asked.context, refusal('unavailable', 'busy'), { cause: 'e1' });
+    expect(asked.posted).toEqual([{ type: 'error', code: 'unavailable', cause: 'e1', detail: 'busy' }]);
+    expect(asked.closed()).toBe(true);
   });
 
   it('correlates a socket refusal with what it answers: a request id, an event or command id as cause, or the connection', () => {

@@ -31,7 +31,7 @@ export interface SocketContext {
  * Sends one frame or event text; false when it was not sent. A gone connection is cleaned up;
  * a post the gateway refuses outright (413 over its message limit, or another non-retryable
  * answer) is logged and reported as false, so the caller can answer in-band instead of the
- * whole invocation failing.
+ * whole invocation failing. An answer the gateway could not take at all ends the connection.
  */
 export async function send(context: SocketContext, frame: object | string): Promise<boolean> {
   const text = typeof frame === 'string' ? frame : JSON.stringify(frame);
@@ -46,7 +46,15 @@ export async function send(context: SocketContext, frame: object | string): Prom
     await context.runtime.connections.removeConnection(context.principal.tenant, context.connectionId);
     return false;
   }
-  return outcome === 'sent';
+  if (outcome === 'throttled') {
+    // The gateway could not take the answer (every attempt timed out or was throttled): a client
+    // that heard nothing would wait in silence, so the connection ends and it resends what it
+    // did not hear about (AEP-0003 §3, §6.5).
+    context.logger.warn('answer not delivered, closing the connection', { connectionId: context.connectionId });
+    await context.runtime.poster.close(context.connectionId).catch(() => undefined);
+    return false;
+  }
+  return true;
 }
 
 /** Closes the connection deliberately: an orderly `closing` frame first (AEP-0003 §3.5.4), then the close. */
