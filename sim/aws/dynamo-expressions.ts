@@ -39,7 +39,19 @@ type Condition =
 
 type Token = { kind: 'word' | 'name' | 'value' | 'number' | 'symbol'; text: string };
 
-function tokenize(expression: string): Token[] {
+/** The relay writes a few dozen distinct expressions, each tens of thousands of times a run: tokenized once. */
+const tokenized = new Map<string, readonly Token[]>();
+
+function tokenize(expression: string): readonly Token[] {
+  const known = tokenized.get(expression);
+  if (known !== undefined) return known;
+  const tokens = tokenizeAfresh(expression);
+  if (tokenized.size >= 10_000) tokenized.clear();
+  tokenized.set(expression, tokens);
+  return tokens;
+}
+
+function tokenizeAfresh(expression: string): Token[] {
   const tokens: Token[] = [];
   let index = 0;
   while (index < expression.length) {
@@ -72,7 +84,7 @@ class Parser {
   private position = 0;
 
   constructor(
-    private readonly tokens: Token[],
+    private readonly tokens: readonly Token[],
     private readonly placeholders: Placeholders,
     private readonly source: string,
   ) {}

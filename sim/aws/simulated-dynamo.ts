@@ -432,10 +432,23 @@ function requireUsedPlaceholders(input: Record<string, unknown>): void {
     const text = ['ConditionExpression', 'UpdateExpression', 'KeyConditionExpression', 'FilterExpression', 'ProjectionExpression'].map((field) => request[field]).filter((value): value is string => typeof value === 'string').join(' ');
     for (const field of ['ExpressionAttributeNames', 'ExpressionAttributeValues']) {
       for (const placeholder of Object.keys((request[field] ?? {}) as object)) {
-        if (!new RegExp(`${placeholder.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![A-Za-z0-9_])`).test(text)) {
+        if (!usesPlaceholder(text, placeholder)) {
           throw Object.assign(new Error(`Value provided in ${field} unused in expressions: keys: {${placeholder}}`), { name: 'ValidationException', $metadata: {} });
         }
       }
     }
   }
+}
+
+/** Whether `text` uses `placeholder` (not merely a longer one it begins): answered once per pair, the expressions being few. */
+const placeholderUse = new Map<string, boolean>();
+function usesPlaceholder(text: string, placeholder: string): boolean {
+  const key = `${placeholder}\u0000${text}`;
+  let used = placeholderUse.get(key);
+  if (used === undefined) {
+    used = new RegExp(`${placeholder.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![A-Za-z0-9_])`).test(text);
+    if (placeholderUse.size >= 10_000) placeholderUse.clear();
+    placeholderUse.set(key, used);
+  }
+  return used;
 }
