@@ -76,9 +76,13 @@ export function parseRegistration(body: unknown, context: RegistrationContext): 
   };
 }
 
-/** One browser, one subscription: the id is a digest of its endpoint (which is secret-ish, so never the endpoint itself). */
+/**
+ * One browser, one subscription: the id is a digest of its endpoint (which is secret-ish, so never
+ * the endpoint itself), in hex: a base64url id begins with `-` one time in 64, which a command
+ * line (`aep-relay push delete ID`) reads as an option.
+ */
 export function subscriptionIdOf(endpoint: string): string {
-  return createHash('sha256').update(endpoint).digest('base64url').slice(0, 22);
+  return createHash('sha256').update(endpoint).digest('hex').slice(0, 32);
 }
 
 /** The relay's filter language (AEP-0003 §6); `type` is the lane's own (attention requests only). */

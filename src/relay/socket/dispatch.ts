@@ -17,7 +17,7 @@ import { handleHello } from './handle-hello.ts';
 import { handleRoster } from './handle-roster.ts';
 import { handleSubscribe, handleUnsubscribe, SUBSCRIBE_BUDGET_MS } from './handle-subscribe.ts';
 import { DeadlinePassed, withinDeadline } from '../ports/work-deadline.ts';
-import { send } from './socket-context.ts';
+import { answer } from './socket-context.ts';
 import type { SocketContext } from './socket-context.ts';
 
 /**
@@ -150,7 +150,7 @@ async function dispatchParsed(context: SocketContext, message: ClientMessage | u
     case 'roster':
       return handleRoster(context, connection, message.id);
     case 'ping':
-      await send(context, pong(message.t));
+      await answer(context, pong(message.t));
       return;
     case 'malformed':
       await refuse(context, invalidFrame(message.detail), 'connection');

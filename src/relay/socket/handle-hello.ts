@@ -14,7 +14,7 @@ import { helloIdentityRefusal } from '../domain/agent-binding.ts';
 import { relayCapabilities, servedSurface } from '../discovery/discovery.ts';
 import { checkHelloCard } from '../identity/card-check.ts';
 import { helloDeclarationsRefusal } from './hello-bounds.ts';
-import { send } from './socket-context.ts';
+import { answer } from './socket-context.ts';
 import { refuse, refuseConnection } from './socket-refusals.ts';
 import type { SocketContext } from './socket-context.ts';
 
@@ -52,7 +52,7 @@ export async function handleHello(context: SocketContext, hello: HelloFrame): Pr
   // Before the connection opens, so its claims and commands carry the standing (`fanout/session-claims.ts`, `route-command.ts`).
   if (card.kind === 'verified') await connections.recordVerified(tenant, context.connectionId, card.standing);
   const capabilities = relayCapabilities(servedSurface(config, true));
-  await send(context, helloReply(version, capabilities, { agent: 'aep-relay' }));
+  await answer(context, helloReply(version, capabilities, { agent: 'aep-relay' }));
   // After the relay's hello (its first frame, AEP-0003 §3.5.1): the connection goes on unverified.
   if (card.kind === 'failed') await refuse(context, forbidden(`${cardRefusal(card.reason)}; this connection continues unverified`), 'connection');
   if (card.kind === 'verified' && card.onExpiry === 'close') await closeAtCardExpiry(context, card.standing.untilMs);

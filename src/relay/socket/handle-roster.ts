@@ -9,7 +9,7 @@ import type { RosterEntry } from '../../protocol/frames.ts';
 import type { ConnectionRecord } from '../domain/connection.ts';
 import { verifiedMember } from '../domain/verified-standing.ts';
 import { rosterFrames } from './roster-frames.ts';
-import { send } from './socket-context.ts';
+import { answer } from './socket-context.ts';
 import { refuse } from './socket-refusals.ts';
 import { forbidden, limitExceeded } from '../../errors/relay-error.ts';
 import type { SocketContext } from './socket-context.ts';
@@ -36,7 +36,7 @@ export async function handleRoster(context: SocketContext, connection: Connectio
     } as RosterEntry;
   });
   for (const frame of rosterFrames(id, entries)) {
-    if (!(await send(context, frame))) {
+    if (!(await answer(context, frame))) {
       // Refused by the gateway (or the connection went away): say so rather than leave the request unanswered.
       await refuse(context, limitExceeded('the roster reply could not be delivered in full'), { id });
       return;

@@ -17,7 +17,7 @@ import { OUT_OF_TIME, openSubscription, recordSubscription } from '../subscribe/
 import type { SubscriptionSpec } from '../subscribe/open-subscription.ts';
 import { subscriptionLimitOf } from '../ingest/quota-checks.ts';
 import { readCeilingOf } from '../domain/read-ceiling.ts';
-import { closeConnection, send } from './socket-context.ts';
+import { answer, closeConnection, send } from './socket-context.ts';
 import { refuse } from './socket-refusals.ts';
 import type { SocketContext } from './socket-context.ts';
 
@@ -48,7 +48,7 @@ export async function handleSubscribe(context: SocketContext, connection: Connec
     await refuseSubscribe(limitExceeded(overLimit));
     return;
   }
-  if (!(await send(context, subscribed(parsed.id)))) return;
+  if (!(await answer(context, subscribed(parsed.id)))) return;
   context.answered = true;
   // Answered: from here a failure ends the connection (below), never a second answer.
   const opened = await openSubscription(context.runtime, spec, {
@@ -93,5 +93,5 @@ export const SUBSCRIBE_BUDGET_MS = 22_000;
 
 export async function handleUnsubscribe(context: SocketContext, subscriptionId: string): Promise<void> {
   await context.runtime.subscriptions.removeSubscription(context.principal.tenant, context.connectionId, subscriptionId);
-  await send(context, unsubscribed(subscriptionId));
+  await answer(context, unsubscribed(subscriptionId));
 }

@@ -13,6 +13,7 @@ export type SocketDeps = IngestDeps &
   OwnershipDeps &
   Pick<RelayPorts, 'claims' | 'connections' | 'deadlines' | 'parking' | 'poster' | 'sessionOrder' | 'subscriptions'> & { frameBudgets: FrameBudgets };
 import { closing } from '../../protocol/frames.ts';
+import type { PostOutcome } from '../ports/connection-poster.ts';
 
 export interface SocketContext {
   runtime: SocketDeps;
@@ -31,30 +32,38 @@ export interface SocketContext {
  * Sends one frame or event text; false when it was not sent. A gone connection is cleaned up;
  * a post the gateway refuses outright (413 over its message limit, or another non-retryable
  * answer) is logged and reported as false, so the caller can answer in-band instead of the
- * whole invocation failing. An answer the gateway could not take at all ends the connection.
+ * whole invocation failing.
  */
 export async function send(context: SocketContext, frame: object | string): Promise<boolean> {
+  return (await post(context, frame)) === 'sent';
+}
+
+/**
+ * Sends the answer to a client's frame (AEP-0003 §6.5: each request gets one). An answer the
+ * gateway could not take at all (every attempt timed out or was throttled) ends the connection:
+ * a client that heard nothing would wait in silence; told by the close, it resends what it did
+ * not hear about (AEP-0003 §3).
+ */
+export async function answer(context: SocketContext, frame: object | string): Promise<boolean> {
+  const outcome = await post(context, frame);
+  if (outcome === 'throttled') {
+    context.logger.warn('answer not delivered, closing the connection', { connectionId: context.connectionId });
+    await context.runtime.poster.close(context.connectionId).catch(() => undefined);
+  }
+  return outcome === 'sent';
+}
+
+async function post(context: SocketContext, frame: object | string): Promise<PostOutcome | 'refused'> {
   const text = typeof frame === 'string' ? frame : JSON.stringify(frame);
   let outcome;
   try {
     outcome = await context.runtime.poster.post(context.connectionId, text);
   } catch (error) {
     context.logger.warn('post refused', { error, connectionId: context.connectionId, bytes: Buffer.byteLength(text, 'utf8') });
-    return false;
+    return 'refused';
   }
-  if (outcome === 'gone') {
-    await context.runtime.connections.removeConnection(context.principal.tenant, context.connectionId);
-    return false;
-  }
-  if (outcome === 'throttled') {
-    // The gateway could not take the answer (every attempt timed out or was throttled): a client
-    // that heard nothing would wait in silence, so the connection ends and it resends what it
-    // did not hear about (AEP-0003 §3, §6.5).
-    context.logger.warn('answer not delivered, closing the connection', { connectionId: context.connectionId });
-    await context.runtime.poster.close(context.connectionId).catch(() => undefined);
-    return false;
-  }
-  return true;
+  if (outcome === 'gone') await context.runtime.connections.removeConnection(context.principal.tenant, context.connectionId);
+  return outcome;
 }
 
 /** Closes the connection deliberately: an orderly `closing` frame first (AEP-0003 §3.5.4), then the close. */

@@ -9,7 +9,7 @@ import { errorFrame } from '../../protocol/frames.ts';
 import type { ErrorFrame } from '../../protocol/frames.ts';
 import { RelayError } from '../../errors/relay-error.ts';
 import type { ConnectionState } from '../domain/connection.ts';
-import { closeConnection, send } from './socket-context.ts';
+import { answer, closeConnection } from './socket-context.ts';
 import type { SocketContext } from './socket-context.ts';
 
 /** What a refusal answers: a request frame (its `id`), an event or command (its id, as `cause`), or the connection. */
@@ -51,7 +51,7 @@ export function refusalFrame(refusal: RelayError, answering: Answering): ErrorFr
 
 /** Sends the refusal; one that ends the connection is followed by `closing` and the close. */
 export async function refuse(context: SocketContext, refusal: RelayError, answering: Answering): Promise<void> {
-  await send(context, refusalFrame(refusal, answering));
+  await answer(context, refusalFrame(refusal, answering));
   if (refusal.endsConnection) await closeConnection(context, refusal.code);
 }
 
