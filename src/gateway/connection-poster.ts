@@ -40,10 +40,14 @@ export class PostRefusedError extends Error {
 }
 
 export function managementApiPoster(options: ManagementPosterOptions): ConnectionPoster {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  // GetConnection and DeleteConnection: bounded like every post, and retried on a transient
+  // failure (a close that hangs or fails leaves a client whose frame went unanswered in silence).
   const client = new ApiGatewayManagementApiClient({
     endpoint: options.endpoint,
     region: options.region,
-    maxAttempts: 1,
+    maxAttempts: 3,
+    requestHandler: { connectionTimeout: 2_000, requestTimeout: timeoutMs },
     ...(options.credentials === undefined ? {} : { credentials: options.credentials }),
   });
   const base = new URL(options.endpoint);
@@ -54,7 +58,6 @@ export function managementApiPoster(options: ManagementPosterOptions): Connectio
   // The stage path (`/prod`), when the endpoint has one, comes before `/@connections`.
   const basePath = base.pathname.replace(/\/+$/, '');
   const defaultAttempts = options.attempts ?? 3;
-  const timeoutMs = options.timeoutMs ?? 10_000;
 
   /** One attempt: the HTTP status, or 0 for a transient failure before any answer. */
   const postOnce = async (connectionId: string, body: Buffer): Promise<{ status: number; errorType: string }> => {
