@@ -7,8 +7,8 @@
 import { spawn } from 'node:child_process';
 import { scriptArguments } from './cli/script-arguments.ts';
 
-/** Files run last and one at a time: the noisy-neighbour and overload tests load a stack of their own to its bounds (and the machine with it), and resume-no-loss holds 3,000 pipelined events to a 30 s round each (docs/development.md "The test suite"). */
-const ALONE = ['test/integration/resume-no-loss.test.ts', 'test/reliability/overload.test.ts', 'test/reliability/noisy-'];
+/** Files run last and one at a time: the noisy-neighbour and overload tests load a stack of their own to its bounds, and the machine with it (docs/development.md "The test suite"). */
+const ALONE = ['test/reliability/overload.test.ts', 'test/reliability/noisy-'];
 
 /** Steps that run at once (a step is its commands, side by side), each after the one before passed. */
 const STEPS: ReadonlyArray<ReadonlyArray<readonly string[]>> = [

@@ -10,7 +10,6 @@
 import { UsageError } from '../bin/cli/cli-arguments.ts';
 import { scriptArguments } from '../bin/cli/script-arguments.ts';
 import { injectionNames, runInjected } from './injections/inject.ts';
-import { runOne } from './run-schedules.ts';
 
 const USAGE = `Usage: npm run sim -- --schedules N [--seed S] [--inject NAME | --inject list] [--trace] [--no-shrink] [--stop-at-first]
 
@@ -54,6 +53,8 @@ if (values.inject !== undefined) {
   process.exit(await runInjected(values.inject, forwarded));
 }
 
+// Loaded only here: `--inject` plays the schedules in a child process on the injected tree.
+const { runOne } = await import('./run-schedules.ts');
 const schedules = Number(values.schedules);
 const firstSeed = Number(values.seed);
 

@@ -14,10 +14,12 @@ import { dynamoClient, eventLog, mintId, ndjson, postEvents, sessionEvent, store
 import { helloSocket, untilClaimed } from '../support/ws-client.ts';
 
 /**
- * One long session shared by the tests of this file (5,000 posted events plus what a live
+ * One long session shared by the tests of this file (2,400 posted events plus what a live
  * agent and its controller add: two commands in the middle, and the agent's answers), built
- * once because DynamoDB Local stores a few hundred events a second.
+ * once because DynamoDB Local stores a few hundred events a second. Each half is over a page
+ * at its largest (1,000), so every read crosses pages.
  */
+const HALF = 1_200;
 const tenant = uniqueName('hist');
 const session = uniqueName('long');
 let token = '';
@@ -28,7 +30,7 @@ let commandIds: string[] = [];
 
 beforeAll(async () => {
   token = await tenantWithToken(tenant, ['emit', 'consume', 'control']);
-  posted = await postSequence(token, session, 0, 2500, { agent: 'sim' });
+  posted = await postSequence(token, session, 0, HALF, { agent: 'sim' });
   const agent = new SimulatedAgent({ baseUrl: inject('baseUrl'), token, agent: 'sim', session, accepts: ['control.pause', 'control.resume'], epoch: 1 });
   await agent.start();
   await untilClaimed({ token }, session);
@@ -43,11 +45,11 @@ beforeAll(async () => {
   await new Promise((resolve) => setTimeout(resolve, 300));
   await phone.close();
   await agent.stop();
-  posted.push(...(await postSequence(token, session, 2, 2500, { agent: 'sim' })));
+  posted.push(...(await postSequence(token, session, 2, HALF, { agent: 'sim' })));
   stored = await storedTexts(eventLog(), tenant, session);
 }, 240_000);
 
-describe('GET /history of a 5,000-event session', () => {
+describe('GET /history of a 2,400-event session', () => {
   it('holds the posted events and the routed commands', () => {
     expect(stored.filter((text) => posted.includes(text))).toEqual(posted);
     expect(commandIds.every((id) => stored.some((text) => text.includes(id)))).toBe(true);
@@ -58,8 +60,8 @@ describe('GET /history of a 5,000-event session', () => {
     expect(lines).toEqual(stored);
     expect(pages).toBeGreaterThanOrEqual(Math.ceil(stored.length / 700));
     const firstCommand = lines.findIndex((line) => line.includes(commandIds[0] as string));
-    expect(firstCommand).toBeGreaterThan(2500);
-    expect(firstCommand).toBeLessThan(lines.length - 2500);
+    expect(firstCommand).toBeGreaterThan(HALF);
+    expect(firstCommand).toBeLessThan(lines.length - HALF);
   });
 
   it('pages backward (order=desc): the same events exactly once, newest first', async () => {
@@ -68,10 +70,10 @@ describe('GET /history of a 5,000-event session', () => {
   });
 
   it('reads between positions, exclusive, and the middle of the session holds the agent and its commands', async () => {
-    const { lines } = await wholeHistory(token, { session, after: '0:2499', before: '2:0' }, 1000);
-    expect(lines).toEqual(stored.slice(2500, stored.length - 2500));
+    const { lines } = await wholeHistory(token, { session, after: `0:${HALF - 1}`, before: '2:0' }, 1000);
+    expect(lines).toEqual(stored.slice(HALF, stored.length - HALF));
     expect(lines.filter((line) => (JSON.parse(line) as { type: string }).type.startsWith('control.pause'))).toHaveLength(1);
-    const { lines: tail } = await wholeHistory(token, { session, after: '2:2497' }, 1000);
+    const { lines: tail } = await wholeHistory(token, { session, after: `2:${HALF - 3}` }, 1000);
     expect(tail).toEqual(stored.slice(-2));
   });
 
