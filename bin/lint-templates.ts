@@ -10,17 +10,11 @@
  */
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { App } from 'aws-cdk-lib';
-import { PROJECT_ROOT, bundleFunctions } from '../infra/bundle.ts';
-import { buildConsole } from '../infra/console-build.ts';
-import { projectContext } from '../infra/project-context.ts';
-import { RelayStack } from '../infra/relay-stack.ts';
-import { settingsFromContext, stackNameOf } from '../infra/relay-settings.ts';
-import { TEMPLATE_SCENARIOS } from '../infra/template-scenarios.ts';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { scriptArguments } from './cli/script-arguments.ts';
 
-const OUT_DIR = join(PROJECT_ROOT, 'cdk.out', 'lint-templates');
+const OUT_DIR = join(resolve(dirname(fileURLToPath(import.meta.url)), '..'), 'cdk.out', 'lint-templates');
 const CFN_LINT = process.env.AEP_CFN_LINT ?? 'cfn-lint';
 
 /** cfn-lint's exit bits that mean an error in a template (2) or a failure to lint at all (1). */
@@ -33,6 +27,16 @@ function cfnLintVersion(): string | undefined {
 }
 
 async function synthesizeScenarios(): Promise<string[]> {
+  // CDK and the stack load only to synthesize: `--help` and a refused flag answer without them.
+  const [{ App }, { bundleFunctions }, { buildConsole }, { projectContext }, { RelayStack }, { settingsFromContext, stackNameOf }, { TEMPLATE_SCENARIOS }] = await Promise.all([
+    import('aws-cdk-lib'),
+    import('../infra/bundle.ts'),
+    import('../infra/console-build.ts'),
+    import('../infra/project-context.ts'),
+    import('../infra/relay-stack.ts'),
+    import('../infra/relay-settings.ts'),
+    import('../infra/template-scenarios.ts'),
+  ]);
   const { assetDirs } = await bundleFunctions();
   const consoleDir = await buildConsole();
   rmSync(OUT_DIR, { recursive: true, force: true });

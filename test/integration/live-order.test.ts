@@ -64,7 +64,14 @@ describe('live order of one emitter', () => {
     await byType.next(isType('subscribed'));
     const burst = await pipelineEvents(coordinates, session, EVENTS);
     const inSeqOrder = Array.from({ length: EVENTS }, (_, seq) => seq);
-    for (const consumer of [pinned, byType]) await waitForCount(consumer, isEvent, EVENTS, 45_000);
+    for (const consumer of [pinned, byType]) {
+      await waitForCount(consumer, isEvent, EVENTS, 120_000).catch(async (error: unknown) => {
+        // What the log holds and what the emitter heard, beside what the consumer got: a stall and a loss look alike from here.
+        const log = stack.output().split('\n').filter((line) => /"level":"(WARN|ERROR)"/.test(line));
+        console.log(`[live-order] stored ${(await storedEvents(session)).length}, emitter connections ${burst.connections()}, refusals ${JSON.stringify(burst.refusals.slice(0, 5))}, consumer got seqs ${JSON.stringify(consumer.all(isEvent).map((frame) => frame.seq))}\n${log.slice(0, 20).join('\n')}`);
+        throw error;
+      });
+    }
     // Give a duplicate time to show up, if one were coming.
     await new Promise((resolve) => setTimeout(resolve, 300));
     const stored = await storedEvents(session);
@@ -83,5 +90,5 @@ describe('live order of one emitter', () => {
     expect(stored.map((event) => event.seq)).not.toEqual(inSeqOrder);
     await burst.close();
     for (const client of [pinned, byType]) await client.close();
-  }, 90_000);
+  }, 180_000);
 });

@@ -7,7 +7,7 @@
  * local gateway's invocation jitter on (AEP_LOCAL_WS_JITTER_MS, its default 5 ms) and fan-out's
  * order wait at its default (DynamoDB Local stores a pipelined burst over a second or more on a small machine, so
  * many events land after that wait and travel the late path):
- * - 15 rounds of 200 events pipelined over one socket, each with a consumer that drops at random
+ * - 8 rounds of 200 events pipelined over one socket, each with a consumer that drops at random
  *   points and resumes from the last position it received: every admitted event reaches it;
  * - a late event (stored after a higher position was delivered) reaches a consumer that
  *   received the higher one and resumes after it, and a live subscription above it.
@@ -21,7 +21,7 @@ import { sessionItems } from '../support/stack-items.ts';
 import { helloSocket, isType, waitForCount } from '../support/ws-client.ts';
 import type { Frame } from '../support/ws-client.ts';
 
-const ROUNDS = 15;
+const ROUNDS = 8;
 const EVENTS = 200;
 let stack: StackProcess;
 
