@@ -20,7 +20,7 @@ import { pipelineEvents } from '../support/pipelined-session.ts';
 import { uniqueName } from '../support/relay-fixtures.ts';
 import { sessionItems } from '../support/stack-items.ts';
 import { helloSocket, isType, waitForCount } from '../support/ws-client.ts';
-import type { Frame } from '../support/ws-client.ts';
+import type { Frame, TestSocket } from '../support/ws-client.ts';
 
 const EVENTS = 200;
 const ORDER_WAIT_MS = 15_000;
@@ -64,14 +64,24 @@ describe('live order of one emitter', () => {
     await byType.next(isType('subscribed'));
     const burst = await pipelineEvents(coordinates, session, EVENTS);
     const inSeqOrder = Array.from({ length: EVENTS }, (_, seq) => seq);
+    const waitStartedAt = Date.now();
+    // What the log holds and what the emitter heard, beside what the consumer got: a stall and a loss look alike from here.
+    const report = async (consumer: TestSocket) => {
+      const counts: Record<string, number> = {};
+      for (const line of stack.output().split('\n')) {
+        const message = /"level":"(?:WARN|ERROR)","message":"([^"]+)"/.exec(line)?.[1];
+        if (message !== undefined) counts[message] = (counts[message] ?? 0) + 1;
+      }
+      console.log(`[live-order] after ${Date.now() - waitStartedAt} ms: stored ${(await storedEvents(session)).length}, emitter connections ${burst.connections()}, refusals ${JSON.stringify(burst.refusals.slice(0, 5))}, log warnings ${JSON.stringify(counts)}, consumer got seqs ${JSON.stringify(consumer.all(isEvent).map((frame) => frame.seq))}`);
+    };
     for (const consumer of [pinned, byType]) {
       await waitForCount(consumer, isEvent, EVENTS, 120_000).catch(async (error: unknown) => {
-        // What the log holds and what the emitter heard, beside what the consumer got: a stall and a loss look alike from here.
-        const log = stack.output().split('\n').filter((line) => /"level":"(WARN|ERROR)"/.test(line));
-        console.log(`[live-order] stored ${(await storedEvents(session)).length}, emitter connections ${burst.connections()}, refusals ${JSON.stringify(burst.refusals.slice(0, 5))}, consumer got seqs ${JSON.stringify(consumer.all(isEvent).map((frame) => frame.seq))}\n${log.slice(0, 20).join('\n')}`);
+        await report(consumer);
         throw error;
       });
     }
+    // A slow arrival passes (the promise is every event, in order), but says what the stack logged meanwhile.
+    if (Date.now() - waitStartedAt > 30_000) await report(pinned);
     // Give a duplicate time to show up, if one were coming.
     await new Promise((resolve) => setTimeout(resolve, 300));
     const stored = await storedEvents(session);
