@@ -6,8 +6,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
     sequence: { sequencer: LongFilesFirst },
-    // Files share a worker's module cache: no test mocks modules or changes the environment, and
-    // re-importing the relay, the SDK and CDK for each of some 170 files was a sixth of the suite's CPU.
+    // Files share a worker's module cache: no test mocks modules, the two that start a stack in
+    // their own process restore the environment after it (test/support/environment-snapshot.ts),
+    // and re-importing the relay, the SDK and CDK for each of some 170 files was a sixth of the suite's CPU.
     isolate: false,
     testTimeout: 30_000,
     hookTimeout: 90_000,

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { environmentSnapshot } from '../support/environment-snapshot.ts';
 import { startStack } from '../../local/stack.ts';
 import type { RunningStack } from '../../local/stack.ts';
 import { ORIGIN_VERIFY_HEADER } from '../../src/auth/origin-verify.ts';
@@ -19,12 +20,16 @@ import { helloSocket } from '../support/ws-client.ts';
 
 let stack: RunningStack;
 
+/** This file's stack runs in its own process and writes its settings into the environment. */
+const environment = environmentSnapshot();
+
 beforeAll(async () => {
   stack = await startStack({ port: 0, inMemory: true, dataDir: mkdtempSync(join(tmpdir(), 'aep-edge-only-')) });
 }, 120_000);
 
 afterAll(async () => {
   await stack?.stop();
+  environment.restore();
 });
 
 const dynamoCalls = (name: 'http' | 'authorizer') => stack.usage().functions[name].dynamoCalls;

@@ -9,6 +9,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { environmentSnapshot } from '../support/environment-snapshot.ts';
 import { startStack } from '../../local/stack.ts';
 import type { RunningStack } from '../../local/stack.ts';
 import { postEvents, sessionEvent, uniqueName } from '../support/relay-fixtures.ts';
@@ -19,6 +20,9 @@ const FRAME_BURST = 8;
 const MAX_SUBSCRIPTIONS = 2;
 
 let stack: RunningStack;
+
+/** This file's stack runs in its own process and writes its settings into the environment. */
+const environment = environmentSnapshot();
 
 beforeAll(async () => {
   stack = await startStack({
@@ -36,6 +40,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stack?.stop();
+  environment.restore();
 });
 
 const options = () => ({ baseUrl: stack.baseUrl, token: stack.devToken });

@@ -46,7 +46,9 @@ export async function startStackProcess(options: StackProcessOptions = {}): Prom
     cwd: repoRoot,
     detached: options.detached ?? false,
     env: {
-      ...process.env,
+      // The stack's settings are the ones given here: none inherited from this process (where a
+      // stack started in-process may have written its own).
+      ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AEP_'))),
       // Node 22 from node_modules first, as npm scripts do.
       PATH: `${join(repoRoot, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`,
       AEP_PORT: '0',
