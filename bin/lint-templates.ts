@@ -10,11 +10,9 @@
  */
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { scriptArguments } from './cli/script-arguments.ts';
 
-const OUT_DIR = join(resolve(dirname(fileURLToPath(import.meta.url)), '..'), 'cdk.out', 'lint-templates');
 const CFN_LINT = process.env.AEP_CFN_LINT ?? 'cfn-lint';
 
 /** cfn-lint's exit bits that mean an error in a template (2) or a failure to lint at all (1). */
@@ -28,7 +26,7 @@ function cfnLintVersion(): string | undefined {
 
 async function synthesizeScenarios(): Promise<string[]> {
   // CDK and the stack load only to synthesize: `--help` and a refused flag answer without them.
-  const [{ App }, { bundleFunctions }, { buildConsole }, { projectContext }, { RelayStack }, { settingsFromContext, stackNameOf }, { TEMPLATE_SCENARIOS }] = await Promise.all([
+  const [{ App }, { PROJECT_ROOT, bundleFunctions }, { buildConsole }, { projectContext }, { RelayStack }, { settingsFromContext, stackNameOf }, { TEMPLATE_SCENARIOS }] = await Promise.all([
     import('aws-cdk-lib'),
     import('../infra/bundle.ts'),
     import('../infra/console-build.ts'),
@@ -39,9 +37,10 @@ async function synthesizeScenarios(): Promise<string[]> {
   ]);
   const { assetDirs } = await bundleFunctions();
   const consoleDir = await buildConsole();
-  rmSync(OUT_DIR, { recursive: true, force: true });
+  const lintDir = join(PROJECT_ROOT, 'cdk.out', 'lint-templates');
+  rmSync(lintDir, { recursive: true, force: true });
   return Object.entries(TEMPLATE_SCENARIOS).map(([scenario, context]) => {
-    const outdir = join(OUT_DIR, scenario);
+    const outdir = join(lintDir, scenario);
     // Under cdk.json's context, as `cdk synth -c …` runs the app; environment-agnostic, like a synth without credentials.
     const app = new App({ outdir, context: { ...projectContext(), ...context } });
     const settings = settingsFromContext(app.node);
