@@ -23,6 +23,12 @@ import type { Frame } from '../support/ws-client.ts';
 
 const ROUNDS = 8;
 const EVENTS = 200;
+/**
+ * When a consumer gives up on the events it still lacks: a round ends as soon as it holds them
+ * all, so this only bounds a failure. On a loaded two-core machine a burst's last events took
+ * over 30 s to reach the consumer (every one of them came, later).
+ */
+const GIVE_UP_MS = 120_000;
 let stack: StackProcess;
 
 beforeAll(async () => {
@@ -82,7 +88,7 @@ describe('resume after the last received position, with pipelined events stored 
       const session = uniqueName(`resume-${round}`);
       const expected = new Set<string>();
       // The consumer is subscribed before the burst, so it drops and resumes while events are stored.
-      const consuming = resumingConsumer(coordinates, session, expected, { minLifeMs: 5, maxLifeMs: 80, minConnections: 2, timeoutMs: 30_000, random: seeded(round + 1) });
+      const consuming = resumingConsumer(coordinates, session, expected, { minLifeMs: 5, maxLifeMs: 80, minConnections: 2, timeoutMs: GIVE_UP_MS, random: seeded(round + 1) });
       const burst = await pipelineEvents(coordinates, session, EVENTS);
       const { ids } = burst;
       for (const id of ids) expected.add(id);
@@ -104,15 +110,15 @@ describe('resume after the last received position, with pipelined events stored 
     // what it could not, the late entries, resume served).
     expect(outOfOrder).toBeGreaterThan(0);
     console.log(`[resume-no-loss] ${ROUNDS} rounds: ${resumes} resumes, ${outOfOrder} events stored after a higher one, ${late} late entries, ${duplicates} duplicate deliveries`);
-  }, 400_000);
+  }, 1_200_000);
 
-  it('lets a consumer that drops after every 5 to 40 events and resumes from the last position it received catch up: 5 rounds of 200 pipelined events, each within 60 s', async () => {
+  it('lets a consumer that drops after every 5 to 40 events and resumes from the last position it received catch up: 5 rounds of 200 pipelined events, each before it gives up', async () => {
     const coordinates = { baseUrl: stack.baseUrl, token: stack.devToken };
     for (let round = 0; round < 5; round += 1) {
       const session = uniqueName(`reconnect-${round}`);
       const expected = new Set<string>();
       const startedAt = Date.now();
-      const consuming = resumingConsumer(coordinates, session, expected, { minLifeMs: 0, maxLifeMs: 0, dropAfterEvents: { min: 5, max: 40 }, minConnections: 2, timeoutMs: 60_000, random: seeded(1000 + round) });
+      const consuming = resumingConsumer(coordinates, session, expected, { minLifeMs: 0, maxLifeMs: 0, dropAfterEvents: { min: 5, max: 40 }, minConnections: 2, timeoutMs: GIVE_UP_MS, random: seeded(1000 + round) });
       const burst = await pipelineEvents(coordinates, session, EVENTS);
       const { ids } = burst;
       for (const id of ids) expected.add(id);
@@ -122,10 +128,10 @@ describe('resume after the last received position, with pipelined events stored 
       const late = (await ledgerOf(session)).length;
       console.log(`[reconnecting-consumer] round ${round}: ${report.connections} connections, ${Date.now() - startedAt} ms, ${late} late entries, ${report.received.length - received.size} duplicates${missing.length > 0 ? `, missing ${JSON.stringify(missing)}; trail ${JSON.stringify(report.trail.slice(-20))}` : ''}`);
       expect(refusedForGood(burst.refusals), `round ${round}: refusals`).toEqual([]);
-      expect(missing, `round ${round}: events the reconnecting consumer never received within 60 s`).toEqual([]);
+      expect(missing, `round ${round}: events the reconnecting consumer never received`).toEqual([]);
       await burst.close();
     }
-  }, 400_000);
+  }, 1_200_000);
 
   it('serves a late event to a consumer that received a higher position and resumes after it, and live to a subscription above it', async () => {
     const coordinates = { baseUrl: stack.baseUrl, token: stack.devToken };
