@@ -88,12 +88,24 @@ export async function openSocket(options: OpenSocketOptions = {}): Promise<TestS
   };
 }
 
-/** Opens a socket and completes the hello exchange. */
+/** Hellos refused with `unavailable` that a test client sends again, each on a new connection. */
+const HELLO_ATTEMPTS = 5;
+
+/**
+ * Opens a socket and completes the hello exchange. A relay too busy to take the hello answers
+ * `unavailable` and ends the connection, which asks the client to connect and send it again
+ * (AEP-0003 §3, §6.5): so does this client, as any real one would, on a loaded machine.
+ */
 export async function helloSocket(hello: Record<string, unknown> = {}, options: OpenSocketOptions = {}): Promise<TestSocket> {
-  const client = await openSocket(options);
-  client.send({ type: 'hello', versions: ['0.1'], role: 'consumer', identity: {}, capabilities: {}, ...hello });
-  await client.next((frame) => frame.type === 'hello');
-  return client;
+  for (let attempt = 1; ; attempt += 1) {
+    const client = await openSocket(options);
+    client.send({ type: 'hello', versions: ['0.1'], role: 'consumer', identity: {}, capabilities: {}, ...hello });
+    const answer = await client.next((frame) => frame.type === 'hello' || (frame.type === 'error' && frame.code === 'unavailable'));
+    if (answer.type === 'hello') return client;
+    await client.close();
+    if (attempt >= HELLO_ATTEMPTS) throw new Error(`the relay answered ${HELLO_ATTEMPTS} hellos with unavailable: ${JSON.stringify(answer)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+  }
 }
 
 export const isType = (type: string) => (frame: Frame) => frame.type === type;

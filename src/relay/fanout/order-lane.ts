@@ -133,8 +133,8 @@ export class OrderLane {
 
   /**
    * The step's deliveries, in order: the run from what is known delivered to the release point
-   * found (read from the log), the late events not known delivered, then this step's releases
-   * (this batch's records, else read from the log: held, adopted).
+   * found (read from the log) with the late events not known delivered each in its place, then
+   * this step's releases (this batch's records, else read from the log: held, adopted).
    */
   private async stepOf(key: EmitterSession, result: Extract<Advance, { kind: 'advanced' }>, records: readonly LaneRecord[], again: Again): Promise<LaneStep> {
     const inBatch = new Map(records.map((record) => [placeId(record.place), record.raw]));
@@ -144,16 +144,17 @@ export class OrderLane {
     const runs = again.through !== null && (again.after === null || comparePlaces(again.after, again.through) < 0);
     const [atPlaces, inRange] = await Promise.all([wanted.length === 0 ? [] : this.deps.order.eventsAt(key, wanted), runs ? this.deps.order.eventsIn(key, again.after, again.through as Place) : []]);
     const fromLog = new Map(atPlaces.map((event) => [placeId(event.place), event.raw]));
-    const releases: LaneRelease[] = [];
     // The run is what was released in order: a late event read back inside it goes out once, as
     // late, and one stored in a hole whose record never came is not this run's (it is late too).
-    for (const event of inRange) if (!lateNow.has(placeId(event.place)) && !passedWhileAbsent(again, event.place)) releases.push({ raw: event.raw, late: false });
-    // Late events after the run: each came when the release point was at or below its end, so a
-    // consumer gets it after every event released in order before it came, never ahead of them.
-    for (const place of [...again.late].sort(comparePlaces)) {
+    const redelivered: Array<LaneRelease & { place: Place }> = inRange.filter((event) => !lateNow.has(placeId(event.place)) && !passedWhileAbsent(again, event.place)).map((event) => ({ place: event.place, raw: event.raw, late: false }));
+    for (const place of again.late) {
       const raw = fromLog.get(placeId(place));
-      if (raw !== undefined) releases.push({ raw, late: true });
+      if (raw !== undefined) redelivered.push({ place, raw, late: true });
     }
+    // Late events in their place within the run: after every event released in order below one
+    // (it never overtakes them), before every event above it (a consumer that got one of those
+    // and resumes after it must have the late one: its late entry may lie below that position).
+    const releases: LaneRelease[] = redelivered.sort((a, b) => comparePlaces(a.place, b.place)).map(({ raw, late }) => ({ raw, late }));
     for (const delivery of result.deliver) {
       const raw = inBatch.get(placeId(delivery.place)) ?? fromLog.get(placeId(delivery.place));
       // Absent only if it expired meanwhile: nothing to deliver.
