@@ -7,7 +7,7 @@ import type { ParkedEvent, StoredSubscription } from '../../src/relay/domain/sub
 import type { ParkingPort } from '../../src/relay/ports/parking.ts';
 import type { SubscriptionsPort } from '../../src/relay/ports/subscriptions.ts';
 import { Opening } from '../../src/relay/order/consumer-has.ts';
-import { handOffToLive } from '../../src/relay/subscribe/subscription-handoff.ts';
+import { handOffToLive, SUBSCRIPTION_GONE } from '../../src/relay/subscribe/subscription-handoff.ts';
 import { sessionEvent } from '../support/relay-fixtures.ts';
 
 const session = 'handoff';
@@ -100,5 +100,14 @@ describe('replay-to-live handoff', () => {
       [['tools', 1], ['progress', 1]],
       [['tools', 2], ['progress', 1]],
     ]);
+  });
+
+  it('says the subscription is gone, not that a delivery failed, when its own unsubscribe took it while it opened', async () => {
+    let reads = 0;
+    // The flip fails (more was parked, or the entry went), and the next read finds no entry.
+    const readEntries = () => (++reads === 1 ? [entry([parked(5)])] : []);
+    const { live, sent } = await handOff(readEntries, () => false, new Opening());
+    expect(live).toBe(SUBSCRIPTION_GONE);
+    expect(sent).toEqual([5]);
   });
 });

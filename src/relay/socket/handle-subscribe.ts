@@ -15,6 +15,7 @@ import { identifierTooLong, illFormedIdentifier, tooManyIndexEntries } from '../
 import type { ConnectionRecord } from '../domain/connection.ts';
 import { OUT_OF_TIME, openSubscription, recordSubscription } from '../subscribe/open-subscription.ts';
 import type { SubscriptionSpec } from '../subscribe/open-subscription.ts';
+import { SUBSCRIPTION_GONE } from '../subscribe/subscription-handoff.ts';
 import { subscriptionLimitOf } from '../ingest/quota-checks.ts';
 import { readCeilingOf } from '../domain/read-ceiling.ts';
 import { answer, closeConnection, send } from './socket-context.ts';
@@ -65,6 +66,9 @@ export async function handleSubscribe(context: SocketContext, connection: Connec
     // told so, subscribes again after the last position it received.
     await context.runtime.subscriptions.removeSubscription(tenant, context.connectionId, parsed.id);
     await refuseSubscribe(limitExceeded(`the replay did not finish within ${SOCKET_REPLAY_BUDGET_MS / 1000} s; subscribe again from the last position received`));
+  } else if (opened === SUBSCRIPTION_GONE) {
+    // Taken away while it opened: its `unsubscribe` (run beside this frame, and answered by it),
+    // or the connection's end. Nothing failed: the connection stays as it is.
   } else if (opened !== true) {
     // A post of the replay or the handoff was refused (the consumer is gone, or stopped reading:
     // AEP-0003 §8.4, deliver or disconnect), or the store failed. Never left replaying, where

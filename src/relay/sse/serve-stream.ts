@@ -115,7 +115,7 @@ async function streamEvents(runtime: StreamDeps, logger: Logger, invocation: Str
       writer.end();
       return;
     }
-    if (!(await goLive(runtime, subscription, delivered, output))) return;
+    if ((await goLive(runtime, subscription, delivered, output)) !== true) return;
     writer.write(REPLAY_COMPLETE);
     const readInbox = runtime.inbox.reader(tenant, streamId);
     // An idle stream reads its inbox less and less often, down to `idlePollMs` (poll-backoff.ts).

@@ -16,6 +16,7 @@ import type { RelayPorts } from '../ports/relay-ports.ts';
 import { Opening } from '../order/consumer-has.ts';
 import { replaySteps } from './replay-plan.ts';
 import { handOffToLive } from './subscription-handoff.ts';
+import type { SUBSCRIPTION_GONE } from './subscription-handoff.ts';
 
 export interface SubscriptionSpec {
   tenant: string;
@@ -93,12 +94,12 @@ export async function replayInto(runtime: Pick<RelayPorts, 'eventLog' | 'session
 }
 
 /** Delivers what was parked during the replay and flips the subscription to live; false when the consumer went away. */
-export async function goLive(runtime: Runtime, spec: SubscriptionSpec, opening: Opening, output: SubscriptionOutput): Promise<boolean> {
+export async function goLive(runtime: Runtime, spec: SubscriptionSpec, opening: Opening, output: SubscriptionOutput): Promise<boolean | typeof SUBSCRIPTION_GONE> {
   return handOffToLive(runtime, { tenant: spec.tenant, connectionId: spec.connectionId, subscriptionId: spec.subscriptionId, ceiling: spec.ceiling, opening, deliver: output.event });
 }
 
 /** Replays, then goes live: the whole of a recorded subscription's opening. */
-export async function openSubscription(runtime: Runtime, spec: SubscriptionSpec, output: SubscriptionOutput): Promise<boolean | typeof OUT_OF_TIME> {
+export async function openSubscription(runtime: Runtime, spec: SubscriptionSpec, output: SubscriptionOutput): Promise<boolean | typeof OUT_OF_TIME | typeof SUBSCRIPTION_GONE> {
   const opening = await replayInto(runtime, spec, output);
   if (opening === OUT_OF_TIME) return OUT_OF_TIME;
   return opening !== undefined && goLive(runtime, spec, opening, output);

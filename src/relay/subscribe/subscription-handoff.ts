@@ -39,13 +39,17 @@ export interface HandoffRequest {
  * some of those may be above an event still parked: a consumer dropping in between would resume
  * past it.
  */
-export async function handOffToLive(store: { subscriptions: SubscriptionsPort; parking: ParkingPort }, request: HandoffRequest): Promise<boolean> {
+/** The subscription was removed while it opened: by its consumer's own `unsubscribe` (a frame run beside the subscribe), or with the connection. */
+export const SUBSCRIPTION_GONE = 'subscription-gone';
+
+/** Whether it went live; false when a delivery was refused (the consumer is gone, or stopped reading). */
+export async function handOffToLive(store: { subscriptions: SubscriptionsPort; parking: ParkingPort }, request: HandoffRequest): Promise<boolean | typeof SUBSCRIPTION_GONE> {
   const drained = new Map<string, number>();
   let toDeliver: ParkedEvent[] = [];
   for (;;) {
     const entries = (await store.subscriptions.subscriptionEntries(request.tenant, request.connectionId, request.subscriptionId)).filter((entry) => entry.state === 'replaying');
     // Entries that were replaying a moment ago and are gone: the subscription or connection went away.
-    if (entries.length === 0 && drained.size > 0) return false;
+    if (entries.length === 0 && drained.size > 0) return SUBSCRIPTION_GONE;
     for (const entry of entries) {
       const taken = drained.get(entryKey(entry)) ?? 0;
       toDeliver.push(...entry.pending.slice(taken));
