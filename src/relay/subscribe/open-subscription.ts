@@ -93,7 +93,7 @@ export async function replayInto(runtime: Pick<RelayPorts, 'eventLog' | 'session
   return opening;
 }
 
-/** Delivers what was parked during the replay and flips the subscription to live; false when the consumer went away. */
+/** Delivers what was parked during the replay and flips the subscription to live; false when the consumer went away, `SUBSCRIPTION_GONE` when the subscription did. */
 export async function goLive(runtime: Runtime, spec: SubscriptionSpec, opening: Opening, output: SubscriptionOutput): Promise<boolean | typeof SUBSCRIPTION_GONE> {
   return handOffToLive(runtime, { tenant: spec.tenant, connectionId: spec.connectionId, subscriptionId: spec.subscriptionId, ceiling: spec.ceiling, opening, deliver: output.event });
 }

@@ -32,17 +32,17 @@ export interface HandoffRequest {
   deliver: (text: string) => Promise<boolean>;
 }
 
+/** The subscription was removed while it opened: by its consumer's own `unsubscribe` (a frame run beside the subscribe), or with the connection. */
+export const SUBSCRIPTION_GONE = 'subscription-gone';
+
 /**
  * Delivers what was parked during the replay on every index entry of the subscription,
  * merged in position order, then flips all the entries to live at once. One
  * entry flipped before another's parked events were out would send its live events first, and
  * some of those may be above an event still parked: a consumer dropping in between would resume
- * past it.
+ * past it. Answers true once live; false when a delivery was refused (the consumer is gone, or
+ * stopped reading); `SUBSCRIPTION_GONE` when the subscription went away meanwhile.
  */
-/** The subscription was removed while it opened: by its consumer's own `unsubscribe` (a frame run beside the subscribe), or with the connection. */
-export const SUBSCRIPTION_GONE = 'subscription-gone';
-
-/** Whether it went live; false when a delivery was refused (the consumer is gone, or stopped reading). */
 export async function handOffToLive(store: { subscriptions: SubscriptionsPort; parking: ParkingPort }, request: HandoffRequest): Promise<boolean | typeof SUBSCRIPTION_GONE> {
   const drained = new Map<string, number>();
   let toDeliver: ParkedEvent[] = [];
