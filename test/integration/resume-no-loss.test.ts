@@ -126,7 +126,7 @@ describe('resume after the last received position, with pipelined events stored 
       const received = new Set(report.received.map((frame) => frame.id as string));
       const missing = ids.flatMap((id, seq) => (received.has(id) ? [] : [seq]));
       const late = (await ledgerOf(session)).length;
-      console.log(`[reconnecting-consumer] round ${round}: ${report.connections} connections, ${Date.now() - startedAt} ms, ${late} late entries, ${report.received.length - received.size} duplicates${missing.length > 0 ? `, missing ${JSON.stringify(missing)}; trail ${JSON.stringify(report.trail.slice(-20))}` : ''}`);
+      console.log(`[reconnecting-consumer] round ${round}: ${report.connections} connections, ${Date.now() - startedAt} ms, ${late} late entries, ${report.received.length - received.size} duplicates${report.trail.some((taking) => taking.other.length > 0) ? `, other frames ${JSON.stringify(report.trail.map((taking) => taking.other))}` : ''}${missing.length > 0 ? `, missing ${JSON.stringify(missing)}; trail ${JSON.stringify(report.trail.slice(-20))}` : ''}`);
       expect(refusedForGood(burst.refusals), `round ${round}: refusals`).toEqual([]);
       expect(missing, `round ${round}: events the reconnecting consumer never received`).toEqual([]);
       await burst.close();

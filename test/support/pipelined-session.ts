@@ -4,7 +4,7 @@
  * strictly after that position).
  */
 import { sessionEvent } from './relay-fixtures.ts';
-import { helloSocket, isType } from './ws-client.ts';
+import { helloSocket } from './ws-client.ts';
 import type { Frame, TestSocket } from './ws-client.ts';
 
 export interface StackCoordinates {
@@ -95,7 +95,7 @@ export interface ResumeReport {
   /** Connections opened (1 + the resumes). */
   connections: number;
   /** Per connection: the position it resumed after, and the seqs it took, in order. */
-  trail: Array<{ after: { epoch: number; seq: number }; seqs: number[] }>;
+  trail: Array<{ after: { epoch: number; seq: number }; seqs: number[]; other: string[] }>;
 }
 
 /**
@@ -119,9 +119,20 @@ export async function resumingConsumer(stack: StackCoordinates, session: string,
     connections += 1;
     const consumer = await helloSocket({ role: 'consumer' }, { baseUrl: stack.baseUrl, token: stack.token });
     consumer.send({ type: 'subscribe', id: 'resume', filter: { session }, from: [{ session, ...last }] });
-    const taking = { after: last, seqs: [] as number[] };
+    // `other`: the connection's frames that are not events, its hello and `subscribed` aside (by type and code), and how it ended, for a failing round's report.
+    const taking = { after: last, seqs: [] as number[], other: [] as string[] };
     trail.push(taking);
-    await consumer.next(isType('subscribed'));
+    // A busy relay refuses the subscribe (`limit-exceeded` or `unavailable`: "send it again"), at
+    // once or, its replay out of time, after `subscribed`: the consumer subscribes again, on a new
+    // connection here, after the last position it received, as the refusal asks.
+    const refusedSubscribe = (frame: Frame) => frame.type === 'error' && frame.id === 'resume';
+    if (refusedSubscribe(await consumer.next((frame) => frame.type === 'subscribed' || refusedSubscribe(frame)))) {
+      taking.other.push('subscribe refused');
+      consumer.socket.terminate();
+      await consumer.closed;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      continue;
+    }
     const dropAt = Date.now() + options.minLifeMs + options.random() * (options.maxLifeMs - options.minLifeMs);
     const { dropAfterEvents } = options;
     const takeAtMost = dropAfterEvents === undefined ? Number.POSITIVE_INFINITY : dropAfterEvents.min + Math.floor(options.random() * (dropAfterEvents.max - dropAfterEvents.min + 1));
@@ -132,12 +143,21 @@ export async function resumingConsumer(stack: StackCoordinates, session: string,
       const frame = consumer.frames[index];
       if (frame === undefined) {
         if (!missing() && Date.now() - lastFrameAt > 100) break;
+        // The relay ended the connection (a `closing` for backpressure, say): resume, as a client does (AEP-0003 §7).
+        if (consumer.socket.readyState !== consumer.socket.OPEN) {
+          taking.other.push(`closed ${(await consumer.closed).code}`);
+          break;
+        }
         await new Promise((resolve) => setTimeout(resolve, 2));
         continue;
       }
       lastFrameAt = Date.now();
       index += 1;
-      if (!isEvent(frame)) continue;
+      if (!isEvent(frame)) {
+        if (frame.type !== 'hello' && frame.type !== 'subscribed') taking.other.push([frame.type, frame.code].filter((part) => part !== undefined).join(' '));
+        if (refusedSubscribe(frame)) break;
+        continue;
+      }
       received.push(frame);
       seen.add(frame.id as string);
       last = { epoch: typeof frame.epoch === 'number' ? frame.epoch : 0, seq: frame.seq as number };
