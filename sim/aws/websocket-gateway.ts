@@ -16,12 +16,14 @@ import type { VirtualTime } from '../kernel/virtual-time.ts';
 
 /** A client's end of one connection. */
 export interface ClientEnd {
-  /** A frame the relay posted, in the order they land. */
-  receive(text: string): void;
+  /** A frame the relay posted, in the order they land; `postedAtMs` when it waited in the buffer of a client not reading. */
+  receive(text: string, postedAtMs?: number): void;
   /** The connection ended (the relay closed it, or the client did). */
   closed(byRelay: boolean): void;
   /** Whether the client reads its socket now; a client that does not fills its buffer. */
   reading(): boolean;
+  /** A post refused with 429 because the client's buffer was full (the relay may drop a `debug`/`info` event on it). */
+  throttled?(text: string): void;
 }
 
 export type RouteKey = '$connect' | '$default' | '$disconnect';
@@ -35,7 +37,7 @@ interface Connection {
   client: ClientEnd;
   open: boolean;
   /** Frames posted while the client was not reading. */
-  buffered: string[];
+  buffered: Array<{ text: string; postedAtMs: number }>;
 }
 
 export interface GatewayFaults {
@@ -101,7 +103,7 @@ export class SimulatedWebSocketGateway {
     const connection = this.connections.get(connectionId);
     if (connection === undefined || !connection.open) return;
     const buffered = connection.buffered.splice(0);
-    for (const text of buffered) connection.client.receive(text);
+    for (const { text, postedAtMs } of buffered) connection.client.receive(text, postedAtMs);
   }
 
   readonly poster: ConnectionPoster = {
@@ -134,7 +136,7 @@ export class SimulatedWebSocketGateway {
     else if (!connection.client.reading()) {
       if (connection.buffered.length >= BUFFERED_FRAMES) outcome = 'throttled';
       else {
-        connection.buffered.push(text);
+        connection.buffered.push({ text, postedAtMs: this.time.now() });
         outcome = 'sent';
       }
     } else {
@@ -143,7 +145,10 @@ export class SimulatedWebSocketGateway {
     }
     this.onPost?.(connectionId, text, outcome);
     if (outcome === 'sent' && isEventText(text)) this.stats.eventPosts += 1;
-    if (outcome === 'throttled') this.stats.throttled += 1;
+    if (outcome === 'throttled') {
+      this.stats.throttled += 1;
+      connection?.client.throttled?.(text);
+    }
     if (outcome === 'gone') this.stats.gone += 1;
     await this.time.sleep(total - landsAfter);
     return outcome;

@@ -138,6 +138,8 @@ export interface ReceivedEvent {
   seq: number;
   severity: string;
   atMs: number;
+  /** When the relay's post of it landed: `atMs`, unless it waited for a client that was not reading. */
+  postedAtMs: number;
 }
 
 /** One connection of a consumer, as the invariants need it. */
@@ -156,6 +158,8 @@ export interface ConsumerConnection {
   firstFrame?: { type: string; id?: string };
   /** Whether the gateway throttled posts to it (it stopped reading): `debug`/`info` may be dropped. */
   throttled: boolean;
+  /** The `(source, id)` keys of events whose posts to it the gateway throttled. */
+  throttledEvents: Set<string>;
   ended?: { atMs: number; byRelay: boolean };
 }
 
@@ -184,10 +188,10 @@ export class Consumer {
   }
 
   private async open(from: Position, fromSource?: string): Promise<void> {
-    const connection: ConsumerConnection = { index: this.connections.length, from, ...(fromSource === undefined ? {} : { fromSource }), events: [], closings: [], errors: [], throttled: false };
+    const connection: ConsumerConnection = { index: this.connections.length, from, ...(fromSource === undefined ? {} : { fromSource }), events: [], closings: [], errors: [], throttled: false, throttledEvents: new Set() };
     this.connections.push(connection);
     const client: ClientEnd = {
-      receive: (text) => this.receive(connection, text),
+      receive: (text, postedAtMs) => this.receive(connection, text, postedAtMs),
       closed: (byRelay) => {
         if (connection.ended !== undefined) return;
         connection.ended = { atMs: this.time.now(), byRelay };
@@ -197,6 +201,10 @@ export class Consumer {
       reading: () => {
         if (this.paused) connection.throttled = true;
         return !this.paused;
+      },
+      throttled: (text) => {
+        const frame = JSON.parse(text) as Record<string, unknown>;
+        if (typeof frame.type === 'string' && frame.type.includes('.')) connection.throttledEvents.add(`${String(frame.source)}\u0000${String(frame.id)}`);
       },
     };
     let id: string | undefined;
@@ -210,12 +218,12 @@ export class Consumer {
     this.gateway.send(id, JSON.stringify({ type: 'subscribe', id: 'sub', filter: { session: this.plan.session }, from: [from] }));
   }
 
-  private receive(connection: ConsumerConnection, text: string): void {
+  private receive(connection: ConsumerConnection, text: string, postedAtMs = this.time.now()): void {
     if (connection.ended !== undefined) return;
     const frame = JSON.parse(text) as Record<string, unknown>;
     connection.firstFrame ??= { type: String(frame.type), ...(typeof frame.id === 'string' && !String(frame.type).includes('.') ? { id: frame.id } : {}) };
     if (typeof frame.type === 'string' && frame.type.includes('.')) {
-      const event: ReceivedEvent = { id: String(frame.id), source: String(frame.source), session: String(frame.session), epoch: typeof frame.epoch === 'number' ? frame.epoch : 0, seq: Number(frame.seq), severity: typeof frame.severity === 'string' ? frame.severity : 'info', atMs: this.time.now() };
+      const event: ReceivedEvent = { id: String(frame.id), source: String(frame.source), session: String(frame.session), epoch: typeof frame.epoch === 'number' ? frame.epoch : 0, seq: Number(frame.seq), severity: typeof frame.severity === 'string' ? frame.severity : 'info', atMs: this.time.now(), postedAtMs };
       connection.events.push(event);
       this.received += 1;
       if (this.highest === undefined || comparePositions(event, this.highest) > 0) this.highest = { epoch: event.epoch, seq: event.seq, source: event.source };

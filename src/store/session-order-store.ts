@@ -9,16 +9,17 @@
  * - `L#{above}#{position}#{source digest}`: one late event (`lateBelow` reads `L#{P}` onwards:
  *   every entry whose `above` is at or above `P`, one range read).
  * - `D#{source digest}`: how far the emitter's released events are known delivered (`through`,
- *   a position key), raised after each batch's deliveries; apart from the order state so that
- *   raising it is not a stream record that wakes fan-out.
+ *   a position key), raised after each batch's deliveries, and the late events the latest step
+ *   that had any delivered (`late`); apart from the order state so that writing it is not a
+ *   stream record that wakes fan-out.
  * The log reads (`storedBetween`, `eventsAt`, `eventsIn`) are strongly consistent: the gap
  * check that lets the release point pass a position must see every event stored before it.
  */
 import { BatchGetItemCommand, BatchWriteItemCommand, GetItemCommand, PutItemCommand, QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient, QueryCommandOutput } from '@aws-sdk/client-dynamodb';
-import { comparePlaces, EMPTY_ORDER_STATE } from '../relay/order/emitter-order.ts';
+import { EMPTY_ORDER_STATE, withConfirmed } from '../relay/order/emitter-order.ts';
 import type { HeldEvent, Hole, LateEntry, OrderRecord, OrderState, Place } from '../relay/order/emitter-order.ts';
-import type { CommitOutcome, EmitterSession, PlacedEvent, SessionOrderPort } from '../relay/ports/session-order.ts';
+import type { CommitOutcome, ConfirmedDelivery, EmitterSession, PlacedEvent, SessionOrderPort } from '../relay/ports/session-order.ts';
 import type { Clock } from '../relay/ports/clock.ts';
 import { isConditionFailure, num, readNumber, readString, str } from './attribute-values.ts';
 import type { Item } from './attribute-values.ts';
@@ -96,24 +97,38 @@ export class SessionOrderStore implements SessionOrderPort {
   async load(key: EmitterSession): Promise<OrderState> {
     const [order, confirmed] = await Promise.all([
       this.client.send(new GetItemCommand({ TableName: this.options.tableName, Key: this.orderKey(key), ProjectionExpression: 'o, version', ConsistentRead: true })),
-      this.deliveredThrough(key),
+      this.confirmedDelivery(key),
     ]);
-    const state = decodeOrderState(readString(order.Item, 'o'), readNumber(order.Item, 'version') ?? 0);
-    return confirmed === null || (state.delivered !== null && comparePlaces(confirmed, state.delivered) <= 0) ? state : { ...state, delivered: confirmed };
+    return withConfirmed(decodeOrderState(readString(order.Item, 'o'), readNumber(order.Item, 'version') ?? 0), confirmed);
   }
 
-  async deliveredThrough(key: EmitterSession): Promise<Place | null> {
+  async confirmedDelivery(key: EmitterSession): Promise<ConfirmedDelivery> {
     const { Item: item } = await this.client.send(
-      new GetItemCommand({ TableName: this.options.tableName, Key: this.deliveredKey(key), ProjectionExpression: 'through', ConsistentRead: true }),
+      new GetItemCommand({ TableName: this.options.tableName, Key: this.deliveredKey(key), ProjectionExpression: 'through, late', ConsistentRead: true }),
     );
+    const placeOf = (text: string): Place => {
+      const { epoch, seq } = positionOfKey('', text);
+      return { epoch, seq };
+    };
     const through = readString(item, 'through');
-    if (through === undefined) return null;
-    const { epoch, seq } = positionOfKey('', through);
-    return { epoch, seq };
+    return { through: through === undefined ? null : placeOf(through), late: (item?.late?.L ?? []).flatMap((entry) => (entry.S === undefined ? [] : [placeOf(entry.S)])) };
   }
 
-  async confirmDelivered(key: EmitterSession, through: Place): Promise<void> {
+  async confirmDelivered(key: EmitterSession, through: Place, late: readonly Place[]): Promise<void> {
     const mark = positionKey(through.epoch, through.seq);
+    // The late events first, whatever the mark does: a step that delivered only late events
+    // leaves the mark where it was. The latest list stands (it covers everything pending at its
+    // step); one written over by an older runner's costs duplicates, never a miss.
+    if (late.length > 0) {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.options.tableName,
+          Key: this.deliveredKey(key),
+          UpdateExpression: 'SET kind = :kind, late = :late, expiresAt = :expires',
+          ExpressionAttributeValues: { ':kind': str('delivered'), ':late': { L: late.map((place) => str(positionKey(place.epoch, place.seq))) }, ':expires': num(expiresAfter(this.options.now(), await this.options.lifetimeSecondsOf(key.tenant))) },
+        }),
+      );
+    }
     try {
       await this.client.send(
         new UpdateItemCommand({

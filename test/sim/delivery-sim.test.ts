@@ -14,9 +14,17 @@ const SCHEDULES = 1_000;
  * Seeds beyond the range that long runs found broken, kept once mended. 17219: a step sent a late
  * event not yet known delivered ahead of the run it redelivers, so before an event released in
  * order below it (I3). 7024: sent after that whole run instead, it came after positions above its
- * late entry, and a consumer that dropped between them resumed past it (I2).
+ * late entry, and a consumer that dropped between them resumed past it (I2). 32275: late events
+ * a step had delivered stayed pending in the stored state, so every runner that read it back (a
+ * wake-up, another container) posted them again (I6). 27562 and 33176 broke invariants that asked
+ * too much: a debug/info event one runner dropped toward a throttled consumer and another posted
+ * later was taken for an order break (I3), and a post that landed in time, read by a consumer
+ * that had stopped reading for 15 s, for relay delay (I5: the post's landing counts). 108948: an
+ * event whose stream record the mapping discarded (past its maximum age) reached consumers
+ * first as the emitter's retransmit, forwarded unmarked after higher positions (I3): a
+ * redelivery is now a record of its event too, so one in a hole is the event's late arrival.
  */
-const FOUND_BY_LONG_RUNS = [17_219, 7_024];
+const FOUND_BY_LONG_RUNS = [17_219, 7_024, 32_275, 27_562, 33_176, 108_948];
 
 describe('the delivery simulation', () => {
   it(`breaks no invariant in schedules ${FIRST_SEED} to ${FIRST_SEED + SCHEDULES - 1}`, async () => {

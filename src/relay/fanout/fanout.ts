@@ -138,7 +138,7 @@ async function orderTenant(runtime: Pick<FanoutDeps, 'now' | 'sessionOwners' | '
   for (const deliverable of deliverables) {
     const key = emitterSessionOf(deliverable);
     const position = positionOf(deliverable.event);
-    if (deliverable.kind !== 'event' || key === undefined || position === undefined) {
+    if (key === undefined || position === undefined) {
       slots.push(deliverable);
       continue;
     }
@@ -149,7 +149,12 @@ async function orderTenant(runtime: Pick<FanoutDeps, 'now' | 'sessionOwners' | '
       groups.set(id, group);
       slots.push(id);
     }
+    // A redelivery is a record of its event too: the original's record may never have come
+    // (the mapping discarded it: retries exhausted, or past its maximum age), and then its place lies in a hole and
+    // this copy is the event's late arrival. It also keeps a slot of its own, after its session's
+    // releases: forwarded as received (AEP-0003 §5) once its place is known delivered.
     group.records.push({ place: { epoch: position.epoch, seq: position.seq }, storedAtMs: deliverable.storedAtMs ?? runtime.now(), raw: deliverable.raw });
+    if (deliverable.kind === 'redelivery') slots.push(deliverable);
   }
   for (const wake of wakeUps) {
     const id = groupId(wake.key);

@@ -19,7 +19,7 @@
 import { BoundedMap } from '../../protocol/bounded-collections.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { EmitterSession, SessionOrderPort } from '../ports/session-order.ts';
-import { advance, comparePlaces, MAX_PENDING_LATE } from '../order/emitter-order.ts';
+import { advance, comparePlaces, MAX_PENDING_LATE, withConfirmed } from '../order/emitter-order.ts';
 import type { Advance, GapCheck, Hole, OrderRecord, OrderState, Place } from '../order/emitter-order.ts';
 
 const CACHED_SESSIONS = 50_000;
@@ -100,13 +100,12 @@ export class OrderLane {
     if (step.releases.length === 0 || step.through === null) return;
     const id = idOf(step.key);
     const cached = this.cache.get(id);
-    if (cached !== undefined) this.cache.set(id, { ...cached, delivered: later(cached.delivered, step.through), pendingLate: cached.pendingLate.filter((place) => !step.late.some((done) => comparePlaces(done, place) === 0)) });
-    await this.deps.order.confirmDelivered(step.key, step.through);
+    if (cached !== undefined) this.cache.set(id, withConfirmed(cached, { through: step.through, late: step.late }));
+    await this.deps.order.confirmDelivered(step.key, step.through, step.late);
   }
 
   private async withDelivered(key: EmitterSession, state: OrderState): Promise<OrderState> {
-    const confirmed = await this.deps.order.deliveredThrough(key);
-    return confirmed === null ? state : { ...state, delivered: later(state.delivered, confirmed) };
+    return withConfirmed(state, await this.deps.order.confirmedDelivery(key));
   }
 
   /**
@@ -118,7 +117,7 @@ export class OrderLane {
   async isDelivered(key: EmitterSession, place: Place): Promise<boolean> {
     const cached = this.cache.get(idOf(key))?.delivered;
     if (cached !== undefined && cached !== null && comparePlaces(place, cached) <= 0) return true;
-    const confirmed = await this.deps.order.deliveredThrough(key);
+    const confirmed = (await this.deps.order.confirmedDelivery(key)).through;
     return confirmed !== null && comparePlaces(place, confirmed) <= 0;
   }
 
@@ -175,12 +174,6 @@ interface Again {
 
 function passedWhileAbsent(again: Again, place: Place): boolean {
   return again.holes.some((hole) => (hole.after === null || comparePlaces(hole.after, place) < 0) && comparePlaces(place, hole.before) < 0);
-}
-
-function later(a: Place | null, b: Place | null): Place | null {
-  if (a === null) return b;
-  if (b === null) return a;
-  return comparePlaces(a, b) >= 0 ? a : b;
 }
 
 function idOf(key: EmitterSession): string {

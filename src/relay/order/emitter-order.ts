@@ -158,6 +158,18 @@ export function follows(released: Place | null, place: Place): boolean {
   return place.epoch === released.epoch && place.seq === released.seq + 1;
 }
 
+/**
+ * The state with what confirmations say was delivered (`order-lane.ts`, `confirm`): `delivered`
+ * raised to the confirmed point, and the late events a confirmation covered no longer pending. A
+ * state read back (a wake-up's, another runner's) predates them, and would post them again.
+ */
+export function withConfirmed(state: OrderState, confirmed: { through: Place | null; late: readonly Place[] }): OrderState {
+  const { through } = confirmed;
+  const delivered = through === null || (state.delivered !== null && comparePlaces(through, state.delivered) <= 0) ? state.delivered : through;
+  const pendingLate = state.pendingLate.filter((place) => !confirmed.late.some((done) => samePlace(done, place)));
+  return { ...state, delivered, pendingLate };
+}
+
 /** Whether a consumer may be handed this place now: at or below the release point. */
 export function isReleased(state: Pick<OrderState, 'released'>, place: Place): boolean {
   return state.released !== null && comparePlaces(place, state.released) <= 0;

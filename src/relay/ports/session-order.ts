@@ -19,6 +19,13 @@ export interface PlacedEvent {
   raw: string;
 }
 
+/** What the latest confirmations say was delivered. */
+export interface ConfirmedDelivery {
+  through: Place | null;
+  /** The late events the last confirmation that named any covered (every one pending at its step). */
+  late: Place[];
+}
+
 export interface SessionOrderPort {
   /** The emitter's order state, strongly consistent (the empty state when it has none). */
   load(key: EmitterSession): Promise<OrderState>;
@@ -29,11 +36,12 @@ export interface SessionOrderPort {
   commit(key: EmitterSession, expectedVersion: number, next: OrderState, wakeAtMs?: number): Promise<CommitOutcome>;
   /**
    * Records that everything released in order up to `through` was delivered (raises the
-   * state's `delivered`, never lowers it). Its own item, so it never wakes fan-out.
+   * state's `delivered`, never lowers it), and the late events `late` too (every one the step
+   * had pending). Its own item, so it never wakes fan-out.
    */
-  confirmDelivered(key: EmitterSession, through: Place): Promise<void>;
-  /** How far the emitter's released events are confirmed delivered (null: never), strongly consistent. */
-  deliveredThrough(key: EmitterSession): Promise<Place | null>;
+  confirmDelivered(key: EmitterSession, through: Place, late: readonly Place[]): Promise<void>;
+  /** What is confirmed delivered (`through` null: nothing in order yet), strongly consistent. */
+  confirmedDelivery(key: EmitterSession): Promise<ConfirmedDelivery>;
   /** Every emitter's release point of a session name, strongly consistent, by source. */
   releasedPoints(tenant: string, session: string): Promise<Map<string, Place>>;
   /** The emitter's stored events strictly between two places (a gap check), at most `limit`. */

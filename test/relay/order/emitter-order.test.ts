@@ -4,7 +4,7 @@
  * consumers that drop and resume) is played by the delivery simulation (`test/sim/`).
  */
 import { describe, expect, it } from 'vitest';
-import { advance, EMPTY_ORDER_STATE, MAX_HOLES, comparePlaces } from '../../../src/relay/order/emitter-order.ts';
+import { advance, EMPTY_ORDER_STATE, MAX_HOLES, comparePlaces, withConfirmed } from '../../../src/relay/order/emitter-order.ts';
 import type { Advance, AdvanceInput, GapCheck, OrderRecord, OrderState, Place } from '../../../src/relay/order/emitter-order.ts';
 
 const WAIT = 500;
@@ -114,5 +114,13 @@ describe('session order: decisions', () => {
     const newer = commit(step(held, { records: [rec(5, 0)], nowMs: 1 }));
     expect(step(newer, { records: [], wake: { version: held.version }, nowMs: 2 })).toMatchObject({ deliver: [], write: false });
     expect(seqs(step(newer, { records: [], wake: { version: newer.version }, nowMs: WAIT }))).toEqual(['2', '5']);
+  });
+
+  it('takes from a state read back what confirmations since said: the delivered point, never lowered, and the late events covered', () => {
+    const readBack: OrderState = { ...EMPTY_ORDER_STATE, released: at(9), delivered: at(4), pendingLate: [at(2), at(3), at(6)], version: 7 };
+    // A runner delivered 2 and 3 late, through 9; 6 came late after its step.
+    expect(withConfirmed(readBack, { through: at(9), late: [at(2), at(3)] })).toEqual({ ...readBack, delivered: at(9), pendingLate: [at(6)] });
+    expect(withConfirmed(readBack, { through: at(1), late: [] })).toEqual(readBack);
+    expect(withConfirmed(readBack, { through: null, late: [at(6, 1)] })).toEqual(readBack);
   });
 });
