@@ -155,7 +155,9 @@ export interface ConsumerConnection {
   closings: Array<{ atMs: number; delivered: Array<{ session: string; epoch: number; seq: number }> }>;
   errors: Array<{ code: string; detail?: string }>;
   /** The relay's first frame on it (`type`, and the `id` an error answered), if any came. */
-  firstFrame?: { type: string; id?: string };
+  firstFrame?: { type: string; id?: string; atMs: number };
+  /** When it sent its hello (virtual ms). */
+  helloAtMs?: number;
   /** Whether the gateway throttled posts to it (it stopped reading): `debug`/`info` may be dropped. */
   throttled: boolean;
   /** The `(source, id)` keys of events whose posts to it the gateway throttled. */
@@ -166,6 +168,8 @@ export interface ConsumerConnection {
 /** A consumer across its reconnections (one chain of connections, AEP-0003 §7). */
 export class Consumer {
   readonly connections: ConsumerConnection[] = [];
+  /** When it stopped reading and read again (virtual ms): nothing reaches it meanwhile, and the relay may end its connection (I5). */
+  readonly pauses: Array<{ fromMs: number; toMs: number }> = [];
   private received = 0;
   private highest: { epoch: number; seq: number; source: string } | undefined;
   private paused = false;
@@ -214,6 +218,7 @@ export class Consumer {
     }
     connection.connectionId = id;
     this.trace(`consumer ${this.index} connection ${connection.index} (${id}) from ${from.epoch}:${from.seq}`);
+    connection.helloAtMs = this.time.now();
     this.gateway.send(id, JSON.stringify({ type: 'hello', versions: ['0.1'], role: 'consumer', identity: {}, capabilities: {} }));
     this.gateway.send(id, JSON.stringify({ type: 'subscribe', id: 'sub', filter: { session: this.plan.session }, from: [from] }));
   }
@@ -221,7 +226,7 @@ export class Consumer {
   private receive(connection: ConsumerConnection, text: string, postedAtMs = this.time.now()): void {
     if (connection.ended !== undefined) return;
     const frame = JSON.parse(text) as Record<string, unknown>;
-    connection.firstFrame ??= { type: String(frame.type), ...(typeof frame.id === 'string' && !String(frame.type).includes('.') ? { id: frame.id } : {}) };
+    connection.firstFrame ??= { type: String(frame.type), ...(typeof frame.id === 'string' && !String(frame.type).includes('.') ? { id: frame.id } : {}), atMs: postedAtMs };
     if (typeof frame.type === 'string' && frame.type.includes('.')) {
       const event: ReceivedEvent = { id: String(frame.id), source: String(frame.source), session: String(frame.session), epoch: typeof frame.epoch === 'number' ? frame.epoch : 0, seq: Number(frame.seq), severity: typeof frame.severity === 'string' ? frame.severity : 'info', atMs: this.time.now(), postedAtMs };
       connection.events.push(event);
@@ -250,6 +255,7 @@ export class Consumer {
 
   private pauseFor(forMs: number): void {
     this.paused = true;
+    this.pauses.push({ fromMs: this.time.now(), toMs: this.time.now() + forMs });
     this.trace(`consumer ${this.index} stops reading for ${forMs} ms`);
     this.time.at(forMs, () => {
       this.paused = false;

@@ -14,10 +14,13 @@
  * - I4 honest positions: no position a `closing` names lies above a `notice`-or-above event of
  *   that session the connection had not received (unless resume serves it: recorded late above it).
  * - I5 bounded delay: once faults and emitters are done, every admitted event reaches every chain
- *   within `QUIET_BOUND_MS`: its post lands by then (a consumer that is not reading reads it later).
+ *   within `QUIET_BOUND_MS`: its post lands by then (a consumer that is not reading reads it
+ *   later), not counting a pause of its consumer in which the relay ended its connection (for
+ *   backpressure: the consumer resumes only once it reads again).
  * - I7 hello first: the relay's first frame on a consumer's connection is its `hello`, or the
  *   refusal of the connection (an `error` that answers no frame of its own, or `closing`), never an
- *   answer to a frame pipelined behind the hello (AEP-0003 §3.5.1).
+ *   answer to a frame pipelined behind the hello (AEP-0003 §3.5.1); and it comes within
+ *   `HELLO_ANSWER_BOUND_MS` of the hello (every request frame gets its answer, AEP-0003 §6.5).
  * - I6 cost: request units, posts and duplicates per event stay within `COST_BOUNDS`; under
  *   faults, duplicate posts per event stay within their own bound.
  *
@@ -103,6 +106,8 @@ export function checkInvariants(observation: Observation): Violation[] {
       if (first !== undefined && first.type !== 'hello' && first.type !== 'closing' && !(first.type === 'error' && first.id === undefined)) {
         violations.push({ invariant: 'I7', detail: `consumer ${consumer.index} connection ${connection.index}: the relay's first frame was ${first.type}${first.id === undefined ? '' : ` for ${first.id}`}, not its hello` });
       }
+      const late = unansweredHelloFor(connection);
+      if (late !== undefined) violations.push({ invariant: 'I7', detail: `consumer ${consumer.index} connection ${connection.index}: its hello had no answer (the relay's hello, or a refusal) within ${HELLO_ANSWER_BOUND_MS} ms: ${late}` });
     }
 
     // I1: the connection open at the end has every event after its `from`.
@@ -125,8 +130,9 @@ export function checkInvariants(observation: Observation): Violation[] {
         violations.push({ invariant: 'I2', detail: `consumer ${consumer.index} (session ${session}, ${chain.length} connections, resumed from ${chain.map((c) => `${c.from.epoch}:${c.from.seq}`).join(',')}) never got ${show(event)} of ${event.source}${event.lateAbove === undefined ? '' : ` (late above ${event.lateAbove.epoch}:${event.lateAbove.seq})`}` });
         continue;
       }
-      if (got.postedAtMs - observation.startedAtMs > quietDeadline) {
-        violations.push({ invariant: 'I5', detail: `consumer ${consumer.index} got ${show(event)} of ${event.source} ${Math.round(got.postedAtMs - observation.startedAtMs - observation.quietAtMs)} ms after the world went quiet (bound ${QUIET_BOUND_MS} ms)` });
+      const notReading = pausedBetween(pausesEndingAConnection(consumer.pauses, chain), observation.startedAtMs + observation.quietAtMs, got.postedAtMs);
+      if (got.postedAtMs - observation.startedAtMs - notReading > quietDeadline) {
+        violations.push({ invariant: 'I5', detail: `consumer ${consumer.index} got ${show(event)} of ${event.source} ${Math.round(got.postedAtMs - observation.startedAtMs - observation.quietAtMs)} ms after the world went quiet, ${Math.round(notReading)} ms of them not reading (bound ${QUIET_BOUND_MS} ms)` });
       }
     }
 
@@ -136,6 +142,33 @@ export function checkInvariants(observation: Observation): Violation[] {
 
   violations.push(...costViolations(observation, firstDeliveries));
   return violations;
+}
+
+/**
+ * How long a hello may wait for its answer: the hello's invocation answers, or refuses, within its
+ * frame budget (`FRAME_BUDGET_MS`, 10 s, `socket/dispatch.ts`), and the post lands shortly after.
+ */
+export const HELLO_ANSWER_BOUND_MS = 12_000;
+
+/** Why the connection's hello went unanswered past the bound, if it did. */
+function unansweredHelloFor(connection: ConsumerConnection): string | undefined {
+  if (connection.helloAtMs === undefined) return undefined;
+  const deadline = connection.helloAtMs + HELLO_ANSWER_BOUND_MS;
+  const answeredAtMs = connection.firstFrame?.atMs ?? (connection.ended?.byRelay === true ? connection.ended.atMs : undefined);
+  if (answeredAtMs !== undefined) return answeredAtMs > deadline ? `the first frame came ${Math.round(answeredAtMs - connection.helloAtMs)} ms after it` : undefined;
+  // Nothing came: a consumer that left before the bound had no answer owed yet.
+  if (connection.ended !== undefined && connection.ended.atMs <= deadline) return undefined;
+  return 'nothing came';
+}
+
+/** The pauses during which the relay ended one of the chain's connections (for backpressure): the consumer resumes only once it reads again. */
+function pausesEndingAConnection(pauses: ReadonlyArray<{ fromMs: number; toMs: number }>, chain: readonly ConsumerConnection[]): Array<{ fromMs: number; toMs: number }> {
+  return pauses.filter((pause) => chain.some((connection) => connection.ended?.byRelay === true && connection.ended.atMs >= pause.fromMs && connection.ended.atMs <= pause.toMs));
+}
+
+/** How long, between `fromMs` and `toMs`, the consumer was not reading. */
+function pausedBetween(pauses: ReadonlyArray<{ fromMs: number; toMs: number }>, fromMs: number, toMs: number): number {
+  return pauses.reduce((sum, pause) => sum + Math.max(0, Math.min(pause.toMs, toMs) - Math.max(pause.fromMs, fromMs)), 0);
 }
 
 /** An event of one emitter below a position the chain resumed from that another emitter's event gave (the bare-session ambiguity, AEP-0001 §5.2). */

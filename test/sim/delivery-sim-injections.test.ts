@@ -15,10 +15,10 @@ import { failuresIn } from '../../sim/run-schedules.ts';
 const FOUND_AT: Record<string, number> = {
   'retry-redelivers-nothing': 1,
   'stuck-replay': 2,
-  'redelivery-forwarded-at-once': 77,
-  'lost-hello-reply': 419,
+  'redelivery-forwarded-at-once': 55,
+  'lost-hello-reply': 1,
   'first-epoch-released-blind': 549,
-  'gap-check-limit-before-filter': 2097,
+  'gap-check-limit-before-filter': 1399,
 };
 
 describe('the delivery simulation against a known defect', () => {
