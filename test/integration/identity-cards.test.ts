@@ -15,6 +15,8 @@ import type { Frame, TestSocket } from '../support/ws-client.ts';
  * registered over the admin API, cards signed in the test, claims verified or not.
  */
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** How long the lapsing cards are valid (ms). */
+const CARD_LIFE_MS = 8_000;
 const ACCEPTS = ['control.cancel'];
 
 async function register(adminToken: string, operator: TestOperator): Promise<void> {
@@ -129,16 +131,19 @@ describe('identity cards at the hello', () => {
     await register(adminToken, acme);
     const emitter = await issue(adminToken, { scopes: ['emit', 'consume'] });
     const session = uniqueName('lapsing');
-    const lapsing = await claimant(emitter.token, 'worker', session, await acme.card('worker', ACCEPTS, { validForMs: 3000 }));
+    // Valid long enough for the claim to be made on a loaded machine (a hello, a subscribe and an
+    // event through fan-out), then waited out to its actual end.
+    const lapsesAt = Date.now() + CARD_LIFE_MS;
+    const lapsing = await claimant(emitter.token, 'worker', session, await acme.card('worker', ACCEPTS, { validForMs: CARD_LIFE_MS }));
     expect((await roster(lapsing)).find((entry) => entry.session === session)?.verified).toMatchObject({ operator: 'acme' });
-    await pause(3500);
+    await pause(Math.max(0, lapsesAt - Date.now()) + 500);
     expect((await roster(lapsing)).find((entry) => entry.session === session)).not.toHaveProperty('verified');
     await lapsing.close();
     await setPolicy(adminToken, { cardFailure: 'close' });
-    const closing = await claimant(emitter.token, 'worker', uniqueName('closing'), await acme.card('worker', ACCEPTS, { validForMs: 3000 }));
-    expect(await closing.next((frame) => frame.type === 'closing', 15_000)).toMatchObject({ reason: 'card-expired' });
+    const closing = await claimant(emitter.token, 'worker', uniqueName('closing'), await acme.card('worker', ACCEPTS, { validForMs: CARD_LIFE_MS }));
+    expect(await closing.next((frame) => frame.type === 'closing', CARD_LIFE_MS + 10_000)).toMatchObject({ reason: 'card-expired' });
     await closing.closed;
-  });
+  }, 90_000);
 
   it('verifies against a JWKS fetched from a URL (a local receiver: the local stack allows loopback)', async () => {
     const { tenant, adminToken } = await tenantWithAdmin('card-url');
