@@ -142,6 +142,9 @@ export interface ReceivedEvent {
   postedAtMs: number;
 }
 
+/** An event's dedupe key, `(source, id)` (AEP-0001 §7.4). */
+export const eventKey = (event: { source: string; id: string }): string => `${event.source}\u0000${event.id}`;
+
 /** One connection of a consumer, as the invariants need it. */
 export interface ConsumerConnection {
   index: number;
@@ -208,7 +211,7 @@ export class Consumer {
       },
       throttled: (text) => {
         const frame = JSON.parse(text) as Record<string, unknown>;
-        if (typeof frame.type === 'string' && frame.type.includes('.')) connection.throttledEvents.add(`${String(frame.source)}\u0000${String(frame.id)}`);
+        if (typeof frame.type === 'string' && frame.type.includes('.')) connection.throttledEvents.add(eventKey({ source: String(frame.source), id: String(frame.id) }));
       },
     };
     let id: string | undefined;

@@ -30,6 +30,7 @@
  * are not owed live or on resume until the session's next record: nothing brings fan-out back
  * to them (docs/protocol-and-guarantees.md, Guarantees, states this limit).
  */
+import { eventKey } from './clients.ts';
 import type { ConsumerConnection, ReceivedEvent } from './clients.ts';
 import type { AdmittedEvent, Observation } from './world.ts';
 import { QUIET_BOUND_MS } from './world.ts';
@@ -75,7 +76,6 @@ function compare(a: { epoch: number; seq: number }, b: { epoch: number; seq: num
   return a.epoch !== b.epoch ? a.epoch - b.epoch : a.seq - b.seq;
 }
 
-const keyOf = (event: { source: string; id: string }) => `${event.source}\u0000${event.id}`;
 const show = (event: { source: string; epoch: number; seq: number; id: string }) => `${event.id}@${event.epoch}:${event.seq}`;
 
 export function checkInvariants(observation: Observation): Violation[] {
@@ -85,7 +85,7 @@ export function checkInvariants(observation: Observation): Violation[] {
   const allBySession = new Map<string, AdmittedEvent[]>();
   for (const event of observation.admitted) {
     allBySession.set(event.session, [...(allBySession.get(event.session) ?? []), event]);
-    if (observation.stranded.has(keyOf(event))) continue;
+    if (observation.stranded.has(eventKey(event))) continue;
     bySession.set(event.session, [...(bySession.get(event.session) ?? []), event]);
   }
   const quietDeadline = observation.quietAtMs + QUIET_BOUND_MS;
@@ -97,7 +97,7 @@ export function checkInvariants(observation: Observation): Violation[] {
     const chain = consumer.connections;
     const throttledChain = chain.some((connection) => connection.throttled);
     const received = new Map<string, ReceivedEvent>();
-    for (const connection of chain) for (const event of connection.events) if (!received.has(keyOf(event))) received.set(keyOf(event), event);
+    for (const connection of chain) for (const event of connection.events) if (!received.has(eventKey(event))) received.set(eventKey(event), event);
     firstDeliveries += received.size;
 
     // I7: the relay speaks first with its hello, or refuses the connection.
@@ -113,9 +113,9 @@ export function checkInvariants(observation: Observation): Violation[] {
     // I1: the connection open at the end has every event after its `from`.
     const last = chain[chain.length - 1];
     if (last !== undefined && last.ended === undefined && last.subscribedAtMs !== undefined) {
-      const got = new Set(last.events.map(keyOf));
+      const got = new Set(last.events.map(eventKey));
       for (const event of admitted) {
-        if (compare(event, last.from) <= 0 || got.has(keyOf(event))) continue;
+        if (compare(event, last.from) <= 0 || got.has(eventKey(event))) continue;
         if (last.throttled && LOW_SEVERITIES.has(event.severity)) continue;
         violations.push({ invariant: 'I1', detail: `consumer ${consumer.index} connection ${last.index} (open, from ${last.from.epoch}:${last.from.seq}) never got ${show(event)} of ${event.source}` });
       }
@@ -123,7 +123,7 @@ export function checkInvariants(observation: Observation): Violation[] {
 
     // I2 and I5: over the chain.
     for (const event of admitted) {
-      const got = received.get(keyOf(event));
+      const got = received.get(eventKey(event));
       if (got === undefined) {
         if (throttledChain && LOW_SEVERITIES.has(event.severity)) continue;
         if (excusedByResume(chain, event)) continue;
@@ -177,14 +177,14 @@ function excusedByResume(chain: readonly ConsumerConnection[], event: AdmittedEv
 }
 
 function orderViolations(consumer: number, chain: readonly ConsumerConnection[], admitted: readonly AdmittedEvent[]): Violation[] {
-  const late = new Map(admitted.filter((event) => event.lateAbove !== undefined).map((event) => [keyOf(event), event]));
+  const late = new Map(admitted.filter((event) => event.lateAbove !== undefined).map((event) => [eventKey(event), event]));
   const seen = new Set<string>();
   const highestBySource = new Map<string, ReceivedEvent>();
   const violations: Violation[] = [];
   // At or below a connection's `from` an event is one the consumer says it has: a redelivery, not its stream.
   const arrivals = chain.flatMap((connection) => connection.events.filter((event) => compare(event, connection.from) > 0).map((event) => ({ connection: connection.index, event })));
   for (const { connection, event } of arrivals) {
-    const key = keyOf(event);
+    const key = eventKey(event);
     if (seen.has(key)) continue;
     seen.add(key);
     const highest = highestBySource.get(event.source);
@@ -202,7 +202,7 @@ function orderViolations(consumer: number, chain: readonly ConsumerConnection[],
 function closingViolations(consumer: number, connection: ConsumerConnection, admitted: readonly AdmittedEvent[]): Violation[] {
   const violations: Violation[] = [];
   for (const closing of connection.closings) {
-    const before = new Set(connection.events.filter((event) => event.atMs <= closing.atMs).map(keyOf));
+    const before = new Set(connection.events.filter((event) => event.atMs <= closing.atMs).map(eventKey));
     for (const named of closing.delivered) {
       // The emitter whose event the named position is: a bare position also covers other
       // emitters' events of the name, the ambiguity AEP-0001 §5.2 accepts (as for I2).
@@ -210,7 +210,7 @@ function closingViolations(consumer: number, connection: ConsumerConnection, adm
       for (const event of admitted) {
         if (event.session !== named.session || LOW_SEVERITIES.has(event.severity)) continue;
         if (namedSource !== undefined && event.source !== namedSource) continue;
-        if (compare(event, connection.from) <= 0 || compare(event, named) > 0 || before.has(keyOf(event))) continue;
+        if (compare(event, connection.from) <= 0 || compare(event, named) > 0 || before.has(eventKey(event))) continue;
         // Resume after the named position serves a late event recorded at or above it.
         if (event.lateAbove !== undefined && compare(event.lateAbove, named) >= 0) continue;
         violations.push({ invariant: 'I4', detail: `consumer ${consumer} connection ${connection.index} was told closing at ${named.epoch}:${named.seq} without ${show(event)} of ${event.source}` });

@@ -106,42 +106,29 @@ export class SessionOrderStore implements SessionOrderPort {
     const { Item: item } = await this.client.send(
       new GetItemCommand({ TableName: this.options.tableName, Key: this.deliveredKey(key), ProjectionExpression: 'through, late', ConsistentRead: true }),
     );
-    const placeOf = (text: string): Place => {
-      const { epoch, seq } = positionOfKey('', text);
-      return { epoch, seq };
-    };
     const through = readString(item, 'through');
-    return { through: through === undefined ? null : placeOf(through), late: (item?.late?.L ?? []).flatMap((entry) => (entry.S === undefined ? [] : [placeOf(entry.S)])) };
+    return { through: through === undefined ? null : placeOfKey(through), late: (item?.late?.L ?? []).flatMap((entry) => (entry.S === undefined ? [] : [placeOfKey(entry.S)])) };
   }
 
   async confirmDelivered(key: EmitterSession, through: Place, late: readonly Place[]): Promise<void> {
-    const mark = positionKey(through.epoch, through.seq);
-    // The late events first, whatever the mark does: a step that delivered only late events
-    // leaves the mark where it was. The latest list stands (it covers everything pending at its
-    // step); one written over by an older runner's costs duplicates, never a miss.
-    if (late.length > 0) {
-      await this.client.send(
-        new UpdateItemCommand({
-          TableName: this.options.tableName,
-          Key: this.deliveredKey(key),
-          UpdateExpression: 'SET kind = :kind, late = :late, expiresAt = :expires',
-          ExpressionAttributeValues: { ':kind': str('delivered'), ':late': { L: late.map((place) => str(positionKey(place.epoch, place.seq))) }, ':expires': num(expiresAfter(this.options.now(), await this.options.lifetimeSecondsOf(key.tenant))) },
-        }),
-      );
-    }
+    // The mark and the late events in one write while the mark rises (DynamoDB refuses a value the expression does not use).
+    const values: Item = {
+      ':kind': str('delivered'),
+      ':expires': num(expiresAfter(this.options.now(), await this.options.lifetimeSecondsOf(key.tenant))),
+      ...(late.length === 0 ? {} : { ':late': { L: late.map((place) => str(positionKey(place.epoch, place.seq))) } }),
+    };
+    const setLate = late.length === 0 ? '' : ', late = :late';
+    const update = (expression: string, extra: Item = {}, condition?: string) =>
+      this.client.send(new UpdateItemCommand({ TableName: this.options.tableName, Key: this.deliveredKey(key), UpdateExpression: expression, ...(condition === undefined ? {} : { ConditionExpression: condition }), ExpressionAttributeValues: { ...values, ...extra } }));
     try {
-      await this.client.send(
-        new UpdateItemCommand({
-          TableName: this.options.tableName,
-          Key: this.deliveredKey(key),
-          UpdateExpression: 'SET kind = :kind, through = :through, expiresAt = :expires',
-          ConditionExpression: 'attribute_not_exists(through) OR through < :through',
-          ExpressionAttributeValues: { ':kind': str('delivered'), ':through': str(mark), ':expires': num(expiresAfter(this.options.now(), await this.options.lifetimeSecondsOf(key.tenant))) },
-        }),
-      );
+      await update(`SET kind = :kind, through = :through, expiresAt = :expires${setLate}`, { ':through': str(positionKey(through.epoch, through.seq)) }, 'attribute_not_exists(through) OR through < :through');
     } catch (error) {
-      // Already confirmed as far or further: nothing to raise.
       if (!isConditionFailure(error)) throw error;
+      // Already confirmed as far or further: the mark stays. The late events this step delivered
+      // are recorded all the same (a step may deliver only late events). The latest list stands:
+      // it covers everything pending at its step; one written over by an older runner's costs
+      // duplicates, never a miss.
+      if (late.length > 0) await update(`SET kind = :kind, expiresAt = :expires${setLate}`);
     }
   }
 
@@ -278,9 +265,7 @@ export class SessionOrderStore implements SessionOrderPort {
   /** The place of one of this emitter's event items, or undefined for another emitter's. */
   private placeOf(item: Item, digest: string): Place | undefined {
     const key = (readString(item, 'sk') ?? '').slice(POSITIONED_PREFIX.length);
-    if (emitterOfKey(key) !== digest) return undefined;
-    const { epoch, seq } = positionOfKey('', key);
-    return { epoch, seq };
+    return emitterOfKey(key) === digest ? placeOfKey(key) : undefined;
   }
 
   /** Every item with `low <= sk <= high`, strongly consistent, all pages. */
@@ -326,4 +311,10 @@ export class SessionOrderStore implements SessionOrderPort {
     }
     return found;
   }
+}
+
+/** The place a position key (`{epoch}.{seq}`, zero-padded, `position-key.ts`) names. */
+function placeOfKey(key: string): Place {
+  const { epoch, seq } = positionOfKey('', key);
+  return { epoch, seq };
 }

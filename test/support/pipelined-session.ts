@@ -124,15 +124,11 @@ export async function resumingConsumer(stack: StackCoordinates, session: string,
     trail.push(taking);
     // A busy relay refuses the subscribe (`limit-exceeded` or `unavailable`: "send it again"), at
     // once or, its replay out of time, after `subscribed`: the consumer subscribes again, on a new
-    // connection here, after the last position it received, as the refusal asks.
+    // connection here, after the last position it received, as the refusal asks (the frames are
+    // taken below, the refusal with them).
     const refusedSubscribe = (frame: Frame) => frame.type === 'error' && frame.id === 'resume';
-    if (refusedSubscribe(await consumer.next((frame) => frame.type === 'subscribed' || refusedSubscribe(frame)))) {
-      taking.other.push('subscribe refused');
-      consumer.socket.terminate();
-      await consumer.closed;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      continue;
-    }
+    await consumer.next((frame) => frame.type === 'subscribed' || refusedSubscribe(frame));
+    let refused = false;
     const dropAt = Date.now() + options.minLifeMs + options.random() * (options.maxLifeMs - options.minLifeMs);
     const { dropAfterEvents } = options;
     const takeAtMost = dropAfterEvents === undefined ? Number.POSITIVE_INFINITY : dropAfterEvents.min + Math.floor(options.random() * (dropAfterEvents.max - dropAfterEvents.min + 1));
@@ -155,7 +151,8 @@ export async function resumingConsumer(stack: StackCoordinates, session: string,
       index += 1;
       if (!isEvent(frame)) {
         if (frame.type !== 'hello' && frame.type !== 'subscribed') taking.other.push([frame.type, frame.code].filter((part) => part !== undefined).join(' '));
-        if (refusedSubscribe(frame)) break;
+        refused = refusedSubscribe(frame);
+        if (refused) break;
         continue;
       }
       received.push(frame);
@@ -167,6 +164,7 @@ export async function resumingConsumer(stack: StackCoordinates, session: string,
     // moment are not taken: the consumer never processed them.
     consumer.socket.terminate();
     await consumer.closed;
+    if (refused) await new Promise((resolve) => setTimeout(resolve, 200));
   }
   return { received, connections, trail };
 }
