@@ -41,7 +41,10 @@ export function guardedFetch(options: { addresses: AddressRule; resolver?: Resol
     const secure = url.protocol === 'https:';
     const headers = init.headers instanceof Headers ? Object.fromEntries(init.headers.entries()) : { ...(init.headers ?? {}) };
     const body = bodyOf(init.body);
-    return new Promise<Response>((resolve, reject) => {
+    // A keep-alive socket the provider closed just as it was reused fails before the provider read
+    // the request: sent once more, on a new socket (the remedy Node's documentation gives for
+    // `request.reusedSocket`), instead of failing the person's sign-in.
+    const send = (retryOnReset: boolean): Promise<Response> => new Promise<Response>((resolve, reject) => {
       const outgoing = (secure ? httpsRequest : httpRequest)(url, { method: init.method ?? 'GET', agent: secure ? agents.https : agents.http, headers }, (response: IncomingMessage) => {
         const chunks: Buffer[] = [];
         let bytes = 0;
@@ -67,11 +70,15 @@ export function guardedFetch(options: { addresses: AddressRule; resolver?: Resol
       });
       const timer = setTimeout(() => outgoing.destroy(new Error(`the identity provider did not answer within ${timeoutMs} ms`)), timeoutMs);
       outgoing.on('close', () => clearTimeout(timer));
-      outgoing.on('error', reject);
+      outgoing.on('error', (error: NodeJS.ErrnoException) => {
+        if (retryOnReset && outgoing.reusedSocket && error.code === 'ECONNRESET') resolve(send(false));
+        else reject(error);
+      });
       init.signal?.addEventListener('abort', () => outgoing.destroy(new Error('aborted')), { once: true });
       if (body !== undefined) outgoing.write(body);
       outgoing.end();
     });
+    return send(true);
   };
 }
 

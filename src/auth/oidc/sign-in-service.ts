@@ -177,9 +177,18 @@ export class SignInService {
       if (error instanceof client.ResponseBodyError) throw providerFailed(`the identity provider answered ${error.error}`);
       if (error instanceof client.AuthorizationResponseError) throw providerFailed(`the identity provider answered ${error.error}`);
       if (error instanceof Error && error.name === 'RelayError') throw error;
-      throw providerFailed(`the identity provider could not be used (${error instanceof Error ? error.message.slice(0, 200) : 'unknown error'})`);
+      throw providerFailed(`the identity provider could not be used (${whatFailed(error).slice(0, 200)})`);
     }
   }
+}
+
+/**
+ * The failure and what caused it: `openid-client` wraps a failed request (a reset connection, a
+ * timeout) in an error that says only "something went wrong", and the cause is what an operator acts on.
+ */
+function whatFailed(error: unknown): string {
+  if (!(error instanceof Error)) return 'unknown error';
+  return error.cause instanceof Error ? `${error.message}: ${error.cause.message}` : error.message;
 }
 
 /** The scope string asked for: openid, then the tenant's. */
