@@ -37,11 +37,15 @@ export async function awaitOpenConnection(context: SocketContext): Promise<Conne
   // Measured from when API Gateway received this frame, not from when this invocation began:
   // a frame whose own invocation started late still gets its answer within the bound.
   const deadline = context.receivedAtMs + config.helloWaitMs;
+  const key = `${tenant}\u0000${context.connectionId}`;
   let pauseMs = 5;
+  let record = await sharedRead(connections, tenant, context.connectionId);
+  // Woken in receive order already, with the record another frame read open.
+  let inLine = false;
   for (;;) {
-    const record = await sharedRead(connections, tenant, context.connectionId);
     if (record === undefined || record.state === 'rejected') return undefined;
     if (record.state === 'open') {
+      if (!inLine) record = await inReceiveOrder(connections, key, context.receivedAtMs, record);
       if (record.helloAtMs !== undefined && record.helloAtMs > context.receivedAtMs) {
         await refuse(context, 'the first frame on a connection must be hello (AEP-0003 §3.5.1); a frame arrived before it', ['open']);
         return undefined;
@@ -53,18 +57,86 @@ export async function awaitOpenConnection(context: SocketContext): Promise<Conne
     // the frame is refused in-band (`dispatch.ts`, FRAME_BUDGET_MS), never dropped in silence.
     if (record.state === 'connected' && now() >= deadline) {
       if (await refuse(context, 'the first frame on a connection must be hello (AEP-0003 §3.5.1)', ['connected'])) return undefined;
+      record = await sharedRead(connections, tenant, context.connectionId);
       continue;
     }
     // Never sleep past the deadline: the refusal is due as soon as it passes.
     const untilDeadlineMs = deadline - now();
-    await new Promise((resolve) => setTimeout(resolve, untilDeadlineMs > 0 ? Math.min(pauseMs, untilDeadlineMs) : pauseMs));
+    const woken = await pauseUnlessOpened(connections, key, context.receivedAtMs, untilDeadlineMs > 0 ? Math.min(pauseMs, untilDeadlineMs) : pauseMs);
     // A short cap: a frame behind a hello goes on within about 20 ms of its answer (the wait is
     // the pipelined burst's first-delivery latency), and the frames of one process share a read.
     pauseMs = Math.min(pauseMs * 2, 20);
+    inLine = woken !== undefined;
+    record = woken ?? (await sharedRead(connections, tenant, context.connectionId));
   }
 }
 
 type Connections = SocketContext['runtime']['connections'];
+
+interface OpenWaiter {
+  receivedAtMs: number;
+  wake(record: ConnectionRecord): void;
+}
+interface OpenWaiters {
+  /** Frames of one connection paused in this process, or about to go on. */
+  frames: OpenWaiter[];
+  /** Set once a frame read the connection open: it wakes them all, in receive order. */
+  opened?: ConnectionRecord;
+}
+const openWaiters = new WeakMap<Connections, Map<string, OpenWaiters>>();
+
+/**
+ * The frames of one connection that wait in this process go on, once it is open, in the order
+ * API Gateway received them. Each would otherwise go on at its own next poll or read, in any
+ * order: a burst pipelined behind a hello then reached the store in no order, and its first
+ * event, which the session's order waits for, was stored among the last (a fresh session's first
+ * delivery came hundreds of milliseconds after a warm one's). In Lambda an instance runs one
+ * frame at a time, so this orders nothing there and costs one turn of the event loop.
+ */
+function waitersOf(connections: Connections, key: string): OpenWaiters {
+  let byConnection = openWaiters.get(connections);
+  if (byConnection === undefined) openWaiters.set(connections, (byConnection = new Map()));
+  let waiters = byConnection.get(key);
+  if (waiters === undefined) byConnection.set(key, (waiters = { frames: [] }));
+  return waiters;
+}
+
+function inReceiveOrder(connections: Connections, key: string, receivedAtMs: number, record: ConnectionRecord): Promise<ConnectionRecord> {
+  const waiters = waitersOf(connections, key);
+  if (waiters.opened === undefined) {
+    waiters.opened = record;
+    // After every frame that read it open in this turn has joined the line.
+    setImmediate(() => {
+      openWaiters.get(connections)?.delete(key);
+      for (const waiter of waiters.frames.sort((a, b) => a.receivedAtMs - b.receivedAtMs)) waiter.wake(record);
+    });
+  }
+  return new Promise((resolve) => waiters.frames.push({ receivedAtMs, wake: resolve }));
+}
+
+/** Pauses a frame for `ms`, or until another frame of its connection in this process reads it open. */
+function pauseUnlessOpened(connections: Connections, key: string, receivedAtMs: number, ms: number): Promise<ConnectionRecord | undefined> {
+  const waiters = waitersOf(connections, key);
+  return new Promise((resolve) => {
+    const waiter: OpenWaiter = {
+      receivedAtMs,
+      wake: (record) => {
+        clearTimeout(timer);
+        resolve(record);
+      },
+    };
+    const timer = setTimeout(() => {
+      // Read open already, and in line: the wake comes within this turn of the event loop.
+      if (waiters.opened !== undefined) return;
+      const at = waiters.frames.indexOf(waiter);
+      if (at >= 0) waiters.frames.splice(at, 1);
+      if (waiters.frames.length === 0 && openWaiters.get(connections)?.get(key) === waiters) openWaiters.get(connections)?.delete(key);
+      resolve(undefined);
+    }, ms);
+    waiters.frames.push(waiter);
+  });
+}
+
 const readsInFlight = new WeakMap<Connections, Map<string, Promise<ConnectionRecord | undefined>>>();
 
 /**
