@@ -301,7 +301,8 @@ function freshSection(result: FreshSessionResult): string[] {
   return blocks(
     '## A fresh session beside a warm one',
     [`A consumer subscribes to a session that does not exist yet; an emitter with a new agent name says hello and pipelines ${result.events} events over one socket, then ${result.events} more once the session is warm.`,
-    `First delivery from the burst's first frame, in stream polls of ${result.pollMs} ms (the yardstick); write units per event over every function, refused conditional writes included.`],
+    `First delivery from the burst's first frame, in stream polls of ${result.pollMs} ms (the yardstick); write units per event over every function, refused conditional writes included.`,
+    'An event the relay refuses as `unavailable` (its store timed out on a loaded machine) is sent again with the same id, as a client does. The absolute figures move by several polls between runs; the fresh-to-warm difference within a run is the figure.'],
     table(['round', 'fresh: first (polls)', 'warm: first (polls)', 'fresh WRU / event', 'warm WRU / event'], result.rounds.map((round, index) => [String(index + 1), polls(round.fresh.firstMs), polls(round.warm.firstMs), fixed(round.fresh.writeUnitsPerEvent), fixed(round.warm.writeUnitsPerEvent)])),
     [`Median first delivery: **fresh ${fixed(result.freshFirstPolls, 1)} polls, warm ${fixed(result.warmFirstPolls, 1)} polls**;`,
     `median write units per event: fresh ${fixed(median(result.rounds.map((round) => round.fresh.writeUnitsPerEvent)))}, warm ${fixed(median(result.rounds.map((round) => round.warm.writeUnitsPerEvent)))}.`],

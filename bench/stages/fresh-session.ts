@@ -34,11 +34,23 @@ async function burst(stack: RunningStack, consumer: BenchSocket, emitter: BenchS
     if (seen.size === 1) firstAt = atMs;
     lastAt = atMs;
   });
+  // An event the relay could not take now (`unavailable`: its store timed out on a loaded
+  // machine) is sent again with the same id, as a client does (AEP-0003 §6.5).
+  const sent = new Map<string, Record<string, unknown>>();
+  const offRefusals = emitter.on((frame) => {
+    const refused = frame.type === 'error' && typeof frame.cause === 'string' ? sent.get(frame.cause) : undefined;
+    if (refused !== undefined && (frame.code === 'unavailable' || frame.code === 'limit-exceeded')) setTimeout(() => emitter.send(refused), 100);
+  });
   if (hello !== undefined) emitter.send(hello);
   const sentAt = performance.now();
-  for (let seq = firstSeq; seq < firstSeq + events; seq += 1) emitter.send(benchEvent(session, seq, agent));
+  for (let seq = firstSeq; seq < firstSeq + events; seq += 1) {
+    const event = benchEvent(session, seq, agent);
+    sent.set(event.id as string, event);
+    emitter.send(event);
+  }
   await waitUntil(() => seen.size === events, () => `${seen.size} of ${events} delivered`, 60_000);
   off();
+  offRefusals();
   await settle(stack);
   return { firstMs: firstAt - sentAt, allMs: lastAt - sentAt, writeUnitsPerEvent: (totalWriteUnits(stack.usage()) - unitsBefore) / events };
 }
