@@ -42,10 +42,12 @@ export async function awaitOpenConnection(context: SocketContext): Promise<Conne
   let record = await sharedRead(connections, tenant, context.connectionId);
   // Woken in receive order already, with the record another frame read open.
   let inLine = false;
+  // Only a frame that waited joins the line: one that finds the connection open goes on at once.
+  let waited = false;
   for (;;) {
     if (record === undefined || record.state === 'rejected') return undefined;
     if (record.state === 'open') {
-      if (!inLine) record = await inReceiveOrder(connections, key, context.receivedAtMs, record);
+      if (waited && !inLine) record = await inReceiveOrder(connections, key, context.receivedAtMs, record);
       if (record.helloAtMs !== undefined && record.helloAtMs > context.receivedAtMs) {
         await refuse(context, 'the first frame on a connection must be hello (AEP-0003 §3.5.1); a frame arrived before it', ['open']);
         return undefined;
@@ -67,6 +69,7 @@ export async function awaitOpenConnection(context: SocketContext): Promise<Conne
     // the pipelined burst's first-delivery latency), and the frames of one process share a read.
     pauseMs = Math.min(pauseMs * 2, 20);
     inLine = woken !== undefined;
+    waited = true;
     record = woken ?? (await sharedRead(connections, tenant, context.connectionId));
   }
 }
@@ -91,7 +94,7 @@ const openWaiters = new WeakMap<Connections, Map<string, OpenWaiters>>();
  * order: a burst pipelined behind a hello then reached the store in no order, and its first
  * event, which the session's order waits for, was stored among the last (a fresh session's first
  * delivery came hundreds of milliseconds after a warm one's). In Lambda an instance runs one
- * frame at a time, so this orders nothing there and costs one turn of the event loop.
+ * frame at a time, so this orders nothing there and costs a frame that waited a zero-delay timer.
  */
 function waitersOf(connections: Connections, key: string): OpenWaiters {
   let byConnection = openWaiters.get(connections);
@@ -105,11 +108,13 @@ function inReceiveOrder(connections: Connections, key: string, receivedAtMs: num
   const waiters = waitersOf(connections, key);
   if (waiters.opened === undefined) {
     waiters.opened = record;
-    // After every frame that read it open in this turn has joined the line.
-    setImmediate(() => {
+    // After every frame that read it open in this turn has joined the line. A timer, not
+    // `setImmediate`: the simulation's virtual clock runs timers, so its schedules stay a
+    // function of their seed.
+    setTimeout(() => {
       openWaiters.get(connections)?.delete(key);
       for (const waiter of waiters.frames.sort((a, b) => a.receivedAtMs - b.receivedAtMs)) waiter.wake(record);
-    });
+    }, 0);
   }
   return new Promise((resolve) => waiters.frames.push({ receivedAtMs, wake: resolve }));
 }
@@ -126,7 +131,7 @@ function pauseUnlessOpened(connections: Connections, key: string, receivedAtMs: 
       },
     };
     const timer = setTimeout(() => {
-      // Read open already, and in line: the wake comes within this turn of the event loop.
+      // Read open already, and in line: the line's own timer wakes it.
       if (waiters.opened !== undefined) return;
       const at = waiters.frames.indexOf(waiter);
       if (at >= 0) waiters.frames.splice(at, 1);
