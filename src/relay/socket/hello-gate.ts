@@ -39,7 +39,7 @@ export async function awaitOpenConnection(context: SocketContext): Promise<Conne
   const deadline = context.receivedAtMs + config.helloWaitMs;
   const key = `${tenant}\u0000${context.connectionId}`;
   let pauseMs = 5;
-  let record = await sharedRead(connections, tenant, context.connectionId);
+  let record = await sharedRead(connections, tenant, context.connectionId, key);
   // Woken in receive order already, with the record another frame read open.
   let inLine = false;
   // Only a frame that waited joins the line: one that finds the connection open goes on at once.
@@ -59,7 +59,7 @@ export async function awaitOpenConnection(context: SocketContext): Promise<Conne
     // the frame is refused in-band (`dispatch.ts`, FRAME_BUDGET_MS), never dropped in silence.
     if (record.state === 'connected' && now() >= deadline) {
       if (await refuse(context, 'the first frame on a connection must be hello (AEP-0003 §3.5.1)', ['connected'])) return undefined;
-      record = await sharedRead(connections, tenant, context.connectionId);
+      record = await sharedRead(connections, tenant, context.connectionId, key);
       continue;
     }
     // Never sleep past the deadline: the refusal is due as soon as it passes.
@@ -70,7 +70,7 @@ export async function awaitOpenConnection(context: SocketContext): Promise<Conne
     pauseMs = Math.min(pauseMs * 2, 20);
     inLine = woken !== undefined;
     waited = true;
-    record = woken ?? (await sharedRead(connections, tenant, context.connectionId));
+    record = woken ?? (await sharedRead(connections, tenant, context.connectionId, key));
   }
 }
 
@@ -97,8 +97,7 @@ const openWaiters = new WeakMap<Connections, Map<string, OpenWaiters>>();
  * frame at a time, so this orders nothing there and costs a frame that waited a zero-delay timer.
  */
 function waitersOf(connections: Connections, key: string): OpenWaiters {
-  let byConnection = openWaiters.get(connections);
-  if (byConnection === undefined) openWaiters.set(connections, (byConnection = new Map()));
+  const byConnection = ofProcess(openWaiters, connections);
   let waiters = byConnection.get(key);
   if (waiters === undefined) byConnection.set(key, (waiters = { frames: [] }));
   return waiters;
@@ -152,18 +151,20 @@ const readsInFlight = new WeakMap<Connections, Map<string, Promise<ConnectionRec
  * is a conditional write), so older costs at most one more pause. A Lambda instance runs one
  * invocation at a time, so in AWS this shares nothing and costs nothing.
  */
-function sharedRead(connections: Connections, tenant: string, connectionId: string): Promise<ConnectionRecord | undefined> {
-  let reads = readsInFlight.get(connections);
-  if (reads === undefined) {
-    reads = new Map();
-    readsInFlight.set(connections, reads);
-  }
-  const key = `${tenant}\u0000${connectionId}`;
+function sharedRead(connections: Connections, tenant: string, connectionId: string, key: string): Promise<ConnectionRecord | undefined> {
+  const reads = ofProcess(readsInFlight, connections);
   const pending = reads.get(key);
   if (pending !== undefined) return pending;
   const read = connections.getConnection(tenant, connectionId).finally(() => reads.delete(key));
   reads.set(key, read);
   return read;
+}
+
+/** This process's entries of a per-connection registry (`tenant \0 connectionId` keys), for the runtime's port. */
+function ofProcess<T>(registry: WeakMap<Connections, Map<string, T>>, connections: Connections): Map<string, T> {
+  let entries = registry.get(connections);
+  if (entries === undefined) registry.set(connections, (entries = new Map()));
+  return entries;
 }
 
 /** Refuses the connection if it is still in one of `from`; true when this call refused it. */
